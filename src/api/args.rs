@@ -1,0 +1,485 @@
+//! Request arguments: gathered from path, query and body, then checked against
+//! the endpoint's declared arguments (WordPress's "missing, then invalid" order).
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::table::{Arg, Default, Endpoint, Item, Kind, Location};
+
+/// Longest string accepted in any argument.
+pub const MAX_STRING_BYTES: usize = 64 * 1024;
+/// Most items accepted in any list argument.
+pub const MAX_LIST_ITEMS: usize = 100;
+
+/// A checked argument value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Val {
+    Int(i64),
+    Num(f64),
+    Str(String),
+    Bool(bool),
+    List(Vec<String>),
+    /// Untyped arguments keep their JSON value for the handler to interpret.
+    Raw(Value),
+}
+
+#[derive(Debug, PartialEq)]
+pub struct Invalid {
+    pub name: String,
+    pub message: String,
+    /// A specific reason (`rest_invalid_type`, …) reported in `data.details`.
+    pub code: Option<&'static str>,
+}
+
+#[derive(Debug, PartialEq)]
+pub enum ArgError {
+    Missing(Vec<&'static str>),
+    Invalid(Vec<Invalid>),
+}
+
+/// Arguments as they arrived, before checking.
+#[derive(Debug, Default)]
+pub struct RawArgs {
+    pub path: HashMap<&'static str, String>,
+    /// Query and body merged; the body wins.
+    pub params: Map<String, Value>,
+}
+
+/// Checked arguments of one request.
+#[derive(Debug, Default)]
+pub struct Args {
+    path: HashMap<&'static str, Val>,
+    values: HashMap<&'static str, Val>,
+}
+
+impl Args {
+    fn get(&self, name: &str) -> Option<&Val> {
+        self.values.get(name)
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.values.contains_key(name)
+    }
+
+    pub fn path_int(&self, name: &str) -> Option<i64> {
+        match self.path.get(name) {
+            Some(Val::Int(i)) => Some(*i),
+            _ => None,
+        }
+    }
+
+    pub fn path_str(&self, name: &str) -> Option<&str> {
+        match self.path.get(name) {
+            Some(Val::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn int(&self, name: &str) -> Option<i64> {
+        match self.get(name) {
+            Some(Val::Int(i)) => Some(*i),
+            _ => None,
+        }
+    }
+
+    pub fn num(&self, name: &str) -> Option<f64> {
+        match self.get(name) {
+            Some(Val::Num(n)) => Some(*n),
+            Some(Val::Int(i)) => Some(*i as f64),
+            _ => None,
+        }
+    }
+
+    pub fn str(&self, name: &str) -> Option<&str> {
+        match self.get(name) {
+            Some(Val::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn bool(&self, name: &str) -> Option<bool> {
+        match self.get(name) {
+            Some(Val::Bool(b)) => Some(*b),
+            _ => None,
+        }
+    }
+
+    pub fn list(&self, name: &str) -> Option<&[String]> {
+        match self.get(name) {
+            Some(Val::List(l)) => Some(l),
+            _ => None,
+        }
+    }
+
+    pub fn raw(&self, name: &str) -> Option<&Value> {
+        match self.get(name) {
+            Some(Val::Raw(v)) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// Parses a query string or form body, PHP-style: `a[]=1&a[]=2` is a list,
+/// `v[city]=X` an object, and a repeated plain name keeps its last value.
+pub fn parse_form(input: &str) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (key, value) in form_urlencoded::parse(input.as_bytes()) {
+        let value = Value::String(value.into_owned());
+        match key.split_once('[') {
+            Some((name, rest)) if rest.ends_with(']') && !name.is_empty() => {
+                let inner = &rest[..rest.len() - 1];
+                let slot = out.entry(name.to_string());
+                if inner.is_empty() {
+                    let entry = slot.or_insert_with(|| Value::Array(Vec::new()));
+                    if !entry.is_array() {
+                        *entry = Value::Array(Vec::new());
+                    }
+                    if let Value::Array(a) = entry {
+                        a.push(value);
+                    }
+                } else {
+                    let entry = slot.or_insert_with(|| Value::Object(Map::new()));
+                    if !entry.is_object() {
+                        *entry = Value::Object(Map::new());
+                    }
+                    if let Value::Object(o) = entry {
+                        o.insert(inner.to_string(), value);
+                    }
+                }
+            }
+            _ => {
+                out.insert(key.into_owned(), value);
+            }
+        }
+    }
+    out
+}
+
+/// Checks raw arguments against an endpoint's declaration: first every required
+/// argument must be present, then every present one must be valid.
+pub fn check(endpoint: &Endpoint, raw: RawArgs, per_page_default: u64) -> Result<Args, ArgError> {
+    let mut args = Args::default();
+    let mut missing = Vec::new();
+    let mut invalid = Vec::new();
+
+    for spec in endpoint
+        .args
+        .iter()
+        .filter(|a| a.location == Location::Path)
+    {
+        if let Some(v) = raw.path.get(spec.name) {
+            match coerce(spec, &Value::String(v.clone())) {
+                Ok(val) => {
+                    args.path.insert(spec.name, val);
+                }
+                Err(e) => invalid.push(e),
+            }
+        }
+    }
+
+    for spec in endpoint
+        .args
+        .iter()
+        .filter(|a| a.location == Location::Param)
+    {
+        match raw.params.get(spec.name) {
+            None | Some(Value::Null) => {
+                if spec.required {
+                    missing.push(spec.name);
+                } else if let Some(val) = default_value(spec, per_page_default) {
+                    args.values.insert(spec.name, val);
+                }
+            }
+            Some(v) => match coerce(spec, v) {
+                Ok(val) => {
+                    args.values.insert(spec.name, val);
+                }
+                Err(e) => invalid.push(e),
+            },
+        }
+    }
+
+    if !missing.is_empty() {
+        return Err(ArgError::Missing(missing));
+    }
+    if !invalid.is_empty() {
+        return Err(ArgError::Invalid(invalid));
+    }
+    Ok(args)
+}
+
+fn default_value(spec: &Arg, per_page_default: u64) -> Option<Val> {
+    match spec.default {
+        Default::Int(i) => Some(if spec.kind == Kind::Number {
+            Val::Num(i as f64)
+        } else {
+            Val::Int(i)
+        }),
+        Default::Bool(b) => Some(Val::Bool(b)),
+        Default::Str(s) => Some(Val::Str(s.to_string())),
+        Default::PerPage => Some(Val::Int(per_page_default as i64)),
+        // Dynamic and null defaults are the handler's business.
+        Default::None | Default::Null | Default::Now | Default::InTwoYears | Default::Namespace => {
+            None
+        }
+    }
+}
+
+fn invalid(spec: &Arg, message: impl Into<String>, code: Option<&'static str>) -> Invalid {
+    Invalid {
+        name: spec.name.to_string(),
+        message: message.into(),
+        code,
+    }
+}
+
+fn type_error(spec: &Arg, ty: &str) -> Invalid {
+    invalid(
+        spec,
+        format!("{} is not of type {ty}.", spec.name),
+        Some("rest_invalid_type"),
+    )
+}
+
+fn check_len(spec: &Arg, s: &str) -> Result<(), Invalid> {
+    if s.len() > MAX_STRING_BYTES {
+        return Err(invalid(
+            spec,
+            format!(
+                "{} must be at most {MAX_STRING_BYTES} bytes long.",
+                spec.name
+            ),
+            Some("rest_too_long"),
+        ));
+    }
+    Ok(())
+}
+
+/// A scalar JSON value as text; `None` for arrays and objects.
+fn scalar_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(true) => Some("1".into()),
+        Value::Bool(false) => Some(String::new()),
+        _ => None,
+    }
+}
+
+pub fn parse_bool(v: &Value) -> Option<bool> {
+    match v {
+        Value::Bool(b) => Some(*b),
+        Value::Number(n) => match n.as_i64() {
+            Some(1) => Some(true),
+            Some(0) => Some(false),
+            _ => None,
+        },
+        Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" | "on" => Some(true),
+            "false" | "0" | "no" | "off" => Some(false),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn parse_int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
+                .map(|f| f as i64)
+        }),
+        Value::String(s) => {
+            let t = s.trim();
+            let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            t.parse().ok()
+        }
+        _ => None,
+    }
+}
+
+fn parse_num(v: &Value) -> Option<f64> {
+    let n = match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    }?;
+    n.is_finite().then_some(n)
+}
+
+/// Splits a list argument: a JSON array of scalars, a CSV string, or one scalar.
+fn parse_list(v: &Value) -> Option<Vec<String>> {
+    let items: Vec<String> = match v {
+        Value::Array(a) => a.iter().map(scalar_text).collect::<Option<Vec<_>>>()?,
+        Value::String(s) => s.split(',').map(str::to_string).collect(),
+        Value::Number(n) => vec![n.to_string()],
+        _ => return None,
+    };
+    Some(
+        items
+            .into_iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+    )
+}
+
+fn coerce(spec: &Arg, v: &Value) -> Result<Val, Invalid> {
+    let val = match spec.kind {
+        Kind::Integer => Val::Int(parse_int(v).ok_or_else(|| type_error(spec, "integer"))?),
+        Kind::Number => Val::Num(parse_num(v).ok_or_else(|| type_error(spec, "number"))?),
+        Kind::Boolean => Val::Bool(parse_bool(v).ok_or_else(|| type_error(spec, "boolean"))?),
+        Kind::String | Kind::DateTime => {
+            let s = scalar_text(v).ok_or_else(|| type_error(spec, "string"))?;
+            check_len(spec, &s)?;
+            Val::Str(s)
+        }
+        Kind::Status => {
+            let items = parse_list(v).ok_or_else(|| type_error(spec, "string"))?;
+            Val::List(items)
+        }
+        Kind::List(item) => {
+            let items = parse_list(v).ok_or_else(|| type_error(spec, "array"))?;
+            if item == Item::Integer && spec.name == "include" {
+                // `include` and `exclude` are IDs only; slugs make sense nowhere there.
+                if items
+                    .iter()
+                    .any(|i| parse_int(&Value::String(i.clone())).is_none_or(|n| n <= 0))
+                {
+                    return Err(invalid(spec, "Invalid parameter.", None));
+                }
+            }
+            Val::List(items)
+        }
+        Kind::Any | Kind::Linked(_) => Val::Raw(v.clone()),
+    };
+    match &val {
+        Val::List(items) => {
+            if items.len() > MAX_LIST_ITEMS {
+                return Err(invalid(
+                    spec,
+                    format!("{} must contain at most {MAX_LIST_ITEMS} items.", spec.name),
+                    Some("rest_too_many_items"),
+                ));
+            }
+            for i in items {
+                check_len(spec, i)?;
+            }
+        }
+        Val::Raw(raw) => check_raw_size(spec, raw, 0)?,
+        _ => {}
+    }
+    if !spec.one_of.is_empty() {
+        if let Val::Str(s) = &val {
+            if !spec.one_of.contains(&s.as_str()) {
+                return Err(invalid(
+                    spec,
+                    format!("{} is not one of {}.", spec.name, spec.one_of.join(", ")),
+                    Some("rest_not_in_enum"),
+                ));
+            }
+        }
+    }
+    Ok(val)
+}
+
+/// Bounds untyped values: string lengths, list lengths and nesting depth.
+fn check_raw_size(spec: &Arg, v: &Value, depth: usize) -> Result<(), Invalid> {
+    if depth > 4 {
+        return Err(invalid(
+            spec,
+            format!("{} is nested too deeply.", spec.name),
+            Some("rest_too_deep"),
+        ));
+    }
+    match v {
+        Value::String(s) => check_len(spec, s),
+        Value::Array(a) => {
+            if a.len() > MAX_LIST_ITEMS {
+                return Err(invalid(
+                    spec,
+                    format!("{} must contain at most {MAX_LIST_ITEMS} items.", spec.name),
+                    Some("rest_too_many_items"),
+                ));
+            }
+            a.iter()
+                .try_for_each(|x| check_raw_size(spec, x, depth + 1))
+        }
+        Value::Object(o) => {
+            if o.len() > MAX_LIST_ITEMS {
+                return Err(invalid(
+                    spec,
+                    format!("{} has too many members.", spec.name),
+                    Some("rest_too_many_items"),
+                ));
+            }
+            o.values()
+                .try_for_each(|x| check_raw_size(spec, x, depth + 1))
+        }
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn php_style_brackets_make_lists_and_objects() {
+        let m = parse_form("a[]=1&a[]=2&v[city]=Paris&v[venue]=X&p=1&p=2");
+        assert_eq!(m["a"], json!(["1", "2"]));
+        assert_eq!(m["v"], json!({"city": "Paris", "venue": "X"}));
+        assert_eq!(m["p"], json!("2"));
+    }
+
+    #[test]
+    fn booleans_accept_the_usual_spellings() {
+        for t in [
+            json!(true),
+            json!(1),
+            json!("true"),
+            json!("yes"),
+            json!("1"),
+        ] {
+            assert_eq!(parse_bool(&t), Some(true), "{t}");
+        }
+        for f in [
+            json!(false),
+            json!(0),
+            json!("false"),
+            json!("no"),
+            json!("0"),
+        ] {
+            assert_eq!(parse_bool(&f), Some(false), "{f}");
+        }
+        assert_eq!(parse_bool(&json!("maybe")), None);
+    }
+
+    #[test]
+    fn integers_reject_words_and_fractions() {
+        assert_eq!(parse_int(&json!("42")), Some(42));
+        assert_eq!(parse_int(&json!(" 7 ")), Some(7));
+        assert_eq!(parse_int(&json!("abc")), None);
+        assert_eq!(parse_int(&json!(1.5)), None);
+        assert_eq!(parse_int(&json!("99999999999999999999")), None);
+    }
+
+    #[test]
+    fn lists_come_from_arrays_or_csv() {
+        assert_eq!(
+            parse_list(&json!("a, b,,c")),
+            Some(vec!["a".into(), "b".into(), "c".into()])
+        );
+        assert_eq!(
+            parse_list(&json!([1, "x"])),
+            Some(vec!["1".into(), "x".into()])
+        );
+        assert_eq!(parse_list(&json!({"a": 1})), None);
+    }
+}

@@ -1,0 +1,4 @@
+//! The declarative API description: routes, arguments, and what is derived from them.
+
+pub mod args;
+pub mod table;

@@ -1,0 +1,138 @@
+//! Server settings: every one a flag with an environment twin.
+
+use clap::Args;
+
+#[derive(Args, Clone, Debug)]
+pub struct DatabaseArgs {
+    /// Database URL: `sqlite://PATH` (created if missing) or `postgres://USER@HOST/DB`.
+    #[arg(
+        long,
+        env = "CALENDAR_DATABASE_URL",
+        default_value = "sqlite://calendar.db"
+    )]
+    pub database_url: String,
+}
+
+#[derive(Args, Clone, Debug)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub db: DatabaseArgs,
+
+    /// Address and port to listen on.
+    #[arg(long, env = "CALENDAR_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: String,
+
+    /// Public URL of the site, used in `url`, `rest_url` and `global_id` [default: http://<bind>].
+    #[arg(long, env = "CALENDAR_SITE_URL")]
+    pub site_url: Option<String>,
+
+    /// Prefix before the namespace, e.g. `/wp-json` [default: none].
+    #[arg(long, env = "CALENDAR_REST_ROOT", default_value = "")]
+    pub rest_root: String,
+
+    /// Site time zone (IANA name), for dates given without an offset.
+    #[arg(long, env = "CALENDAR_TIMEZONE", default_value = "UTC")]
+    pub timezone: chrono_tz::Tz,
+
+    /// Items per page when a list request names none.
+    #[arg(long, env = "CALENDAR_PER_PAGE_DEFAULT", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub per_page_default: u64,
+
+    /// Largest `per_page` honoured; larger values are clamped.
+    #[arg(long, env = "CALENDAR_PER_PAGE_MAX", default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub per_page_max: u64,
+
+    /// Languages served under `/{lang}/...` (`en` is also served without a segment).
+    #[arg(
+        long,
+        env = "CALENDAR_LANGUAGES",
+        default_value = "en,fr,de,es",
+        value_delimiter = ','
+    )]
+    pub languages: Vec<String>,
+
+    /// Log format: `text` or `json`.
+    #[arg(long, env = "CALENDAR_LOG_FORMAT", default_value = "text", value_parser = ["text", "json"])]
+    pub log_format: String,
+
+    /// Largest request body accepted, in bytes.
+    #[arg(long, env = "CALENDAR_MAX_BODY_BYTES", default_value_t = 1024 * 1024)]
+    pub max_body_bytes: usize,
+}
+
+/// The settings the HTTP layer needs, resolved once at start.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Scheme, host and port, without a trailing slash.
+    pub site_url: String,
+    /// Host (and path) used in `global_id`.
+    pub site_host: String,
+    /// `/wp-json`-style prefix, normalised to start with `/` and not end with one (or empty).
+    pub rest_root: String,
+    pub timezone: chrono_tz::Tz,
+    pub per_page_default: u64,
+    pub per_page_max: u64,
+    pub languages: Vec<String>,
+    pub max_body_bytes: usize,
+}
+
+impl Settings {
+    pub fn from_args(args: &ServeArgs) -> Settings {
+        let site_url = args
+            .site_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}", args.bind))
+            .trim_end_matches('/')
+            .to_string();
+        let rest_root = match args.rest_root.trim_matches('/') {
+            "" => String::new(),
+            r => format!("/{r}"),
+        };
+        let mut languages: Vec<String> = args
+            .languages
+            .iter()
+            .map(|l| l.trim().to_ascii_lowercase())
+            .filter(|l| !l.is_empty())
+            .collect();
+        if !languages.iter().any(|l| l == "en") {
+            languages.insert(0, "en".into());
+        }
+        Settings {
+            site_host: site_host(&site_url),
+            site_url,
+            rest_root,
+            timezone: args.timezone,
+            per_page_default: args.per_page_default.min(args.per_page_max),
+            per_page_max: args.per_page_max,
+            languages,
+            max_body_bytes: args.max_body_bytes,
+        }
+    }
+}
+
+/// `http://example.org:8080/blog` → `example.org/blog`, as WordPress builds global IDs.
+fn site_host(site_url: &str) -> String {
+    let rest = site_url.split_once("://").map_or(site_url, |(_, r)| r);
+    let (authority, path) = rest.split_once('/').map_or((rest, ""), |(a, p)| (a, p));
+    let host = match authority.rsplit_once(':') {
+        Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
+        _ => authority,
+    };
+    if path.is_empty() {
+        host.to_string()
+    } else {
+        format!("{host}/{path}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn global_id_host_drops_scheme_and_port() {
+        assert_eq!(super::site_host("http://127.0.0.1:8080"), "127.0.0.1");
+        assert_eq!(
+            super::site_host("https://example.org/blog"),
+            "example.org/blog"
+        );
+    }
+}

@@ -1,0 +1,180 @@
+//! Date-time input and output.
+//!
+//! Inputs: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, RFC 3339 / ISO 8601 with or without
+//! an offset, unix timestamps, and simple relative English (`tomorrow 9am`,
+//! `+5 days`). Values without an offset are wall time in the given zone.
+//! Outputs: `YYYY-MM-DD HH:MM:SS`, as the reference prints them.
+
+use chrono::{DateTime, LocalResult, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use chrono_tz::Tz;
+
+const NAIVE_FORMATS: &[&str] = &[
+    "%Y-%m-%d %H:%M:%S",
+    "%Y-%m-%d %H:%M",
+    "%Y-%m-%dT%H:%M:%S",
+    "%Y-%m-%dT%H:%M",
+    "%Y-%m-%d %H:%M:%S%.f",
+    "%Y-%m-%dT%H:%M:%S%.f",
+];
+
+/// Parses a date-time input into an instant. `zone` interprets values without an offset;
+/// `now` anchors relative expressions. `None` means the input is not a date.
+pub fn parse_instant(
+    input: &str,
+    zone: &impl TimeZone,
+    now: DateTime<Utc>,
+) -> Option<DateTime<Utc>> {
+    let s = input.trim();
+    if s.is_empty() || s.len() > 100 {
+        return None;
+    }
+    if let Some(ts) = parse_unix_timestamp(s) {
+        return DateTime::from_timestamp(ts, 0);
+    }
+    if let Ok(dt) = DateTime::parse_from_rfc3339(s) {
+        return Some(dt.with_timezone(&Utc));
+    }
+    for fmt in [
+        "%Y-%m-%d %H:%M:%S%:z",
+        "%Y-%m-%d %H:%M:%S%z",
+        "%Y-%m-%dT%H:%M:%S%z",
+    ] {
+        if let Ok(dt) = DateTime::parse_from_str(s, fmt) {
+            return Some(dt.with_timezone(&Utc));
+        }
+    }
+    if let Some(naive) = parse_naive(s) {
+        return resolve_local(zone, naive);
+    }
+    relative(s, zone, now)
+}
+
+fn parse_unix_timestamp(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    // Eight digits would be ambiguous with a compact date; timestamps that short are 1970.
+    if digits.len() < 9 || digits.len() > 12 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// Parses a wall-clock date-time without an offset.
+pub fn parse_naive(s: &str) -> Option<NaiveDateTime> {
+    for fmt in NAIVE_FORMATS {
+        if let Ok(dt) = NaiveDateTime::parse_from_str(s, fmt) {
+            return Some(dt);
+        }
+    }
+    NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .ok()
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+}
+
+fn relative(s: &str, zone: &impl TimeZone, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    let lowered = s.to_ascii_lowercase();
+    let text = lowered.trim_start_matches('+').trim();
+    let now_local = now.with_timezone(zone);
+    let parsed = match text {
+        "now" => return Some(now),
+        "today" | "midnight" => {
+            interim::parse_date_string("today 00:00", now_local, interim::Dialect::Us)
+        }
+        _ => interim::parse_date_string(text, now_local, interim::Dialect::Us),
+    };
+    parsed.ok().map(|dt| dt.with_timezone(&Utc))
+}
+
+/// Wall time in a zone → instant. Ambiguous times (DST fall-back) take the earlier
+/// instant; times in a DST gap move forward by the gap, as PHP does.
+pub fn resolve_local(zone: &impl TimeZone, naive: NaiveDateTime) -> Option<DateTime<Utc>> {
+    match zone.from_local_datetime(&naive) {
+        LocalResult::Single(dt) => Some(dt.with_timezone(&Utc)),
+        LocalResult::Ambiguous(early, _) => Some(early.with_timezone(&Utc)),
+        LocalResult::None => {
+            let shifted = naive + chrono::Duration::hours(1);
+            zone.from_local_datetime(&shifted)
+                .earliest()
+                .map(|dt| dt.with_timezone(&Utc))
+        }
+    }
+}
+
+/// `YYYY-MM-DD HH:MM:SS` of an instant in a zone.
+pub fn format_in(ts: i64, zone: &Tz) -> String {
+    match DateTime::from_timestamp(ts, 0) {
+        Some(dt) => dt
+            .with_timezone(zone)
+            .format("%Y-%m-%d %H:%M:%S")
+            .to_string(),
+        None => "0000-00-00 00:00:00".to_string(),
+    }
+}
+
+/// `YYYY-MM-DD HH:MM:SS` of an instant in UTC.
+pub fn format_utc(ts: i64) -> String {
+    format_in(ts, &Tz::UTC)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn now() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 11, 22, 8, 30, 0).unwrap()
+    }
+
+    fn parse(s: &str, tz: Tz) -> Option<String> {
+        parse_instant(s, &tz, now()).map(|d| d.format("%Y-%m-%d %H:%M:%S").to_string())
+    }
+
+    #[test]
+    fn wall_time_is_read_in_the_zone() {
+        assert_eq!(
+            parse("2027-01-05 09:00:00", Tz::UTC).unwrap(),
+            "2027-01-05 09:00:00"
+        );
+        assert_eq!(
+            parse("2027-01-05 09:00:00", chrono_tz::America::New_York).unwrap(),
+            "2027-01-05 14:00:00"
+        );
+        assert_eq!(
+            parse("2027-07-05", chrono_tz::Europe::Paris).unwrap(),
+            "2027-07-04 22:00:00"
+        );
+    }
+
+    #[test]
+    fn offsets_and_timestamps_are_absolute() {
+        assert_eq!(
+            parse("2027-01-05T09:00:00+02:00", chrono_tz::America::New_York).unwrap(),
+            "2027-01-05 07:00:00"
+        );
+        assert_eq!(parse("1800000000", Tz::UTC).unwrap(), "2027-01-15 08:00:00");
+    }
+
+    #[test]
+    fn relative_english_is_anchored_on_now() {
+        assert_eq!(
+            parse("tomorrow 9am", Tz::UTC).unwrap(),
+            "2026-11-23 09:00:00"
+        );
+        assert_eq!(parse("+5 days", Tz::UTC).unwrap(), "2026-11-27 08:30:00");
+        assert_eq!(parse("now", Tz::UTC).unwrap(), "2026-11-22 08:30:00");
+    }
+
+    #[test]
+    fn garbage_is_rejected() {
+        assert_eq!(parse("not-a-date", Tz::UTC), None);
+        assert_eq!(parse("before my birthday", Tz::UTC), None);
+        assert_eq!(parse("", Tz::UTC), None);
+    }
+
+    #[test]
+    fn dst_gap_moves_forward() {
+        // 2027-03-14 02:30 does not exist in New York.
+        assert_eq!(
+            parse("2027-03-14 02:30:00", chrono_tz::America::New_York).unwrap(),
+            "2027-03-14 07:30:00"
+        );
+    }
+}

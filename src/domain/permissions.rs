@@ -1,0 +1,203 @@
+//! Who may do what: the WordPress roles and capabilities, checked per object.
+
+use super::post::{Post, Status, Visibility};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    Subscriber,
+    Contributor,
+    Author,
+    Editor,
+    Administrator,
+}
+
+impl Role {
+    pub const NAMES: [&'static str; 5] = [
+        "administrator",
+        "editor",
+        "author",
+        "contributor",
+        "subscriber",
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Subscriber => "subscriber",
+            Role::Contributor => "contributor",
+            Role::Author => "author",
+            Role::Editor => "editor",
+            Role::Administrator => "administrator",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Role> {
+        Some(match s {
+            "subscriber" => Role::Subscriber,
+            "contributor" => Role::Contributor,
+            "author" => Role::Author,
+            "editor" => Role::Editor,
+            "administrator" => Role::Administrator,
+            _ => return None,
+        })
+    }
+}
+
+/// An authenticated user.
+#[derive(Clone, Debug, PartialEq)]
+pub struct User {
+    pub id: i64,
+    pub login: String,
+    pub role: Role,
+}
+
+/// The identity behind a request: a user, or nobody.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Caller(pub Option<User>);
+
+impl Caller {
+    fn role(&self) -> Option<Role> {
+        self.0.as_ref().map(|u| u.role)
+    }
+
+    fn owns(&self, post: &Post) -> bool {
+        self.0.as_ref().is_some_and(|u| u.id == post.author)
+    }
+
+    pub fn is_anonymous(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// `edit_posts`: create posts and see non-public ones in lists.
+    pub fn can_create_posts(&self) -> bool {
+        self.role() >= Some(Role::Contributor)
+    }
+
+    /// `publish_posts`.
+    pub fn can_publish(&self) -> bool {
+        self.role() >= Some(Role::Author)
+    }
+
+    /// `edit_others_posts` and friends.
+    pub fn is_editor(&self) -> bool {
+        self.role() >= Some(Role::Editor)
+    }
+
+    /// `manage_terms` on the event taxonomies.
+    pub fn can_manage_terms(&self) -> bool {
+        self.is_editor()
+    }
+
+    /// `upload_files`: naming a new image by URL creates a media record.
+    pub fn can_upload(&self) -> bool {
+        self.role() >= Some(Role::Author)
+    }
+
+    /// `edit_post` on one object.
+    pub fn can_edit(&self, post: &Post) -> bool {
+        if self.is_editor() {
+            return true;
+        }
+        if !self.owns(post) {
+            return false;
+        }
+        match self.role() {
+            Some(Role::Author) => true,
+            Some(Role::Contributor) => {
+                matches!(post.status(), Some(Status::Draft | Status::Pending))
+            }
+            _ => false,
+        }
+    }
+
+    /// `delete_post` on one object; WordPress maps it like `edit_post`.
+    pub fn can_delete(&self, post: &Post) -> bool {
+        self.can_edit(post)
+    }
+
+    /// `read_post` on one object.
+    pub fn can_read(&self, post: &Post, now_utc: i64) -> bool {
+        if post.is_published(now_utc) {
+            return true;
+        }
+        if post.status() == Some(Status::Private) {
+            return self.is_editor() || (self.owns(post) && self.can_create_posts());
+        }
+        self.can_edit(post)
+    }
+
+    /// What a list may show this caller.
+    pub fn visibility(&self) -> Visibility {
+        match &self.0 {
+            Some(u) if u.role >= Role::Editor => Visibility::All,
+            Some(u) if u.role >= Role::Contributor => Visibility::PublishedOrOwn(u.id),
+            _ => Visibility::Published,
+        }
+    }
+
+    /// WordPress's `scale_back_post_status`: callers who may not publish get `pending`
+    /// for `publish`/`future`, and `draft` when they ask for nothing.
+    pub fn scale_back(&self, requested: Option<Status>) -> Status {
+        match (self.can_publish(), requested) {
+            (true, Some(s)) => s,
+            (true, None) => Status::Publish,
+            (false, Some(Status::Publish | Status::Future)) => Status::Pending,
+            (false, Some(Status::Private)) => Status::Pending,
+            (false, Some(s)) => s,
+            (false, None) => Status::Draft,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caller(role: Role, id: i64) -> Caller {
+        Caller(Some(User {
+            id,
+            login: "u".into(),
+            role,
+        }))
+    }
+
+    fn post(author: i64, status: &str) -> Post {
+        Post {
+            author,
+            status: status.into(),
+            ..Post::default()
+        }
+    }
+
+    #[test]
+    fn contributor_edits_only_own_unpublished_posts() {
+        let c = caller(Role::Contributor, 7);
+        assert!(c.can_edit(&post(7, "draft")));
+        assert!(c.can_edit(&post(7, "pending")));
+        assert!(!c.can_edit(&post(7, "publish")));
+        assert!(!c.can_edit(&post(8, "draft")));
+    }
+
+    #[test]
+    fn author_edits_own_published_but_not_others() {
+        let a = caller(Role::Author, 7);
+        assert!(a.can_edit(&post(7, "publish")));
+        assert!(!a.can_edit(&post(8, "publish")));
+    }
+
+    #[test]
+    fn contributor_asking_publish_gets_pending() {
+        let c = caller(Role::Contributor, 1);
+        assert_eq!(c.scale_back(Some(Status::Publish)), Status::Pending);
+        assert_eq!(c.scale_back(None), Status::Draft);
+        assert_eq!(caller(Role::Author, 1).scale_back(None), Status::Publish);
+    }
+
+    #[test]
+    fn drafts_are_readable_by_their_author_and_editors_only() {
+        let draft = post(7, "draft");
+        assert!(!Caller(None).can_read(&draft, 0));
+        assert!(caller(Role::Contributor, 7).can_read(&draft, 0));
+        assert!(!caller(Role::Author, 8).can_read(&draft, 0));
+        assert!(caller(Role::Editor, 8).can_read(&draft, 0));
+    }
+}

@@ -1,0 +1,213 @@
+//! Posts: events, venues, organizers (and the images they point at).
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PostType {
+    Event,
+    Venue,
+    Organizer,
+    Attachment,
+}
+
+impl PostType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PostType::Event => "event",
+            PostType::Venue => "venue",
+            PostType::Organizer => "organizer",
+            PostType::Attachment => "attachment",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "event" => PostType::Event,
+            "venue" => PostType::Venue,
+            "organizer" => PostType::Organizer,
+            "attachment" => PostType::Attachment,
+            _ => return None,
+        })
+    }
+
+    /// The API collection segment.
+    pub fn collection(self) -> &'static str {
+        match self {
+            PostType::Event => "events",
+            PostType::Venue => "venues",
+            PostType::Organizer => "organizers",
+            PostType::Attachment => "media",
+        }
+    }
+
+    /// The WordPress post type name, used in non-pretty permalinks.
+    pub fn wp_name(self) -> &'static str {
+        match self {
+            PostType::Event => "tribe_events",
+            PostType::Venue => "tribe_venue",
+            PostType::Organizer => "tribe_organizer",
+            PostType::Attachment => "attachment",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    Publish,
+    Future,
+    Draft,
+    Pending,
+    Private,
+    Trash,
+}
+
+impl Status {
+    pub const ALL: [Status; 6] = [
+        Status::Publish,
+        Status::Future,
+        Status::Draft,
+        Status::Pending,
+        Status::Private,
+        Status::Trash,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Publish => "publish",
+            Status::Future => "future",
+            Status::Draft => "draft",
+            Status::Pending => "pending",
+            Status::Private => "private",
+            Status::Trash => "trash",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Status::ALL.into_iter().find(|st| st.as_str() == s)
+    }
+}
+
+/// The slug suffix WordPress gives trashed posts, freeing their slug for reuse.
+pub const TRASHED_SUFFIX: &str = "__trashed";
+
+/// One stored post, as read from the database.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Post {
+    pub id: i64,
+    pub post_type: Option<PostType>,
+    pub author: i64,
+    pub status: String,
+    pub password: String,
+    pub slug: String,
+    pub title: String,
+    pub description: String,
+    pub excerpt: String,
+    pub date_utc: i64,
+    pub modified_utc: i64,
+    pub image: Option<Image>,
+    pub address: String,
+    pub city: String,
+    pub country: String,
+    pub province: String,
+    pub state: String,
+    pub zip: String,
+    pub phone: String,
+    pub stateprovince: String,
+    pub website: String,
+    pub email: String,
+    pub show_map: bool,
+    pub show_map_link: bool,
+    pub geo_lat: Option<f64>,
+    pub geo_lng: Option<f64>,
+}
+
+impl Post {
+    pub fn status(&self) -> Option<Status> {
+        Status::parse(&self.status)
+    }
+
+    pub fn is_published(&self, now_utc: i64) -> bool {
+        match self.status() {
+            Some(Status::Publish) => true,
+            // A scheduled post whose date has passed counts as published.
+            Some(Status::Future) => self.date_utc <= now_utc,
+            _ => false,
+        }
+    }
+}
+
+/// A featured image: an attachment post with a URL.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Image {
+    pub id: i64,
+    pub url: String,
+}
+
+impl Image {
+    pub fn extension(&self) -> &str {
+        let path = self.url.split(['?', '#']).next().unwrap_or("");
+        path.rsplit_once('.').map_or("", |(_, ext)| ext)
+    }
+}
+
+/// How a write names a featured image.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ImageRef {
+    Id(i64),
+    Url(String),
+    None,
+}
+
+/// Values for a venue or organizer create/update; `None` keeps the stored value,
+/// `Some("")` clears it.
+#[derive(Clone, Debug, Default)]
+pub struct PostChanges {
+    pub title: Option<String>,
+    pub author: Option<i64>,
+    pub status: Option<Status>,
+    pub date_utc: Option<i64>,
+    pub description: Option<String>,
+    pub excerpt: Option<String>,
+    pub slug: Option<String>,
+    pub password: Option<String>,
+    pub image: Option<ImageRef>,
+    pub address: Option<String>,
+    pub city: Option<String>,
+    pub country: Option<String>,
+    pub province: Option<String>,
+    pub state: Option<String>,
+    pub zip: Option<String>,
+    pub phone: Option<String>,
+    pub stateprovince: Option<String>,
+    pub website: Option<String>,
+    pub email: Option<String>,
+    pub show_map: Option<bool>,
+    pub show_map_link: Option<bool>,
+    pub geo_lat: Option<Option<f64>>,
+    pub geo_lng: Option<Option<f64>>,
+}
+
+/// Which posts a venue or organizer list may show to its caller.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Visibility {
+    /// Everything (editors and administrators).
+    All,
+    /// Published posts, plus every post of this author.
+    PublishedOrOwn(i64),
+    /// Published posts only.
+    Published,
+}
+
+/// A validated venue or organizer list query.
+#[derive(Clone, Debug)]
+pub struct LinkedPostQuery {
+    pub post_type: PostType,
+    pub page: u64,
+    pub per_page: u64,
+    pub search: Option<String>,
+    pub event: Option<i64>,
+    pub has_events: Option<bool>,
+    pub only_with_upcoming: bool,
+    /// Explicit statuses; empty means "any but trash".
+    pub statuses: Vec<Status>,
+    pub visibility: Visibility,
+    pub now_utc: i64,
+}

@@ -1,0 +1,53 @@
+//! Slugs: lower-case, ASCII-folded, hyphenated, as WordPress's `sanitize_title` makes them.
+
+/// Turns a title into a slug. Returns an empty string when nothing usable remains.
+pub fn slugify(title: &str) -> String {
+    let ascii = deunicode::deunicode(title).to_lowercase();
+    let mut out = String::with_capacity(ascii.len());
+    for ch in ascii.chars() {
+        if ch.is_ascii_alphanumeric() || ch == '_' {
+            out.push(ch);
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    while out.ends_with('-') {
+        out.pop();
+    }
+    // Slugs live in URLs and unique indexes; WordPress caps post names at 200 bytes.
+    out.truncate(200);
+    while out.ends_with('-') {
+        out.pop();
+    }
+    out
+}
+
+/// The first of `base`, `base-2`, `base-3`, … that `taken` does not contain.
+pub fn unique(base: &str, taken: &[String]) -> String {
+    if !taken.iter().any(|t| t == base) {
+        return base.to_string();
+    }
+    (2..)
+        .map(|n| format!("{base}-{n}"))
+        .find(|candidate| !taken.iter().any(|t| t == candidate))
+        .expect("an unbounded range always yields a free suffix")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_accents_and_punctuation() {
+        assert_eq!(slugify("Café  Concert: Été!"), "cafe-concert-ete");
+        assert_eq!(slugify("  --Hello--World-- "), "hello-world");
+        assert_eq!(slugify("!!!"), "");
+    }
+
+    #[test]
+    fn unique_appends_the_first_free_number() {
+        let taken = vec!["a".to_string(), "a-2".to_string()];
+        assert_eq!(unique("a", &taken), "a-3");
+        assert_eq!(unique("b", &taken), "b");
+    }
+}

@@ -1,0 +1,137 @@
+//! One request through the reference's check order: route → credentials → body →
+//! missing arguments → invalid arguments → (in the handler) permission → action.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::body::to_bytes;
+use axum::extract::{FromRequestParts, RawPathParams, Request};
+use axum::http::{Method, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value};
+
+use super::error::ApiError;
+use super::urls::Urls;
+use super::{App, Lang, auth, index, linked, terms};
+use crate::api::args::{self, Args, RawArgs};
+use crate::api::table::{Endpoint, Op};
+use crate::domain::permissions::Caller;
+
+/// Everything a handler needs to know about its request.
+pub struct Ctx {
+    pub app: App,
+    pub caller: Caller,
+    pub urls: Urls,
+    pub now: i64,
+}
+
+pub async fn handle(
+    app: App,
+    endpoint: &'static Endpoint,
+    lang: Arc<Lang>,
+    req: Request,
+) -> Response {
+    match run(app, endpoint, lang, req).await {
+        Ok(resp) => resp,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn run(
+    app: App,
+    endpoint: &'static Endpoint,
+    lang: Arc<Lang>,
+    req: Request,
+) -> Result<Response, ApiError> {
+    let (mut parts, body) = req.into_parts();
+    let raw_path = RawPathParams::from_request_parts(&mut parts, &())
+        .await
+        .map_err(|_| ApiError::NoRoute)?;
+    let mut path = HashMap::new();
+    for (name, value) in &raw_path {
+        // The reference's routes match `\d+` for IDs; anything else is no route at all.
+        if name == "id" && (value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit())) {
+            return Err(ApiError::NoRoute);
+        }
+        if let Some(spec) = endpoint.args.iter().find(|a| a.name == name) {
+            path.insert(spec.name, value.to_string());
+        }
+    }
+
+    let caller = auth::caller(&app.store, &parts.headers).await?;
+
+    let mut params = args::parse_form(parts.uri.query().unwrap_or(""));
+    if parts.method != Method::GET {
+        let bytes = to_bytes(body, app.settings.max_body_bytes)
+            .await
+            .map_err(|_| ApiError::PayloadTooLarge)?;
+        if !bytes.is_empty() {
+            let content_type = parts
+                .headers
+                .get(header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            for (k, v) in parse_body(&content_type, &bytes)? {
+                params.insert(k, v);
+            }
+        }
+    }
+
+    let args = args::check(
+        endpoint,
+        RawArgs { path, params },
+        app.settings.per_page_default,
+    )?;
+    let ctx = Ctx {
+        urls: Urls::new(&app.settings, &lang.prefix),
+        app,
+        caller,
+        now: chrono::Utc::now().timestamp(),
+    };
+    route(&ctx, endpoint.op, args).await
+}
+
+fn parse_body(content_type: &str, bytes: &[u8]) -> Result<Map<String, Value>, ApiError> {
+    let is_json = content_type.contains("json")
+        || (content_type.is_empty()
+            && bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{'));
+    if is_json {
+        return match serde_json::from_slice::<Value>(bytes) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(_) => Err(ApiError::InvalidJson(
+                "The body must be a JSON object.".into(),
+            )),
+            Err(e) => Err(ApiError::InvalidJson(format!("{e}."))),
+        };
+    }
+    if content_type.starts_with("application/x-www-form-urlencoded") {
+        let text = std::str::from_utf8(bytes).map_err(|_| {
+            ApiError::invalid_because("body", "rest_invalid_encoding", "The body is not UTF-8.")
+        })?;
+        return Ok(args::parse_form(text));
+    }
+    Ok(Map::new())
+}
+
+async fn route(ctx: &Ctx, op: Op, args: Args) -> Result<Response, ApiError> {
+    match op {
+        Op::Index => index::namespace_index(ctx, &args),
+        Op::Doc => Err(ApiError::NoRoute),
+        Op::EventList
+        | Op::EventCreate
+        | Op::EventGet(_)
+        | Op::EventUpdate(_)
+        | Op::EventDelete(_) => Err(ApiError::NoRoute),
+        Op::LinkedList(t) => linked::list(ctx, t, &args).await,
+        Op::LinkedCreate(t) => linked::create(ctx, t, &args).await,
+        Op::LinkedGet(t, by) => linked::get(ctx, t, by, &args).await,
+        Op::LinkedUpdate(t, by) => linked::update(ctx, t, by, &args).await,
+        Op::LinkedDelete(t, by) => linked::delete(ctx, t, by, &args).await,
+        Op::TermList(tax) => terms::list(ctx, tax, &args).await,
+        Op::TermCreate(tax) => terms::create(ctx, tax, &args).await,
+        Op::TermGet(tax) => terms::get(ctx, tax, &args).await,
+        Op::TermUpdate(tax) => terms::update(ctx, tax, &args).await,
+        Op::TermDelete(tax) => terms::delete(ctx, tax, &args).await,
+    }
+}

@@ -1,0 +1,109 @@
+//! The namespace index (`GET /calendar/events/v1`), derived from the route table
+//! in WordPress's namespace-index shape.
+
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde_json::{Map, Value, json};
+
+use super::dispatch::Ctx;
+use super::error::ApiError;
+use super::json;
+use crate::api::args::Args;
+use crate::api::table::{Arg, Default, Item, Kind, NAMESPACE, ROUTES};
+use crate::domain::dates::format_in;
+
+pub fn namespace_index(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
+    if args
+        .str("namespace")
+        .is_some_and(|n| n.trim_matches('/') != NAMESPACE)
+    {
+        return Err(ApiError::InvalidNamespace);
+    }
+    let mut routes = Map::new();
+    for route in ROUTES {
+        let key = format!("/{NAMESPACE}{}", route.wp_pattern());
+        let methods: Vec<&str> = route
+            .endpoints
+            .iter()
+            .flat_map(|e| e.methods.iter().map(|m| m.as_str()))
+            .collect();
+        let endpoints: Vec<Value> = route
+            .endpoints
+            .iter()
+            .map(|e| {
+                // A by-slug update declares the path `slug` and a body `slug`; like
+                // WordPress, the later declaration is the one shown.
+                let mut described = Map::new();
+                for a in e.args {
+                    described.insert(a.name.to_string(), describe_arg(ctx, a));
+                }
+                json!({
+                    "methods": e.methods.iter().map(|m| m.as_str()).collect::<Vec<_>>(),
+                    "args": described,
+                })
+            })
+            .collect();
+        let mut entry = json!({"namespace": NAMESPACE, "methods": methods, "endpoints": endpoints});
+        if !route.has_variables() {
+            entry["_links"] =
+                json!({"self": [{"href": format!("{}{}", ctx.urls.api(), route.path)}]});
+        }
+        routes.insert(key, entry);
+    }
+    let body = json!({
+        "namespace": NAMESPACE,
+        "routes": routes,
+        "_links": {"up": [{"href": ctx.urls.rest_root()}]},
+    });
+    Ok(json(StatusCode::OK, &body))
+}
+
+fn describe_arg(ctx: &Ctx, a: &Arg) -> Value {
+    let mut m = Map::new();
+    let tz = &ctx.app.settings.timezone;
+    let default = match a.default {
+        Default::None => None,
+        Default::Null => Some(Value::Null),
+        Default::Int(i) => Some(json!(i)),
+        Default::Bool(b) => Some(json!(b)),
+        Default::Str(s) => Some(json!(s)),
+        Default::PerPage => Some(json!(ctx.app.settings.per_page_default)),
+        Default::Now => Some(json!(format_in(ctx.now, tz))),
+        Default::InTwoYears => Some(json!(format_in(ctx.now + 2 * 365 * 86_400, tz))),
+        Default::Namespace => Some(json!(NAMESPACE)),
+    };
+    if let Some(d) = default {
+        m.insert("default".into(), d);
+    }
+    m.insert("description".into(), json!(a.description));
+    match a.kind {
+        Kind::Integer => {
+            m.insert("type".into(), json!("integer"));
+        }
+        Kind::String => {
+            m.insert("type".into(), json!("string"));
+        }
+        Kind::Boolean => {
+            m.insert("type".into(), json!("boolean"));
+        }
+        Kind::Number => {
+            m.insert("format".into(), json!("double"));
+        }
+        Kind::Status => {
+            m.insert("format".into(), json!("string"));
+        }
+        Kind::List(item) | Kind::Linked(item) => {
+            let t = match item {
+                Item::Integer => "integer",
+                Item::String => "string",
+            };
+            m.insert("items".into(), json!({"type": t}));
+        }
+        Kind::DateTime | Kind::Any => {}
+    }
+    if !a.one_of.is_empty() {
+        m.insert("enum".into(), json!(a.one_of));
+    }
+    m.insert("required".into(), json!(a.required));
+    Value::Object(m)
+}

@@ -1,0 +1,114 @@
+//! HTTP: routing from the route table, request context, responses.
+
+mod auth;
+mod dispatch;
+pub mod error;
+mod index;
+mod linked;
+mod lists;
+mod terms;
+pub mod urls;
+mod views;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodFilter, MethodRouter};
+use serde::Serialize;
+
+use crate::api::table::{NAMESPACE, ROUTES};
+use crate::config::Settings;
+use crate::store::Store;
+use error::ApiError;
+
+pub use auth::hash_secret as auth_secret_hash;
+
+/// The language a request was routed under.
+#[derive(Debug)]
+pub struct Lang {
+    pub code: String,
+    /// The path segment the request used: `""` or `"/fr"`.
+    pub prefix: String,
+}
+
+pub struct AppState {
+    pub store: Store,
+    pub settings: Settings,
+}
+
+pub type App = Arc<AppState>;
+
+/// The whole HTTP application: every route of the table under every language prefix.
+pub fn router(app: App) -> Router {
+    let mut router = Router::new();
+    let mut langs = vec![Arc::new(Lang {
+        code: "en".into(),
+        prefix: String::new(),
+    })];
+    for code in &app.settings.languages {
+        langs.push(Arc::new(Lang {
+            code: code.clone(),
+            prefix: format!("/{code}"),
+        }));
+    }
+    for lang in langs {
+        let prefix = &lang.prefix;
+        let base = format!("{prefix}{}/{NAMESPACE}", app.settings.rest_root);
+        for route in ROUTES {
+            let mut methods: MethodRouter<App> = MethodRouter::new();
+            for endpoint in route.endpoints {
+                for method in endpoint.methods {
+                    let filter = MethodFilter::try_from(method.clone())
+                        .expect("the route table uses standard methods only");
+                    let lang = lang.clone();
+                    methods = methods.on(filter, move |State(app): State<App>, req: Request| {
+                        dispatch::handle(app, endpoint, lang, req)
+                    });
+                }
+            }
+            router = router.route(&format!("{base}{}", route.path), methods.clone());
+            if route.path.is_empty() {
+                router = router.route(&format!("{base}/"), methods);
+            }
+        }
+    }
+    router
+        .fallback(no_route)
+        .method_not_allowed_fallback(no_route)
+        .with_state(app)
+}
+
+/// The router with the layers every response gets: tracing and security headers.
+pub fn service(app: App) -> Router {
+    use tower_http::set_header::SetResponseHeaderLayer;
+    router(app)
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+}
+
+async fn no_route() -> Response {
+    ApiError::NoRoute.into_response()
+}
+
+/// A JSON response with the reference's content type.
+pub fn json<T: Serialize + ?Sized>(status: StatusCode, body: &T) -> Response {
+    match serde_json::to_vec(body) {
+        Ok(bytes) => {
+            let mut resp = Response::new(Body::from(bytes));
+            *resp.status_mut() = status;
+            resp.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json; charset=UTF-8"),
+            );
+            resp
+        }
+        Err(e) => ApiError::Internal(format!("serialising response: {e}")).into_response(),
+    }
+}

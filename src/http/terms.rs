@@ -1,0 +1,298 @@
+//! Categories and tags.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+
+use super::dispatch::Ctx;
+use super::error::ApiError;
+use super::json;
+use super::linked::{detached, strip_tags};
+use super::lists::{self, Layout, Paging};
+use super::views::TermView;
+use crate::api::args::Args;
+use crate::domain::post::PostType;
+use crate::domain::slug::slugify;
+use crate::domain::term::{Taxonomy, Term, TermChanges, TermOrderBy, TermQuery};
+use crate::store::{StoreError, posts, terms};
+
+async fn find(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Term, ApiError> {
+    let id = args
+        .path_int("id")
+        .ok_or_else(|| ApiError::invalid_param("id"))?;
+    let mut conn = ctx.app.store.pool.read().await?;
+    terms::get(&mut conn, id)
+        .await?
+        .filter(|t| t.taxonomy == tax)
+        .ok_or_else(|| ApiError::invalid_param("id"))
+}
+
+pub async fn get(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Response, ApiError> {
+    let term = find(ctx, tax, args).await?;
+    Ok(json(StatusCode::OK, &TermView::new(&term, &ctx.urls)))
+}
+
+/// A non-empty trimmed string argument; `""` is a 400, as in the reference.
+fn nonempty<'a>(args: &'a Args, name: &str) -> Result<Option<&'a str>, ApiError> {
+    match args.str(name).map(str::trim) {
+        Some("") => Err(ApiError::invalid_param(name)),
+        other => Ok(other),
+    }
+}
+
+/// IDs of a list argument, each an existing term of `tax`.
+async fn existing_ids(
+    ctx: &Ctx,
+    tax: Taxonomy,
+    args: &Args,
+    name: &str,
+) -> Result<Vec<i64>, ApiError> {
+    let Some(items) = args.list(name) else {
+        return Ok(Vec::new());
+    };
+    let mut conn = ctx.app.store.pool.read().await?;
+    let mut ids = Vec::with_capacity(items.len());
+    for item in items {
+        let id = item
+            .parse::<i64>()
+            .map_err(|_| ApiError::invalid_param(name))?;
+        match terms::get(&mut conn, id).await? {
+            Some(t) if t.taxonomy == tax => ids.push(id),
+            _ => return Err(ApiError::invalid_param(name)),
+        }
+    }
+    Ok(ids)
+}
+
+pub async fn list(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Response, ApiError> {
+    let (page, per_page) = lists::page_and_size(args, ctx.app.settings.per_page_max)?;
+    let search = nonempty(args, "search")?.map(str::to_string);
+    let slug = nonempty(args, "slug")?.map(str::to_string);
+    let include = existing_ids(ctx, tax, args, "include").await?;
+    let exclude = existing_ids(ctx, tax, args, "exclude").await?;
+    let order_desc = args.str("order") == Some("desc");
+    let orderby = args
+        .str("orderby")
+        .and_then(TermOrderBy::parse)
+        .unwrap_or(TermOrderBy::Name);
+    let mut conn = ctx.app.store.pool.read().await?;
+    let parent = match args.int("parent") {
+        Some(0) => Some(0),
+        Some(p) => match terms::get(&mut conn, p).await? {
+            Some(t) if t.taxonomy == tax => Some(p),
+            _ => return Err(ApiError::invalid_param("parent")),
+        },
+        None => None,
+    };
+    // `event` is an alias of `post` and wins when both are given.
+    let post_param = if args.has("event") { "event" } else { "post" };
+    let post = match args.int(post_param) {
+        Some(id) => {
+            if posts::type_of(&mut conn, id).await? != Some(PostType::Event) {
+                return Err(ApiError::invalid_param(post_param));
+            }
+            Some(id)
+        }
+        None => None,
+    };
+    let query = TermQuery {
+        taxonomy: tax,
+        page,
+        per_page,
+        search,
+        include,
+        exclude,
+        order_desc,
+        orderby,
+        hide_empty: args.bool("hide_empty").unwrap_or(true),
+        parent,
+        post,
+        slug,
+    };
+    let (items, total) = terms::list(&mut conn, &query).await?;
+    drop(conn);
+    let mut echo: Vec<(String, String)> = Vec::new();
+    if per_page != ctx.app.settings.per_page_default {
+        echo.push(("per_page".into(), per_page.to_string()));
+    }
+    let join = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+    for (k, v) in [
+        ("search", query.search.clone()),
+        ("slug", query.slug.clone()),
+        (
+            "include",
+            (!query.include.is_empty()).then(|| join(&query.include)),
+        ),
+        (
+            "exclude",
+            (!query.exclude.is_empty()).then(|| join(&query.exclude)),
+        ),
+        ("order", args.str("order").map(str::to_string)),
+        ("orderby", args.str("orderby").map(str::to_string)),
+        ("hide_empty", (!query.hide_empty).then(|| "0".to_string())),
+        ("parent", query.parent.map(|p| p.to_string())),
+        ("post", query.post.map(|p| p.to_string())),
+    ] {
+        if let Some(v) = v {
+            echo.push((k.to_string(), v));
+        }
+    }
+    let base = format!("{}/", ctx.urls.collection(tax.collection()));
+    let paging = Paging::new(&base, page, per_page, total, &echo, false);
+    let views: Vec<TermView> = items.iter().map(|t| TermView::new(t, &ctx.urls)).collect();
+    lists::respond(tax.collection(), &views, &paging, Layout::Terms)
+}
+
+/// Reads and checks a term create/update; every 400 comes before permission.
+async fn read_changes(
+    ctx: &Ctx,
+    tax: Taxonomy,
+    args: &Args,
+    existing: Option<&Term>,
+) -> Result<TermChanges, ApiError> {
+    let mut c = TermChanges {
+        name: nonempty(args, "name")?.map(strip_tags),
+        description: nonempty(args, "description")?.map(str::to_string),
+        slug: nonempty(args, "slug")?.map(str::to_string),
+        parent: None,
+    };
+    if c.name.as_deref() == Some("") {
+        return Err(ApiError::invalid_param("name"));
+    }
+    if let Some(s) = &c.slug {
+        let s = slugify(s);
+        if s.is_empty() {
+            return Err(ApiError::invalid_param("slug"));
+        }
+        c.slug = Some(s);
+    }
+    let mut conn = ctx.app.store.pool.read().await?;
+    if tax.hierarchical() {
+        if let Some(p) = args.int("parent") {
+            if p != 0 {
+                match terms::get(&mut conn, p).await? {
+                    Some(t) if t.taxonomy == tax => {}
+                    _ => {
+                        return Err(ApiError::invalid_because(
+                            "parent",
+                            "rest_term_invalid",
+                            "Parent term does not exist.",
+                        ));
+                    }
+                }
+                if let Some(term) = existing {
+                    if terms::would_cycle(&mut conn, term.id, p).await? {
+                        return Err(ApiError::invalid_because(
+                            "parent",
+                            "rest_term_invalid",
+                            "A category cannot be its own ancestor.",
+                        ));
+                    }
+                }
+            }
+            c.parent = Some(p);
+        }
+    }
+    if let Some(s) = &c.slug {
+        if terms::slug_taken(&mut conn, tax, s, existing.map(|t| t.id)).await? {
+            return Err(ApiError::invalid_because(
+                "slug",
+                "duplicate_term_slug",
+                "The slug is already in use by another term.",
+            ));
+        }
+    }
+    let name = c.name.as_deref().or(existing.map(|t| t.name.as_str()));
+    let parent = c.parent.or(existing.map(|t| t.parent)).unwrap_or(0);
+    if let Some(name) = name {
+        if let Some(term_id) =
+            terms::name_taken(&mut conn, tax, name, parent, existing.map(|t| t.id)).await?
+        {
+            return Err(ApiError::TermExists { term_id });
+        }
+    }
+    Ok(c)
+}
+
+fn check_permission(ctx: &Ctx) -> Result<(), ApiError> {
+    if ctx.caller.can_manage_terms() {
+        Ok(())
+    } else {
+        Err(ApiError::Forbidden {
+            anonymous: ctx.caller.is_anonymous(),
+        })
+    }
+}
+
+/// A unique violation here means a concurrent writer took the name or slug first.
+fn conflict_to_exists(e: StoreError) -> ApiError {
+    match e {
+        StoreError::Conflict(_) => ApiError::invalid_because(
+            "slug",
+            "duplicate_term_slug",
+            "The slug is already in use by another term.",
+        ),
+        other => other.into(),
+    }
+}
+
+async fn reload(ctx: &Ctx, id: i64) -> Result<Term, ApiError> {
+    let mut conn = ctx.app.store.pool.read().await?;
+    terms::get(&mut conn, id)
+        .await?
+        .ok_or_else(|| ApiError::Internal(format!("term {id} vanished after write")))
+}
+
+pub async fn create(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Response, ApiError> {
+    let changes = read_changes(ctx, tax, args, None).await?;
+    check_permission(ctx)?;
+    let app = ctx.app.clone();
+    let id = detached(async move {
+        let mut tx = app.store.pool.write().await?;
+        let id = terms::insert(&mut tx, tax, &changes)
+            .await
+            .map_err(conflict_to_exists)?;
+        tx.commit().await?;
+        Ok(id)
+    })
+    .await?;
+    let term = reload(ctx, id).await?;
+    let mut resp = json(StatusCode::CREATED, &TermView::new(&term, &ctx.urls));
+    if let Ok(v) = HeaderValue::from_str(&ctx.urls.item(tax.collection(), id)) {
+        resp.headers_mut().insert(header::LOCATION, v);
+    }
+    Ok(resp)
+}
+
+pub async fn update(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Response, ApiError> {
+    let term = find(ctx, tax, args).await?;
+    let changes = read_changes(ctx, tax, args, Some(&term)).await?;
+    check_permission(ctx)?;
+    let app = ctx.app.clone();
+    let target = term.clone();
+    detached(async move {
+        let mut tx = app.store.pool.write().await?;
+        terms::update(&mut tx, &target, &changes)
+            .await
+            .map_err(conflict_to_exists)?;
+        tx.commit().await?;
+        Ok(())
+    })
+    .await?;
+    let term = reload(ctx, term.id).await?;
+    Ok(json(StatusCode::OK, &TermView::new(&term, &ctx.urls)))
+}
+
+pub async fn delete(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Response, ApiError> {
+    let term = find(ctx, tax, args).await?;
+    check_permission(ctx)?;
+    let app = ctx.app.clone();
+    let target = term.clone();
+    detached(async move {
+        let mut tx = app.store.pool.write().await?;
+        terms::delete(&mut tx, &target).await?;
+        tx.commit().await?;
+        Ok(())
+    })
+    .await?;
+    Ok(json(StatusCode::OK, &TermView::new(&term, &ctx.urls)))
+}

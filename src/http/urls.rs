@@ -1,0 +1,104 @@
+//! The URLs responses carry: front-end permalinks and API URLs that keep the
+//! request's language segment.
+
+use std::fmt::Write;
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+
+use crate::api::table::NAMESPACE;
+use crate::config::Settings;
+use crate::domain::post::{PostType, TRASHED_SUFFIX};
+use crate::domain::term::Taxonomy;
+
+/// Characters left as they are in a path segment.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
+#[derive(Clone, Debug)]
+pub struct Urls {
+    site: String,
+    site_host: String,
+    /// `<site>[/lang]<rest_root>/calendar/events/v1`
+    api: String,
+    /// `<site>[/lang]<rest_root>/`
+    rest_root: String,
+}
+
+impl Urls {
+    /// `lang_prefix` is the language segment the request used (`""`, `"/fr"`, even `"/en"`).
+    pub fn new(settings: &Settings, lang_prefix: &str) -> Urls {
+        let rest_root = format!("{}{lang_prefix}{}", settings.site_url, settings.rest_root);
+        Urls {
+            site: settings.site_url.clone(),
+            site_host: settings.site_host.clone(),
+            api: format!("{rest_root}/{NAMESPACE}"),
+            rest_root: format!("{rest_root}/"),
+        }
+    }
+
+    pub fn api(&self) -> &str {
+        &self.api
+    }
+
+    pub fn rest_root(&self) -> &str {
+        &self.rest_root
+    }
+
+    /// `<api>/<collection>`
+    pub fn collection(&self, collection: &str) -> String {
+        format!("{}/{collection}", self.api)
+    }
+
+    /// `<api>/<collection>/<id>`
+    pub fn item(&self, collection: &str, id: i64) -> String {
+        format!("{}/{collection}/{id}", self.api)
+    }
+
+    pub fn global_id(&self, id: i64) -> String {
+        format!("{}?id={id}", self.site_host)
+    }
+
+    /// The front-end permalink of a post; trashed posts get the plain form, as in WordPress.
+    pub fn permalink(&self, post_type: PostType, slug: &str, id: i64) -> String {
+        if slug.ends_with(TRASHED_SUFFIX) || slug.is_empty() {
+            return format!("{}/?post_type={}&p={id}", self.site, post_type.wp_name());
+        }
+        let base = match post_type {
+            PostType::Event => "event",
+            PostType::Venue => "venue",
+            PostType::Organizer => "organizer",
+            PostType::Attachment => "attachment",
+        };
+        format!(
+            "{}/{base}/{}/",
+            self.site,
+            utf8_percent_encode(slug, SEGMENT)
+        )
+    }
+
+    pub fn term_link(&self, taxonomy: Taxonomy, slug: &str) -> String {
+        format!(
+            "{}/{}/{}/",
+            self.site,
+            taxonomy.archive_base(),
+            utf8_percent_encode(slug, SEGMENT)
+        )
+    }
+}
+
+/// Appends `?k=v&…` (form-encoded) to a URL; nothing when there are no pairs.
+pub fn with_query(base: &str, pairs: &[(String, String)]) -> String {
+    if pairs.is_empty() {
+        return base.to_string();
+    }
+    let mut out = String::with_capacity(base.len() + 64);
+    out.push_str(base);
+    let encoded = form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .finish();
+    let _ = write!(out, "?{encoded}");
+    out
+}

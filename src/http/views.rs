@@ -1,0 +1,325 @@
+//! The JSON representations clients see, as deliberate types: key order, the
+//! reference's quirks (string authors, omitted empty fields) and all.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::urls::Urls;
+use crate::domain::dates::{format_in, format_utc};
+use crate::domain::post::{Image, Post, PostType};
+use crate::domain::term::{Taxonomy, Term};
+
+/// How much of a password-protected post a caller may see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reveal {
+    Full,
+    /// Protected content is blanked as in reference §1.7.
+    Blanked,
+}
+
+fn nonempty(s: &str) -> Option<String> {
+    (!s.is_empty()).then(|| s.to_string())
+}
+
+/// A protected post's field: present fields become `""`, absent ones stay absent.
+fn guarded(s: &str, reveal: Reveal) -> Option<String> {
+    let v = nonempty(s)?;
+    Some(if reveal == Reveal::Blanked {
+        String::new()
+    } else {
+        v
+    })
+}
+
+#[derive(Serialize)]
+pub struct ImageView {
+    pub url: String,
+    pub id: i64,
+    pub extension: String,
+}
+
+impl ImageView {
+    pub fn new(image: &Image) -> ImageView {
+        ImageView {
+            url: image.url.clone(),
+            id: image.id,
+            extension: image.extension().to_string(),
+        }
+    }
+}
+
+/// `false` when there is no image or it is hidden, as the reference prints it.
+fn image_or_false(image: &Option<Image>, reveal: Reveal) -> Value {
+    match (image, reveal) {
+        (Some(img), Reveal::Full) => {
+            serde_json::to_value(ImageView::new(img)).unwrap_or(Value::Bool(false))
+        }
+        _ => Value::Bool(false),
+    }
+}
+
+/// Fields every post representation starts with.
+#[derive(Serialize)]
+struct PostHead {
+    id: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    author: Option<String>,
+    status: String,
+    date: String,
+    date_utc: String,
+    modified: String,
+    modified_utc: String,
+    url: String,
+}
+
+fn head(post: &Post, post_type: PostType, urls: &Urls, tz: &chrono_tz::Tz) -> PostHead {
+    PostHead {
+        id: post.id,
+        author: (post.author != 0).then(|| post.author.to_string()),
+        status: post.status.clone(),
+        date: format_in(post.date_utc, tz),
+        date_utc: format_utc(post.date_utc),
+        modified: format_in(post.modified_utc, tz),
+        modified_utc: format_utc(post.modified_utc),
+        url: urls.permalink(post_type, &post.slug, post.id),
+    }
+}
+
+#[derive(Serialize)]
+pub struct VenueView {
+    #[serde(flatten)]
+    head: PostHead,
+    /// The venue name; `[]` when password-protected (the reference's quirk).
+    venue: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    excerpt: Option<String>,
+    slug: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    image: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    address: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    city: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    country: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    province: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    state: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    zip: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    phone: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    website: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stateprovince: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    geo_lat: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    geo_lng: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    json_ld: Option<Value>,
+    show_map: Option<bool>,
+    show_map_link: Option<bool>,
+    global_id: String,
+    global_id_lineage: Vec<String>,
+}
+
+impl VenueView {
+    pub fn new(
+        post: &Post,
+        urls: &Urls,
+        tz: &chrono_tz::Tz,
+        reveal: Reveal,
+        with_json_ld: bool,
+    ) -> VenueView {
+        let blank = reveal == Reveal::Blanked;
+        let global_id = urls.global_id(post.id);
+        VenueView {
+            head: head(post, PostType::Venue, urls, tz),
+            venue: if blank { json!([]) } else { json!(post.title) },
+            description: guarded(&post.description, reveal),
+            excerpt: guarded(&post.excerpt, reveal),
+            slug: post.slug.clone(),
+            image: post
+                .image
+                .as_ref()
+                .map(|_| image_or_false(&post.image, reveal)),
+            address: guarded(&post.address, reveal),
+            city: guarded(&post.city, reveal),
+            country: guarded(&post.country, reveal),
+            province: guarded(&post.province, reveal),
+            // `state` is not in the reference's blanking list.
+            state: nonempty(&post.state),
+            zip: guarded(&post.zip, reveal),
+            phone: guarded(&post.phone, reveal),
+            website: guarded(&post.website, reveal),
+            stateprovince: guarded(&post.stateprovince, reveal),
+            geo_lat: post.geo_lat.map(|v| if blank { 0.0 } else { v }),
+            geo_lng: post.geo_lng.map(|v| if blank { 0.0 } else { v }),
+            json_ld: (with_json_ld && !blank).then(|| venue_json_ld(post)),
+            show_map: (!blank).then_some(post.show_map),
+            show_map_link: (!blank).then_some(post.show_map_link),
+            global_id_lineage: vec![global_id.clone()],
+            global_id,
+        }
+    }
+}
+
+/// schema.org `Place` of a venue.
+pub fn venue_json_ld(post: &Post) -> Value {
+    json!({
+        "@type": "Place",
+        "name": post.title,
+        "description": plain_text(&post.excerpt),
+        "url": "",
+        "address": {
+            "@type": "PostalAddress",
+            "streetAddress": post.address,
+            "addressLocality": post.city,
+            "addressRegion": if post.state.is_empty() { &post.province } else { &post.state },
+            "postalCode": post.zip,
+            "addressCountry": post.country,
+        },
+        "telephone": post.phone,
+        "sameAs": post.website,
+    })
+}
+
+#[derive(Serialize)]
+pub struct OrganizerView {
+    #[serde(flatten)]
+    head: PostHead,
+    organizer: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    excerpt: Option<String>,
+    slug: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    image: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    phone: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    website: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    email: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    json_ld: Option<Value>,
+    global_id: String,
+    global_id_lineage: Vec<String>,
+}
+
+impl OrganizerView {
+    pub fn new(
+        post: &Post,
+        urls: &Urls,
+        tz: &chrono_tz::Tz,
+        reveal: Reveal,
+        with_json_ld: bool,
+    ) -> OrganizerView {
+        let blank = reveal == Reveal::Blanked;
+        let global_id = urls.global_id(post.id);
+        OrganizerView {
+            head: head(post, PostType::Organizer, urls, tz),
+            organizer: if blank { json!([]) } else { json!(post.title) },
+            description: guarded(&post.description, reveal),
+            excerpt: guarded(&post.excerpt, reveal),
+            slug: post.slug.clone(),
+            image: post
+                .image
+                .as_ref()
+                .map(|_| image_or_false(&post.image, reveal)),
+            phone: guarded(&post.phone, reveal),
+            website: guarded(&post.website, reveal),
+            email: guarded(&post.email, reveal),
+            json_ld: (with_json_ld && !blank).then(|| organizer_json_ld(post)),
+            global_id_lineage: vec![global_id.clone()],
+            global_id,
+        }
+    }
+}
+
+/// schema.org `Person` of an organizer.
+pub fn organizer_json_ld(post: &Post) -> Value {
+    json!({
+        "@type": "Person",
+        "name": post.title,
+        "description": plain_text(&post.excerpt),
+        "url": post.website,
+        "telephone": post.phone,
+        "email": post.email,
+        "sameAs": post.website,
+    })
+}
+
+/// Text without tags, for JSON-LD descriptions.
+pub fn plain_text(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for ch in html.chars() {
+        match ch {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.trim().to_string()
+}
+
+#[derive(Serialize)]
+pub struct TermUrls {
+    #[serde(rename = "self")]
+    pub self_: String,
+    pub collection: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub up: Option<String>,
+}
+
+impl TermUrls {
+    pub fn new(term: &Term, urls: &Urls) -> TermUrls {
+        let collection = term.taxonomy.collection();
+        TermUrls {
+            self_: urls.item(collection, term.id),
+            collection: urls.collection(collection),
+            up: (term.parent != 0).then(|| urls.item(collection, term.parent)),
+        }
+    }
+}
+
+/// A term as `/categories` and `/tags` return it.
+#[derive(Serialize)]
+pub struct TermView {
+    id: i64,
+    count: i64,
+    description: String,
+    name: String,
+    slug: String,
+    taxonomy: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent: Option<i64>,
+    meta: [(); 0],
+    url: String,
+    urls: TermUrls,
+}
+
+impl TermView {
+    pub fn new(term: &Term, urls: &Urls) -> TermView {
+        TermView {
+            id: term.id,
+            count: term.count,
+            description: term.description.clone(),
+            name: term.name.clone(),
+            slug: term.slug.clone(),
+            taxonomy: term.taxonomy.as_str(),
+            parent: (term.taxonomy == Taxonomy::Category).then_some(term.parent),
+            meta: [],
+            url: urls.term_link(term.taxonomy, &term.slug),
+            urls: TermUrls::new(term, urls),
+        }
+    }
+}

@@ -1,0 +1,300 @@
+//! The one place that knows there are two database drivers.
+//!
+//! Queries are built once with sea-query; this module renders them for the
+//! backend in use, binds their values, and reads rows through [`Row`], so the
+//! rest of the store never branches on the backend.
+
+use std::time::Duration;
+
+use sea_query::{
+    DeleteStatement, InsertStatement, PostgresQueryBuilder, SelectStatement, SqliteQueryBuilder,
+    UpdateStatement, Values,
+};
+use sea_query_postgres::{PostgresValue, PostgresValues};
+use sea_query_rusqlite::{RusqliteValue, RusqliteValues};
+
+use super::StoreError;
+
+/// How long a request waits for a connection before the database counts as unavailable.
+pub const POOL_WAIT: Duration = Duration::from_secs(5);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Anything sea-query can render: the four statement kinds.
+pub trait Statement {
+    fn render(&self, backend: Backend) -> (String, Values);
+}
+
+macro_rules! impl_statement {
+    ($($t:ty),*) => {$(
+        impl Statement for $t {
+            fn render(&self, backend: Backend) -> (String, Values) {
+                match backend {
+                    Backend::Sqlite => self.build(SqliteQueryBuilder),
+                    Backend::Postgres => self.build(PostgresQueryBuilder),
+                }
+            }
+        }
+    )*};
+}
+impl_statement!(
+    SelectStatement,
+    InsertStatement,
+    UpdateStatement,
+    DeleteStatement
+);
+
+/// Connection pools for one database.
+#[derive(Clone)]
+pub enum Pool {
+    Sqlite {
+        /// SQLite allows one writer at a time; serialising writes here avoids
+        /// `SQLITE_BUSY` storms and keeps write latency predictable.
+        writer: deadpool::unmanaged::Pool<rusqlite::Connection>,
+        readers: deadpool::unmanaged::Pool<rusqlite::Connection>,
+    },
+    Postgres(deadpool_postgres::Pool),
+}
+
+impl Pool {
+    pub fn backend(&self) -> Backend {
+        match self {
+            Pool::Sqlite { .. } => Backend::Sqlite,
+            Pool::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// A connection for reading.
+    pub async fn read(&self) -> Result<Conn, StoreError> {
+        match self {
+            Pool::Sqlite { readers, .. } => {
+                Ok(Conn::Sqlite(readers.get().await.map_err(unavailable)?))
+            }
+            Pool::Postgres(pool) => Ok(Conn::Postgres(pool.get().await.map_err(unavailable)?)),
+        }
+    }
+
+    /// A connection for writing, already inside a transaction.
+    pub async fn write(&self) -> Result<Tx, StoreError> {
+        let mut conn = match self {
+            Pool::Sqlite { writer, .. } => Conn::Sqlite(writer.get().await.map_err(unavailable)?),
+            Pool::Postgres(pool) => Conn::Postgres(pool.get().await.map_err(unavailable)?),
+        };
+        conn.batch(match conn.backend() {
+            // IMMEDIATE takes the write lock up front, so a transaction never
+            // fails half-way on a lock upgrade.
+            Backend::Sqlite => "BEGIN IMMEDIATE",
+            Backend::Postgres => "BEGIN",
+        })
+        .await?;
+        Ok(Tx {
+            conn: Some(conn),
+            finished: false,
+        })
+    }
+}
+
+fn unavailable(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Unavailable(e.to_string())
+}
+
+pub enum Conn {
+    Sqlite(deadpool::unmanaged::Object<rusqlite::Connection>),
+    Postgres(deadpool_postgres::Object),
+}
+
+impl Conn {
+    pub fn backend(&self) -> Backend {
+        match self {
+            Conn::Sqlite(_) => Backend::Sqlite,
+            Conn::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// Runs SQL text without parameters (transaction control, DDL).
+    pub async fn batch(&mut self, sql: &str) -> Result<(), StoreError> {
+        match self {
+            Conn::Sqlite(c) => c.execute_batch(sql).map_err(StoreError::from),
+            Conn::Postgres(c) => c.batch_execute(sql).await.map_err(StoreError::from),
+        }
+    }
+
+    /// Runs a query and maps every row.
+    pub async fn query<T>(
+        &mut self,
+        stmt: &impl Statement,
+        mut map: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError> {
+        let (sql, values) = stmt.render(self.backend());
+        match self {
+            Conn::Sqlite(c) => {
+                let values = sqlite_values(values);
+                let mut st = c.prepare_cached(&sql)?;
+                let mut rows = st.query(&*values.as_params())?;
+                let mut out = Vec::new();
+                while let Some(row) = rows.next()? {
+                    out.push(map(&Row::Sqlite(row))?);
+                }
+                Ok(out)
+            }
+            Conn::Postgres(c) => {
+                let values = pg_values(values);
+                let st = c.prepare_cached(&sql).await?;
+                let rows = c.query(&st, &values.as_params()).await?;
+                rows.iter().map(|r| map(&Row::Postgres(r))).collect()
+            }
+        }
+    }
+
+    pub async fn query_opt<T>(
+        &mut self,
+        stmt: &impl Statement,
+        map: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
+        Ok(self.query(stmt, map).await?.into_iter().next())
+    }
+
+    /// Runs a query that must return exactly one row (aggregates, RETURNING).
+    pub async fn query_one<T>(
+        &mut self,
+        stmt: &impl Statement,
+        map: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.query_opt(stmt, map)
+            .await?
+            .ok_or_else(|| StoreError::Internal("query returned no row".into()))
+    }
+
+    /// Runs a statement and returns the number of rows it changed.
+    pub async fn execute(&mut self, stmt: &impl Statement) -> Result<u64, StoreError> {
+        let (sql, values) = stmt.render(self.backend());
+        match self {
+            Conn::Sqlite(c) => {
+                let values = sqlite_values(values);
+                let mut st = c.prepare_cached(&sql)?;
+                Ok(st.execute(&*values.as_params())? as u64)
+            }
+            Conn::Postgres(c) => {
+                let values = pg_values(values);
+                let st = c.prepare_cached(&sql).await?;
+                Ok(c.execute(&st, &values.as_params()).await?)
+            }
+        }
+    }
+}
+
+fn sqlite_values(values: Values) -> RusqliteValues {
+    RusqliteValues(values.into_iter().map(RusqliteValue).collect())
+}
+
+fn pg_values(values: Values) -> PostgresValues {
+    PostgresValues(values.into_iter().map(PostgresValue).collect())
+}
+
+/// A write transaction. Dropped without [`Tx::commit`], it rolls back; a
+/// PostgreSQL connection whose rollback cannot run in `Drop` is detached from
+/// the pool instead, so no connection ever goes back mid-transaction.
+pub struct Tx {
+    conn: Option<Conn>,
+    finished: bool,
+}
+
+impl Tx {
+    pub fn conn(&mut self) -> &mut Conn {
+        self.conn
+            .as_mut()
+            .expect("transaction connection is present until drop")
+    }
+
+    pub async fn commit(mut self) -> Result<(), StoreError> {
+        let result = self.conn().batch("COMMIT").await;
+        self.finished = result.is_ok();
+        result
+    }
+}
+
+impl std::ops::Deref for Tx {
+    type Target = Conn;
+    fn deref(&self) -> &Conn {
+        self.conn
+            .as_ref()
+            .expect("transaction connection is present until drop")
+    }
+}
+
+impl std::ops::DerefMut for Tx {
+    fn deref_mut(&mut self) -> &mut Conn {
+        self.conn()
+    }
+}
+
+impl Drop for Tx {
+    fn drop(&mut self) {
+        if self.finished {
+            return;
+        }
+        match self.conn.take() {
+            Some(Conn::Sqlite(c)) => {
+                if c.execute_batch("ROLLBACK").is_err() {
+                    let _ = deadpool::unmanaged::Object::take(c);
+                }
+            }
+            Some(Conn::Postgres(c)) => {
+                // Closing the connection makes the server roll back.
+                let _ = deadpool_postgres::Object::take(c);
+            }
+            None => {}
+        }
+    }
+}
+
+/// One result row, from either driver.
+pub enum Row<'a> {
+    Sqlite(&'a rusqlite::Row<'a>),
+    Postgres(&'a tokio_postgres::Row),
+}
+
+impl Row<'_> {
+    pub fn i64(&self, idx: usize) -> Result<i64, StoreError> {
+        Ok(match self {
+            Row::Sqlite(r) => r.get(idx)?,
+            Row::Postgres(r) => r.try_get(idx)?,
+        })
+    }
+
+    pub fn opt_i64(&self, idx: usize) -> Result<Option<i64>, StoreError> {
+        Ok(match self {
+            Row::Sqlite(r) => r.get(idx)?,
+            Row::Postgres(r) => r.try_get(idx)?,
+        })
+    }
+
+    pub fn string(&self, idx: usize) -> Result<String, StoreError> {
+        Ok(self.opt_string(idx)?.unwrap_or_default())
+    }
+
+    pub fn opt_string(&self, idx: usize) -> Result<Option<String>, StoreError> {
+        Ok(match self {
+            Row::Sqlite(r) => r.get(idx)?,
+            Row::Postgres(r) => r.try_get(idx)?,
+        })
+    }
+
+    pub fn bool(&self, idx: usize) -> Result<bool, StoreError> {
+        Ok(match self {
+            Row::Sqlite(r) => r.get::<_, Option<bool>>(idx)?.unwrap_or(false),
+            Row::Postgres(r) => r.try_get::<_, Option<bool>>(idx)?.unwrap_or(false),
+        })
+    }
+
+    pub fn opt_f64(&self, idx: usize) -> Result<Option<f64>, StoreError> {
+        Ok(match self {
+            Row::Sqlite(r) => r.get(idx)?,
+            Row::Postgres(r) => r.try_get(idx)?,
+        })
+    }
+}

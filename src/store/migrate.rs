@@ -1,0 +1,67 @@
+//! Schema migrations, one ordered set per backend, applied at start-up.
+
+use sea_query::{Expr, Query};
+
+use super::schema::SchemaMigrations;
+use super::{Backend, Pool, StoreError};
+
+struct Migration {
+    version: i64,
+    sqlite: &'static str,
+    postgres: &'static str,
+}
+
+const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    sqlite: include_str!("migrations/sqlite/0001_init.sql"),
+    postgres: include_str!("migrations/postgres/0001_init.sql"),
+}];
+
+/// Applies every migration the database has not seen, each in its own transaction.
+/// On PostgreSQL an advisory lock makes concurrent instances wait for each other.
+pub async fn run(pool: &Pool) -> Result<(), StoreError> {
+    let mut tx = pool.write().await?;
+    tx.batch(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_utc BIGINT NOT NULL)",
+    )
+    .await?;
+    if tx.backend() == Backend::Postgres {
+        tx.batch("SELECT pg_advisory_xact_lock(7226351)").await?;
+    }
+    let applied = tx
+        .query(
+            Query::select()
+                .column(SchemaMigrations::Version)
+                .from(SchemaMigrations::Table),
+            |r| r.i64(0),
+        )
+        .await?;
+    for m in MIGRATIONS.iter().filter(|m| !applied.contains(&m.version)) {
+        tracing::info!(version = m.version, "applying migration");
+        let sql = match tx.backend() {
+            Backend::Sqlite => m.sqlite,
+            Backend::Postgres => m.postgres,
+        };
+        tx.batch(sql).await?;
+        tx.execute(
+            Query::insert()
+                .into_table(SchemaMigrations::Table)
+                .columns([SchemaMigrations::Version, SchemaMigrations::AppliedUtc])
+                .values_panic([
+                    Expr::val(m.version),
+                    Expr::val(chrono::Utc::now().timestamp()),
+                ]),
+        )
+        .await?;
+    }
+    tx.commit().await
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn versions_are_increasing() {
+        let v: Vec<i64> = super::MIGRATIONS.iter().map(|m| m.version).collect();
+        assert!(v.windows(2).all(|w| w[0] < w[1]));
+    }
+}

@@ -1,0 +1,161 @@
+//! Persistence: one query code path over SQLite and PostgreSQL.
+
+pub mod db;
+mod migrate;
+pub mod posts;
+pub mod schema;
+pub mod terms;
+pub mod users;
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+pub use db::{Backend, Conn, Pool, Row, Tx};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database cannot be reached or is refusing writes (read-only file, disk full).
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
+    /// A uniqueness rule was violated; the caller decides what that means.
+    #[error("unique constraint violated: {0}")]
+    Conflict(String),
+    #[error("database error: {0}")]
+    Internal(String),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        use rusqlite::ErrorCode as C;
+        match e.sqlite_error_code() {
+            Some(C::ConstraintViolation) => StoreError::Conflict(e.to_string()),
+            Some(
+                C::ReadOnly
+                | C::DiskFull
+                | C::CannotOpen
+                | C::DatabaseBusy
+                | C::DatabaseLocked
+                | C::SystemIoFailure,
+            ) => StoreError::Unavailable(e.to_string()),
+            _ => StoreError::Internal(e.to_string()),
+        }
+    }
+}
+
+impl From<tokio_postgres::Error> for StoreError {
+    fn from(e: tokio_postgres::Error) -> Self {
+        use tokio_postgres::error::SqlState;
+        match e.code() {
+            Some(c) if *c == SqlState::UNIQUE_VIOLATION => StoreError::Conflict(e.to_string()),
+            Some(c)
+                if *c == SqlState::READ_ONLY_SQL_TRANSACTION
+                    || *c == SqlState::ADMIN_SHUTDOWN
+                    || *c == SqlState::CANNOT_CONNECT_NOW
+                    || *c == SqlState::TOO_MANY_CONNECTIONS
+                    || *c == SqlState::DISK_FULL =>
+            {
+                StoreError::Unavailable(e.to_string())
+            }
+            None if e.is_closed() || e.to_string().contains("connect") => {
+                StoreError::Unavailable(e.to_string())
+            }
+            _ => StoreError::Internal(e.to_string()),
+        }
+    }
+}
+
+/// The database of one server, whichever backend it is.
+#[derive(Clone)]
+pub struct Store {
+    pub pool: Pool,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database named by `url` and brings its schema up to date.
+    /// `sqlite://path`, `sqlite:path` or a bare path selects SQLite; `postgres://…` PostgreSQL.
+    pub async fn open(url: &str) -> Result<Store, StoreError> {
+        let store = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Store {
+                pool: open_postgres(url)?,
+            }
+        } else {
+            let path = url
+                .strip_prefix("sqlite://")
+                .or_else(|| url.strip_prefix("sqlite:"))
+                .unwrap_or(url);
+            Store {
+                pool: open_sqlite(Path::new(path))?,
+            }
+        };
+        migrate::run(&store.pool).await?;
+        Ok(store)
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.pool.backend()
+    }
+}
+
+fn sqlite_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
+    let conn = rusqlite::Connection::open(path)?;
+    conn.busy_timeout(Duration::from_secs(5))?;
+    conn.execute_batch(
+        "PRAGMA journal_mode = WAL;
+         PRAGMA synchronous = NORMAL;
+         PRAGMA foreign_keys = ON;
+         PRAGMA temp_store = MEMORY;
+         PRAGMA cache_size = -16000;",
+    )?;
+    conn.set_prepared_statement_cache_capacity(256);
+    Ok(conn)
+}
+
+fn sqlite_pool(size: usize) -> deadpool::unmanaged::Pool<rusqlite::Connection> {
+    deadpool::unmanaged::Pool::from_config(&deadpool::unmanaged::PoolConfig {
+        max_size: size,
+        timeout: Some(db::POOL_WAIT),
+        runtime: Some(deadpool::Runtime::Tokio1),
+    })
+}
+
+fn open_sqlite(path: &Path) -> Result<Pool, StoreError> {
+    let writer = sqlite_pool(1);
+    writer
+        .try_add(sqlite_connection(path)?)
+        .map_err(|(_, e)| StoreError::Internal(e.to_string()))?;
+    let n = std::thread::available_parallelism().map_or(2, |n| n.get()) * 2;
+    let readers = sqlite_pool(n);
+    for _ in 0..n {
+        let conn = sqlite_connection(path)?;
+        conn.execute_batch("PRAGMA query_only = ON;")?;
+        readers
+            .try_add(conn)
+            .map_err(|(_, e)| StoreError::Internal(e.to_string()))?;
+    }
+    Ok(Pool::Sqlite { writer, readers })
+}
+
+fn open_postgres(url: &str) -> Result<Pool, StoreError> {
+    let mut pg = tokio_postgres::Config::from_str(url)
+        .map_err(|e| StoreError::Internal(format!("invalid database URL: {e}")))?;
+    pg.connect_timeout(Duration::from_secs(3));
+    pg.application_name("calendar-events");
+    let manager = deadpool_postgres::Manager::from_config(
+        pg,
+        tokio_postgres::NoTls,
+        deadpool_postgres::ManagerConfig {
+            recycling_method: deadpool_postgres::RecyclingMethod::Fast,
+        },
+    );
+    let size = std::thread::available_parallelism().map_or(2, |n| n.get()) * 4;
+    deadpool_postgres::Pool::builder(manager)
+        .max_size(size)
+        .runtime(deadpool_postgres::Runtime::Tokio1)
+        .wait_timeout(Some(Duration::from_secs(5)))
+        .create_timeout(Some(Duration::from_secs(3)))
+        .recycle_timeout(Some(Duration::from_secs(3)))
+        .build()
+        .map(Pool::Postgres)
+        .map_err(|e| StoreError::Internal(e.to_string()))
+}

@@ -1,0 +1,111 @@
+//! Table and column names, for the query builder.
+
+use sea_query::Iden;
+
+#[derive(Iden, Clone, Copy)]
+pub enum SchemaMigrations {
+    Table,
+    Version,
+    AppliedUtc,
+}
+
+#[derive(Iden, Clone, Copy)]
+pub enum Users {
+    Table,
+    Id,
+    Login,
+    Role,
+    CreatedUtc,
+}
+
+#[derive(Iden, Clone, Copy)]
+pub enum Credentials {
+    Table,
+    Id,
+    UserId,
+    Kind,
+    Name,
+    SecretHash,
+    CreatedUtc,
+}
+
+#[derive(Iden, Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Posts {
+    Table,
+    Id,
+    PostType,
+    Author,
+    Status,
+    Password,
+    Slug,
+    Title,
+    Description,
+    Excerpt,
+    DateUtc,
+    ModifiedUtc,
+    ImageId,
+    Guid,
+    Address,
+    City,
+    Country,
+    Province,
+    State,
+    Zip,
+    Phone,
+    Stateprovince,
+    Website,
+    Email,
+    ShowMap,
+    ShowMapLink,
+    GeoLat,
+    GeoLng,
+    StartUtc,
+    EndUtc,
+    Timezone,
+    AllDay,
+    Cost,
+    HideFromListings,
+    Sticky,
+    Featured,
+    PostParent,
+    VenueId,
+}
+
+#[derive(Iden, Clone, Copy)]
+pub enum EventOrganizers {
+    Table,
+    EventId,
+    OrganizerId,
+    Position,
+}
+
+#[derive(Iden, Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Terms {
+    Table,
+    Id,
+    Taxonomy,
+    Name,
+    Slug,
+    Description,
+    Parent,
+    Count,
+}
+
+#[derive(Iden, Clone, Copy)]
+pub enum TermRelationships {
+    Table,
+    PostId,
+    TermId,
+}
+
+#[derive(Iden, Clone, Copy)]
+pub enum Tickets {
+    Table,
+    Id,
+    EventId,
+    Position,
+    Name,
+    Url,
+    Price,
+    Currency,
+}

@@ -1,0 +1,309 @@
+//! Categories and tags.
+
+use sea_query::{Cond, Expr, ExprTrait, Order, Query, SelectStatement};
+
+use super::posts::contains;
+use super::schema::{TermRelationships, Terms};
+use super::{Conn, Row, StoreError};
+use crate::domain::slug;
+use crate::domain::term::{Taxonomy, Term, TermChanges, TermOrderBy, TermQuery};
+
+const TERM_COLUMNS: [Terms; 7] = [
+    Terms::Id,
+    Terms::Taxonomy,
+    Terms::Name,
+    Terms::Slug,
+    Terms::Description,
+    Terms::Parent,
+    Terms::Count,
+];
+
+pub fn select_terms() -> SelectStatement {
+    let mut q = Query::select();
+    for c in TERM_COLUMNS {
+        q.column((Terms::Table, c));
+    }
+    q.from(Terms::Table);
+    q
+}
+
+pub fn term_from_row(r: &Row<'_>) -> Result<Term, StoreError> {
+    let taxonomy = match r.string(1)?.as_str() {
+        "post_tag" => Taxonomy::Tag,
+        _ => Taxonomy::Category,
+    };
+    Ok(Term {
+        id: r.i64(0)?,
+        taxonomy,
+        name: r.string(2)?,
+        slug: r.string(3)?,
+        description: r.string(4)?,
+        parent: r.i64(5)?,
+        count: r.i64(6)?,
+    })
+}
+
+fn col(c: Terms) -> Expr {
+    Expr::col((Terms::Table, c))
+}
+
+pub async fn get(conn: &mut Conn, id: i64) -> Result<Option<Term>, StoreError> {
+    conn.query_opt(
+        select_terms().and_where(col(Terms::Id).eq(id)),
+        term_from_row,
+    )
+    .await
+}
+
+/// A term of this taxonomy by ID (if `key` is numeric), slug or name, in that order.
+pub async fn find(
+    conn: &mut Conn,
+    taxonomy: Taxonomy,
+    key: &str,
+) -> Result<Option<Term>, StoreError> {
+    if let Ok(id) = key.parse::<i64>() {
+        if let Some(t) = get(conn, id).await?.filter(|t| t.taxonomy == taxonomy) {
+            return Ok(Some(t));
+        }
+    }
+    let by = |c: Terms| {
+        let mut q = select_terms();
+        q.and_where(col(Terms::Taxonomy).eq(taxonomy.as_str()))
+            .and_where(col(c).eq(key))
+            .order_by(Terms::Id, Order::Asc)
+            .limit(1);
+        q
+    };
+    if let Some(t) = conn.query_opt(&by(Terms::Slug), term_from_row).await? {
+        return Ok(Some(t));
+    }
+    conn.query_opt(&by(Terms::Name), term_from_row).await
+}
+
+/// The ID of a term with this name under this parent, if any (WordPress forbids duplicates).
+pub async fn name_taken(
+    conn: &mut Conn,
+    taxonomy: Taxonomy,
+    name: &str,
+    parent: i64,
+    except: Option<i64>,
+) -> Result<Option<i64>, StoreError> {
+    let mut q = Query::select();
+    q.column(Terms::Id)
+        .from(Terms::Table)
+        .and_where(Expr::col(Terms::Taxonomy).eq(taxonomy.as_str()))
+        .and_where(Expr::col(Terms::Name).eq(name))
+        .and_where(Expr::col(Terms::Parent).eq(parent));
+    if let Some(id) = except {
+        q.and_where(Expr::col(Terms::Id).ne(id));
+    }
+    conn.query_opt(&q, |r| r.i64(0)).await
+}
+
+/// True when a term of this taxonomy already uses this exact slug.
+pub async fn slug_taken(
+    conn: &mut Conn,
+    taxonomy: Taxonomy,
+    slug: &str,
+    except: Option<i64>,
+) -> Result<bool, StoreError> {
+    let mut q = Query::select();
+    q.column(Terms::Id)
+        .from(Terms::Table)
+        .and_where(Expr::col(Terms::Taxonomy).eq(taxonomy.as_str()))
+        .and_where(Expr::col(Terms::Slug).eq(slug));
+    if let Some(id) = except {
+        q.and_where(Expr::col(Terms::Id).ne(id));
+    }
+    Ok(conn.query_opt(&q, |r| r.i64(0)).await?.is_some())
+}
+
+async fn unique_slug(
+    conn: &mut Conn,
+    taxonomy: Taxonomy,
+    base: &str,
+) -> Result<String, StoreError> {
+    let base = if base.is_empty() { "term" } else { base };
+    let taken = conn
+        .query(
+            Query::select()
+                .column(Terms::Slug)
+                .from(Terms::Table)
+                .and_where(Expr::col(Terms::Taxonomy).eq(taxonomy.as_str()))
+                .cond_where(Cond::any().add(Expr::col(Terms::Slug).eq(base)).add(
+                    Expr::col(Terms::Slug).like(format!("{}-%", super::posts::escape_like(base))),
+                )),
+            |r| r.string(0),
+        )
+        .await?;
+    Ok(slug::unique(base, &taken))
+}
+
+/// Inserts a term; `changes.name` must be set. A slug derived from the name is made
+/// unique; an explicit slug is used as given (the caller checks it is free).
+pub async fn insert(
+    conn: &mut Conn,
+    taxonomy: Taxonomy,
+    changes: &TermChanges,
+) -> Result<i64, StoreError> {
+    let name = changes.name.clone().unwrap_or_default();
+    let slug = match &changes.slug {
+        Some(s) if !s.is_empty() => slug::slugify(s),
+        _ => unique_slug(conn, taxonomy, &slug::slugify(&name)).await?,
+    };
+    conn.query_one(
+        Query::insert()
+            .into_table(Terms::Table)
+            .columns([
+                Terms::Taxonomy,
+                Terms::Name,
+                Terms::Slug,
+                Terms::Description,
+                Terms::Parent,
+            ])
+            .values_panic([
+                taxonomy.as_str().into(),
+                name.into(),
+                slug.into(),
+                changes.description.clone().unwrap_or_default().into(),
+                changes.parent.unwrap_or(0).into(),
+            ])
+            .returning_col(Terms::Id),
+        |r| r.i64(0),
+    )
+    .await
+}
+
+pub async fn update(conn: &mut Conn, term: &Term, changes: &TermChanges) -> Result<(), StoreError> {
+    let mut values: Vec<(Terms, sea_query::Value)> = Vec::new();
+    if let Some(n) = &changes.name {
+        values.push((Terms::Name, n.as_str().into()));
+    }
+    if let Some(s) = &changes.slug {
+        values.push((Terms::Slug, slug::slugify(s).into()));
+    }
+    if let Some(d) = &changes.description {
+        values.push((Terms::Description, d.as_str().into()));
+    }
+    if let Some(p) = changes.parent {
+        values.push((Terms::Parent, p.into()));
+    }
+    if values.is_empty() {
+        return Ok(());
+    }
+    conn.execute(
+        Query::update()
+            .table(Terms::Table)
+            .values(values.into_iter().map(|(c, v)| (c, Expr::val(v))))
+            .and_where(Expr::col(Terms::Id).eq(term.id)),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Deletes a term for good; its children move up to its parent, as in WordPress.
+pub async fn delete(conn: &mut Conn, term: &Term) -> Result<(), StoreError> {
+    conn.execute(
+        Query::update()
+            .table(Terms::Table)
+            .value(Terms::Parent, term.parent)
+            .and_where(Expr::col(Terms::Parent).eq(term.id)),
+    )
+    .await?;
+    conn.execute(
+        Query::delete()
+            .from_table(Terms::Table)
+            .and_where(Expr::col(Terms::Id).eq(term.id)),
+    )
+    .await?;
+    Ok(())
+}
+
+/// True when `ancestor` is `term` itself or one of its ancestors' IDs would be `term`:
+/// making `candidate_parent` the parent of `term` would close a cycle.
+pub async fn would_cycle(
+    conn: &mut Conn,
+    term_id: i64,
+    candidate_parent: i64,
+) -> Result<bool, StoreError> {
+    let mut current = candidate_parent;
+    // The depth bound guards against a cycle already in the data.
+    for _ in 0..1000 {
+        if current == 0 {
+            return Ok(false);
+        }
+        if current == term_id {
+            return Ok(true);
+        }
+        current = match get(conn, current).await? {
+            Some(t) => t.parent,
+            None => return Ok(false),
+        };
+    }
+    Ok(true)
+}
+
+fn term_filters(q: &mut SelectStatement, tq: &TermQuery) {
+    q.and_where(col(Terms::Taxonomy).eq(tq.taxonomy.as_str()));
+    if let Some(s) = &tq.search {
+        q.cond_where(
+            Cond::any()
+                .add(contains((Terms::Table, Terms::Name), s))
+                .add(contains((Terms::Table, Terms::Slug), s)),
+        );
+    }
+    if !tq.include.is_empty() {
+        q.and_where(col(Terms::Id).is_in(tq.include.iter().copied()));
+    }
+    if !tq.exclude.is_empty() {
+        q.and_where(col(Terms::Id).is_not_in(tq.exclude.iter().copied()));
+    }
+    if tq.hide_empty {
+        q.and_where(col(Terms::Count).gt(0));
+    }
+    if let Some(p) = tq.parent {
+        q.and_where(col(Terms::Parent).eq(p));
+    }
+    if let Some(s) = &tq.slug {
+        q.and_where(col(Terms::Slug).eq(s.as_str()));
+    }
+    if let Some(post) = tq.post {
+        q.and_where(
+            col(Terms::Id).in_subquery(
+                Query::select()
+                    .column(TermRelationships::TermId)
+                    .from(TermRelationships::Table)
+                    .and_where(Expr::col(TermRelationships::PostId).eq(post))
+                    .take(),
+            ),
+        );
+    }
+}
+
+/// One page of terms and the total.
+pub async fn list(conn: &mut Conn, tq: &TermQuery) -> Result<(Vec<Term>, u64), StoreError> {
+    let mut count = Query::select();
+    count.expr(col(Terms::Id).count()).from(Terms::Table);
+    term_filters(&mut count, tq);
+    let total = u64::try_from(conn.query_one(&count, |r| r.i64(0)).await?).unwrap_or(0);
+    let mut page = select_terms();
+    term_filters(&mut page, tq);
+    let order = if tq.order_desc {
+        Order::Desc
+    } else {
+        Order::Asc
+    };
+    let column = match tq.orderby {
+        TermOrderBy::Name => Terms::Name,
+        TermOrderBy::Slug | TermOrderBy::IncludeSlugs => Terms::Slug,
+        TermOrderBy::Description => Terms::Description,
+        TermOrderBy::Count => Terms::Count,
+        TermOrderBy::Id | TermOrderBy::TermGroup | TermOrderBy::Include => Terms::Id,
+    };
+    page.order_by((Terms::Table, column), order.clone())
+        .order_by((Terms::Table, Terms::Id), order)
+        .limit(tq.per_page)
+        .offset((tq.page - 1).saturating_mul(tq.per_page));
+    let terms = conn.query(&page, term_from_row).await?;
+    Ok((terms, total))
+}
