@@ -374,16 +374,15 @@ fn coerce(spec: &Arg, v: &Value) -> Result<Val, Invalid> {
         Val::Raw(raw) => check_raw_size(spec, raw, 0)?,
         _ => {}
     }
-    if !spec.one_of.is_empty() {
-        if let Val::Str(s) = &val {
-            if !spec.one_of.contains(&s.as_str()) {
-                return Err(invalid(
-                    spec,
-                    format!("{} is not one of {}.", spec.name, spec.one_of.join(", ")),
-                    Some("rest_not_in_enum"),
-                ));
-            }
-        }
+    if !spec.one_of.is_empty()
+        && let Val::Str(s) = &val
+        && !spec.one_of.contains(&s.as_str())
+    {
+        return Err(invalid(
+            spec,
+            format!("{} is not one of {}.", spec.name, spec.one_of.join(", ")),
+            Some("rest_not_in_enum"),
+        ));
     }
     Ok(val)
 }

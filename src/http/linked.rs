@@ -133,10 +133,10 @@ pub async fn list(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, ApiEr
     };
     let statuses = statuses_filter(ctx, args)?;
     let mut conn = ctx.app.store.pool.read().await?;
-    if let Some(event) = args.int("event") {
-        if posts::type_of(&mut conn, event).await? != Some(PostType::Event) {
-            return Err(ApiError::invalid_param("event"));
-        }
+    if let Some(event) = args.int("event")
+        && posts::type_of(&mut conn, event).await? != Some(PostType::Event)
+    {
+        return Err(ApiError::invalid_param("event"));
     }
     let query = LinkedPostQuery {
         post_type: t,
@@ -250,13 +250,13 @@ async fn read_changes(
     if let Some(w) = text("website") {
         c.website = Some(normalize_url(&w).ok_or_else(|| ApiError::invalid_param("website"))?);
     }
-    if t == PostType::Organizer {
-        if let Some(e) = text("email") {
-            if !e.is_empty() && !looks_like_email(&e) {
-                return Err(ApiError::invalid_param("email"));
-            }
-            c.email = Some(e);
+    if t == PostType::Organizer
+        && let Some(e) = text("email")
+    {
+        if !e.is_empty() && !looks_like_email(&e) {
+            return Err(ApiError::invalid_param("email"));
         }
+        c.email = Some(e);
     }
     if t == PostType::Venue {
         for (field, slot) in [

@@ -132,10 +132,10 @@ pub fn respond<T: Serialize>(
     if let Some(p) = &paging.previous {
         links.push(format!("<{p}>; rel=\"prev\""));
     }
-    if !links.is_empty() {
-        if let Ok(v) = HeaderValue::from_str(&links.join(", ")) {
-            h.insert(axum::http::header::LINK, v);
-        }
+    if !links.is_empty()
+        && let Ok(v) = HeaderValue::from_str(&links.join(", "))
+    {
+        h.insert(axum::http::header::LINK, v);
     }
     Ok(resp)
 }

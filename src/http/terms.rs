@@ -166,49 +166,48 @@ async fn read_changes(
         c.slug = Some(s);
     }
     let mut conn = ctx.app.store.pool.read().await?;
-    if tax.hierarchical() {
-        if let Some(p) = args.int("parent") {
-            if p != 0 {
-                match terms::get(&mut conn, p).await? {
-                    Some(t) if t.taxonomy == tax => {}
-                    _ => {
-                        return Err(ApiError::invalid_because(
-                            "parent",
-                            "rest_term_invalid",
-                            "Parent term does not exist.",
-                        ));
-                    }
-                }
-                if let Some(term) = existing {
-                    if terms::would_cycle(&mut conn, term.id, p).await? {
-                        return Err(ApiError::invalid_because(
-                            "parent",
-                            "rest_term_invalid",
-                            "A category cannot be its own ancestor.",
-                        ));
-                    }
-                }
+    if tax.hierarchical()
+        && let Some(p) = args.int("parent")
+    {
+        if p != 0 {
+            let parent_ok = terms::get(&mut conn, p)
+                .await?
+                .is_some_and(|t| t.taxonomy == tax);
+            if !parent_ok {
+                return Err(ApiError::invalid_because(
+                    "parent",
+                    "rest_term_invalid",
+                    "Parent term does not exist.",
+                ));
             }
-            c.parent = Some(p);
+            if let Some(term) = existing
+                && terms::would_cycle(&mut conn, term.id, p).await?
+            {
+                return Err(ApiError::invalid_because(
+                    "parent",
+                    "rest_term_invalid",
+                    "A category cannot be its own ancestor.",
+                ));
+            }
         }
+        c.parent = Some(p);
     }
-    if let Some(s) = &c.slug {
-        if terms::slug_taken(&mut conn, tax, s, existing.map(|t| t.id)).await? {
-            return Err(ApiError::invalid_because(
-                "slug",
-                "duplicate_term_slug",
-                "The slug is already in use by another term.",
-            ));
-        }
+    if let Some(s) = &c.slug
+        && terms::slug_taken(&mut conn, tax, s, existing.map(|t| t.id)).await?
+    {
+        return Err(ApiError::invalid_because(
+            "slug",
+            "duplicate_term_slug",
+            "The slug is already in use by another term.",
+        ));
     }
     let name = c.name.as_deref().or(existing.map(|t| t.name.as_str()));
     let parent = c.parent.or(existing.map(|t| t.parent)).unwrap_or(0);
-    if let Some(name) = name {
-        if let Some(term_id) =
+    if let Some(name) = name
+        && let Some(term_id) =
             terms::name_taken(&mut conn, tax, name, parent, existing.map(|t| t.id)).await?
-        {
-            return Err(ApiError::TermExists { term_id });
-        }
+    {
+        return Err(ApiError::TermExists { term_id });
     }
     Ok(c)
 }

@@ -191,8 +191,25 @@ fn sqlite_values(values: Values) -> RusqliteValues {
     RusqliteValues(values.into_iter().map(RusqliteValue).collect())
 }
 
+/// Every integer column is BIGINT, and PostgreSQL will not bind an `i32` to one:
+/// widen small integers so a literal like `0` can never fail at run time.
 fn pg_values(values: Values) -> PostgresValues {
-    PostgresValues(values.into_iter().map(PostgresValue).collect())
+    use sea_query::Value as V;
+    PostgresValues(
+        values
+            .into_iter()
+            .map(|v| match v {
+                V::TinyInt(i) => V::BigInt(i.map(i64::from)),
+                V::SmallInt(i) => V::BigInt(i.map(i64::from)),
+                V::Int(i) => V::BigInt(i.map(i64::from)),
+                V::TinyUnsigned(i) => V::BigInt(i.map(i64::from)),
+                V::SmallUnsigned(i) => V::BigInt(i.map(i64::from)),
+                V::Unsigned(i) => V::BigInt(i.map(i64::from)),
+                other => other,
+            })
+            .map(PostgresValue)
+            .collect(),
+    )
 }
 
 /// A write transaction. Dropped without [`Tx::commit`], it rolls back; a
@@ -238,16 +255,15 @@ impl Drop for Tx {
             return;
         }
         match self.conn.take() {
-            Some(Conn::Sqlite(c)) => {
-                if c.execute_batch("ROLLBACK").is_err() {
-                    let _ = deadpool::unmanaged::Object::take(c);
-                }
+            Some(Conn::Sqlite(c)) if c.execute_batch("ROLLBACK").is_err() => {
+                // A connection that cannot roll back must not be reused.
+                let _ = deadpool::unmanaged::Object::take(c);
             }
             Some(Conn::Postgres(c)) => {
                 // Closing the connection makes the server roll back.
                 let _ = deadpool_postgres::Object::take(c);
             }
-            None => {}
+            _ => {}
         }
     }
 }

@@ -548,7 +548,8 @@ fn linked_filters(q: &mut SelectStatement, lq: &LinkedPostQuery) {
     let events = Alias::new("ev");
     let linked_events = |extra: Option<SimpleExpr>| {
         let mut sub = Query::select();
-        sub.expr(Expr::val(1)).from_as(Posts::Table, events.clone());
+        sub.expr(Expr::cust("1"))
+            .from_as(Posts::Table, events.clone());
         match lq.post_type {
             PostType::Venue => {
                 sub.and_where(

@@ -61,10 +61,10 @@ pub async fn find(
     taxonomy: Taxonomy,
     key: &str,
 ) -> Result<Option<Term>, StoreError> {
-    if let Ok(id) = key.parse::<i64>() {
-        if let Some(t) = get(conn, id).await?.filter(|t| t.taxonomy == taxonomy) {
-            return Ok(Some(t));
-        }
+    if let Ok(id) = key.parse::<i64>()
+        && let Some(t) = get(conn, id).await?.filter(|t| t.taxonomy == taxonomy)
+    {
+        return Ok(Some(t));
     }
     let by = |c: Terms| {
         let mut q = select_terms();
@@ -259,7 +259,7 @@ fn term_filters(q: &mut SelectStatement, tq: &TermQuery) {
         q.and_where(col(Terms::Id).is_not_in(tq.exclude.iter().copied()));
     }
     if tq.hide_empty {
-        q.and_where(col(Terms::Count).gt(0));
+        q.and_where(col(Terms::Count).gt(0i64));
     }
     if let Some(p) = tq.parent {
         q.and_where(col(Terms::Parent).eq(p));
