@@ -227,16 +227,26 @@ fn interpret(token: &str) -> Amount {
 /// The symbol is the word right before the first number or right after the last one:
 /// "$10 - $20", "10 - 20 €", "From $10", "10$ per person".
 fn find_symbol(before: &str, after: &str) -> Option<(String, &'static str)> {
+    // Punctuation hugging the symbol belongs to the sentence: "(€10)", "10$.".
+    let bare = |w: &str| {
+        w.trim_matches(|c| "()[]{},.;:!?\"'".contains(c))
+            .to_string()
+    };
     let prefix = before
         .split_whitespace()
         .next_back()
+        .map(bare)
         .filter(|w| symbol_like(w));
-    let postfix = after.split_whitespace().next().filter(|w| symbol_like(w));
+    let postfix = after
+        .split_whitespace()
+        .next()
+        .map(bare)
+        .filter(|w| symbol_like(w));
     let has_mark = |w: &str| w.chars().any(|c| !c.is_alphanumeric());
     match (prefix, postfix) {
-        (Some(p), Some(q)) if !has_mark(p) && has_mark(q) => Some((q.to_string(), POSTFIX)),
-        (Some(p), _) => Some((p.to_string(), PREFIX)),
-        (None, Some(q)) => Some((q.to_string(), POSTFIX)),
+        (Some(p), Some(q)) if !has_mark(&p) && has_mark(&q) => Some((q, POSTFIX)),
+        (Some(p), _) => Some((p, PREFIX)),
+        (None, Some(q)) => Some((q, POSTFIX)),
         (None, None) => None,
     }
 }
@@ -384,6 +394,9 @@ mod tests {
         check(&["10$ per person"], "10$", "$", "postfix", &["10"]);
         check(&["ab 10€"], "10€", "€", "postfix", &["10"]);
         check(&["Adults 10"], "$10", "", "", &["10"]);
+        check(&["(€10)"], "€10", "€", "prefix", &["10"]);
+        check(&["Tickets 10$."], "10$", "$", "postfix", &["10"]);
+        check(&["€10,-"], "€10", "€", "prefix", &["10"]);
     }
 
     #[test]
