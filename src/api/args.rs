@@ -51,6 +51,8 @@ pub struct RawArgs {
 pub struct Args {
     path: HashMap<&'static str, Val>,
     values: HashMap<&'static str, Val>,
+    /// Names the request itself carried, as opposed to filled-in defaults.
+    given: Vec<&'static str>,
 }
 
 impl Args {
@@ -60,6 +62,11 @@ impl Args {
 
     pub fn has(&self, name: &str) -> bool {
         self.values.contains_key(name)
+    }
+
+    /// True when the request carried the argument, not just its default.
+    pub fn was_given(&self, name: &str) -> bool {
+        self.given.contains(&name)
     }
 
     pub fn path_int(&self, name: &str) -> Option<i64> {
@@ -194,6 +201,7 @@ pub fn check(endpoint: &Endpoint, raw: RawArgs, per_page_default: u64) -> Result
             Some(v) => match coerce(spec, v) {
                 Ok(val) => {
                     args.values.insert(spec.name, val);
+                    args.given.push(spec.name);
                 }
                 Err(e) => invalid.push(e),
             },

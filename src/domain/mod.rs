@@ -2,6 +2,7 @@
 
 pub mod cost;
 pub mod dates;
+pub mod event;
 pub mod html;
 pub mod permissions;
 pub mod post;

@@ -185,14 +185,15 @@ pub struct PostChanges {
     pub geo_lng: Option<Option<f64>>,
 }
 
-/// Which posts a venue or organizer list may show to its caller.
-#[derive(Clone, Debug, PartialEq)]
+/// Which posts a list may show to its caller.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub enum Visibility {
     /// Everything (editors and administrators).
     All,
     /// Published posts, plus every post of this author.
     PublishedOrOwn(i64),
     /// Published posts only.
+    #[default]
     Published,
 }
 

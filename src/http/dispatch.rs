@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::error::ApiError;
 use super::urls::Urls;
-use super::{App, Lang, auth, index, linked, terms};
+use super::{App, Lang, auth, events, index, linked, terms};
 use crate::api::args::{self, Args, RawArgs};
 use crate::api::table::{Endpoint, Op};
 use crate::domain::permissions::Caller;
@@ -118,11 +118,11 @@ async fn route(ctx: &Ctx, op: Op, args: Args) -> Result<Response, ApiError> {
     match op {
         Op::Index => index::namespace_index(ctx, &args),
         Op::Doc => Err(ApiError::NoRoute),
-        Op::EventList
-        | Op::EventCreate
-        | Op::EventGet(_)
-        | Op::EventUpdate(_)
-        | Op::EventDelete(_) => Err(ApiError::NoRoute),
+        Op::EventList => events::list(ctx, &args).await,
+        Op::EventCreate => events::create(ctx, &args).await,
+        Op::EventGet(by) => events::get(ctx, by, &args).await,
+        Op::EventUpdate(by) => events::update(ctx, by, &args).await,
+        Op::EventDelete(by) => events::delete(ctx, by, &args).await,
         Op::LinkedList(t) => linked::list(ctx, t, &args).await,
         Op::LinkedCreate(t) => linked::create(ctx, t, &args).await,
         Op::LinkedGet(t, by) => linked::get(ctx, t, by, &args).await,

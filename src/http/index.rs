@@ -69,7 +69,13 @@ fn describe_arg(ctx: &Ctx, a: &Arg) -> Value {
         Default::Str(s) => Some(json!(s)),
         Default::PerPage => Some(json!(ctx.app.settings.per_page_default)),
         Default::Now => Some(json!(format_in(ctx.now, tz))),
-        Default::InTwoYears => Some(json!(format_in(ctx.now + 2 * 365 * 86_400, tz))),
+        Default::InTwoYears => {
+            let now = chrono::DateTime::from_timestamp(ctx.now, 0).unwrap_or_default();
+            let later = now
+                .checked_add_months(chrono::Months::new(24))
+                .unwrap_or(now);
+            Some(json!(format_in(later.timestamp(), tz)))
+        }
         Default::Namespace => Some(json!(NAMESPACE)),
     };
     if let Some(d) = default {

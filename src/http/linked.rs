@@ -208,7 +208,7 @@ pub fn statuses_filter(ctx: &Ctx, args: &Args) -> Result<Vec<Status>, ApiError> 
 
 /// Reads and checks the fields of a create or update. Checks that need the
 /// database (author, image) run here too, so every 400 comes before permission.
-async fn read_changes(
+pub async fn read_changes(
     ctx: &Ctx,
     t: PostType,
     args: &Args,
@@ -458,28 +458,6 @@ async fn reload(app: &App, id: i64) -> Result<Post, ApiError> {
         .ok_or_else(|| ApiError::Internal(format!("post {id} vanished after write")))
 }
 
-/// Creates a venue or organizer (or finds its duplicate) in one transaction; returns its ID.
-pub async fn create_in_tx(
-    tx: &mut crate::store::Conn,
-    t: PostType,
-    changes: &PostChanges,
-    image: Option<&ImageRef>,
-    author: i64,
-    now: i64,
-) -> Result<Result<i64, ()>, StoreError> {
-    if let Some(id) = posts::find_duplicate(tx, t, changes).await? {
-        return Ok(Ok(id));
-    }
-    let image_id = match image {
-        Some(img) => match posts::resolve_image(tx, img, author, now).await? {
-            Ok(id) => id,
-            Err(()) => return Ok(Err(())),
-        },
-        None => None,
-    };
-    posts::insert(tx, t, changes, image_id, now).await.map(Ok)
-}
-
 pub async fn create(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, ApiError> {
     let (mut changes, image) = read_changes(ctx, t, args, true).await?;
     let Some(user) = ctx
@@ -502,7 +480,8 @@ pub async fn create(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, Api
     let id = detached(async move {
         with_retry(|| async {
             let mut tx = app.store.pool.write().await?;
-            let id = create_in_tx(&mut tx, t, &changes, image.as_ref(), user.id, now).await?;
+            let id =
+                posts::find_or_create(&mut tx, t, &changes, image.as_ref(), user.id, now).await?;
             tx.commit().await?;
             Ok(id)
         })

@@ -3,6 +3,7 @@
 mod auth;
 mod dispatch;
 pub mod error;
+mod events;
 mod index;
 mod linked;
 mod lists;

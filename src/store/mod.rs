@@ -1,6 +1,7 @@
 //! Persistence: one query code path over SQLite and PostgreSQL.
 
 pub mod db;
+pub mod events;
 mod migrate;
 pub mod posts;
 pub mod schema;

@@ -646,3 +646,26 @@ pub async fn list_linked(
     let posts = conn.query(&page, post_from_row).await?;
     Ok((posts, total))
 }
+
+/// Finds a venue or organizer matching a create request, or creates it; returns its ID.
+/// `Err(())` when its image names no usable image.
+pub async fn find_or_create(
+    tx: &mut Conn,
+    t: PostType,
+    changes: &PostChanges,
+    image: Option<&ImageRef>,
+    author: i64,
+    now: i64,
+) -> Result<Result<i64, ()>, StoreError> {
+    if let Some(id) = find_duplicate(tx, t, changes).await? {
+        return Ok(Ok(id));
+    }
+    let image_id = match image {
+        Some(img) => match resolve_image(tx, img, author, now).await? {
+            Ok(id) => id,
+            Err(()) => return Ok(Err(())),
+        },
+        None => None,
+    };
+    insert(tx, t, changes, image_id, now).await.map(Ok)
+}

@@ -69,6 +69,7 @@ pub enum Posts {
     Featured,
     PostParent,
     VenueId,
+    Tickets,
 }
 
 #[derive(Iden, Clone, Copy)]
@@ -96,16 +97,4 @@ pub enum TermRelationships {
     Table,
     PostId,
     TermId,
-}
-
-#[derive(Iden, Clone, Copy)]
-pub enum Tickets {
-    Table,
-    Id,
-    EventId,
-    Position,
-    Name,
-    Url,
-    Price,
-    Currency,
 }

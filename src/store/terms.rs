@@ -18,6 +18,9 @@ const TERM_COLUMNS: [Terms; 7] = [
     Terms::Count,
 ];
 
+/// Number of columns `select_terms` yields.
+pub const TERM_COLUMN_COUNT: usize = TERM_COLUMNS.len();
+
 pub fn select_terms() -> SelectStatement {
     let mut q = Query::select();
     for c in TERM_COLUMNS {

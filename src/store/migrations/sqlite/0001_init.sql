@@ -38,7 +38,7 @@ CREATE TABLE posts (
     zip                TEXT    NOT NULL DEFAULT '',
     phone              TEXT    NOT NULL DEFAULT '',
     stateprovince      TEXT    NOT NULL DEFAULT '',
-    website            TEXT    NOT NULL DEFAULT '',
+    website            TEXT,
     email              TEXT    NOT NULL DEFAULT '',
     show_map           INTEGER NOT NULL DEFAULT 0,
     show_map_link      INTEGER NOT NULL DEFAULT 0,
@@ -54,10 +54,12 @@ CREATE TABLE posts (
     featured           INTEGER NOT NULL DEFAULT 0,
     post_parent        INTEGER NOT NULL DEFAULT 0,
     venue_id           INTEGER,
+    tickets            TEXT    NOT NULL DEFAULT '',
     UNIQUE (post_type, slug)
 );
 CREATE INDEX posts_type_status_date ON posts(post_type, status, date_utc, id);
-CREATE INDEX posts_type_start ON posts(post_type, start_utc, id);
+-- Event lists walk this in order; the extra columns let counts skip the table.
+CREATE INDEX posts_type_start ON posts(post_type, start_utc, id, end_utc, status, hide_from_listings);
 CREATE INDEX posts_venue ON posts(venue_id) WHERE venue_id IS NOT NULL;
 CREATE INDEX posts_parent ON posts(post_parent) WHERE post_parent <> 0;
 CREATE INDEX posts_author ON posts(author);
@@ -92,13 +94,23 @@ CREATE TABLE term_relationships (
 );
 CREATE INDEX term_relationships_term ON term_relationships(term_id, post_id);
 
-CREATE TABLE tickets (
-    id       INTEGER PRIMARY KEY AUTOINCREMENT,
-    event_id INTEGER NOT NULL REFERENCES posts(id) ON DELETE CASCADE,
-    position INTEGER NOT NULL,
-    name     TEXT    NOT NULL DEFAULT '',
-    url      TEXT    NOT NULL DEFAULT '',
-    price    TEXT    NOT NULL DEFAULT '',
-    currency TEXT    NOT NULL DEFAULT ''
+-- Substring search over events: a trigram index kept in step with posts by triggers.
+CREATE VIRTUAL TABLE posts_fts USING fts5(
+    title, excerpt, description,
+    content = 'posts', content_rowid = 'id', tokenize = 'trigram'
 );
-CREATE INDEX tickets_event ON tickets(event_id, position);
+CREATE TRIGGER posts_fts_insert AFTER INSERT ON posts WHEN new.post_type = 'event' BEGIN
+    INSERT INTO posts_fts(rowid, title, excerpt, description)
+    VALUES (new.id, new.title, new.excerpt, new.description);
+END;
+CREATE TRIGGER posts_fts_delete AFTER DELETE ON posts WHEN old.post_type = 'event' BEGIN
+    INSERT INTO posts_fts(posts_fts, rowid, title, excerpt, description)
+    VALUES ('delete', old.id, old.title, old.excerpt, old.description);
+END;
+CREATE TRIGGER posts_fts_update AFTER UPDATE OF title, excerpt, description ON posts
+WHEN old.post_type = 'event' BEGIN
+    INSERT INTO posts_fts(posts_fts, rowid, title, excerpt, description)
+    VALUES ('delete', old.id, old.title, old.excerpt, old.description);
+    INSERT INTO posts_fts(rowid, title, excerpt, description)
+    VALUES (new.id, new.title, new.excerpt, new.description);
+END;

@@ -1,0 +1,159 @@
+//! Events: what is stored, what a write may change, and what a list asks for.
+
+use serde::{Deserialize, Serialize};
+
+use super::post::{ImageRef, Post, PostChanges, Status, Visibility};
+use super::term::Term;
+
+/// A ticket offer (extension): `{name, url, price, currency}`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Ticket {
+    pub name: String,
+    pub url: String,
+    pub price: String,
+    pub currency: String,
+}
+
+/// A stored event: the common post columns plus the event's own.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Event {
+    pub post: Post,
+    /// `None` when the event never had a website set: the permalink is shown instead.
+    pub website: Option<String>,
+    pub start_utc: i64,
+    pub end_utc: i64,
+    /// The zone name as stored (`America/New_York`, `UTC+2`); empty means the site zone.
+    pub timezone: String,
+    pub all_day: bool,
+    /// The cost inputs, as given.
+    pub cost: Vec<String>,
+    pub hide_from_listings: bool,
+    pub sticky: bool,
+    pub featured: bool,
+    pub post_parent: i64,
+    pub venue_id: Option<i64>,
+    pub tickets: Vec<Ticket>,
+}
+
+/// What an event links to, loaded in batches for a page of events.
+#[derive(Clone, Debug, Default)]
+pub struct EventLinks {
+    pub categories: Vec<Term>,
+    pub tags: Vec<Term>,
+    pub venue: Option<Post>,
+    pub organizers: Vec<Post>,
+}
+
+/// A venue or organizer named in an event write: an existing one, or fields for a new one.
+#[derive(Clone, Debug)]
+pub enum LinkedRef {
+    Existing(i64),
+    New(Box<PostChanges>, Option<ImageRef>),
+}
+
+/// A category or tag named in an event write.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TermRef {
+    Existing(i64),
+    /// A name that matches no term: it is created.
+    New(String),
+}
+
+/// Values for an event create or update; `None` keeps the stored value.
+#[derive(Clone, Debug, Default)]
+pub struct EventChanges {
+    pub post: PostChanges,
+    pub image: Option<ImageRef>,
+    /// `Some(None)` clears the website (the permalink is then shown).
+    pub website: Option<Option<String>>,
+    pub start_utc: Option<i64>,
+    pub end_utc: Option<i64>,
+    pub timezone: Option<String>,
+    pub all_day: Option<bool>,
+    pub cost: Option<Vec<String>>,
+    pub hide_from_listings: Option<bool>,
+    pub sticky: Option<bool>,
+    pub featured: Option<bool>,
+    pub post_parent: Option<i64>,
+    pub categories: Option<Vec<TermRef>>,
+    pub tags: Option<Vec<TermRef>>,
+    /// `Some(None)` unlinks the venue.
+    pub venue: Option<Option<LinkedRef>>,
+    pub organizers: Option<Vec<LinkedRef>>,
+    pub tickets: Option<Vec<Ticket>>,
+}
+
+/// A validated `GET /events` query, in absolute instants.
+#[derive(Clone, Debug, Default)]
+pub struct EventQuery {
+    pub page: u64,
+    pub per_page: u64,
+    /// start ≥
+    pub start_min: Option<i64>,
+    /// end ≤
+    pub end_max: Option<i64>,
+    /// start <
+    pub starts_before: Option<i64>,
+    /// start >
+    pub starts_after: Option<i64>,
+    /// end <
+    pub ends_before: Option<i64>,
+    /// end >
+    pub ends_after: Option<i64>,
+    /// Each word must appear in the title, excerpt or description.
+    pub search_words: Vec<String>,
+    pub categories: Vec<i64>,
+    pub tags: Vec<i64>,
+    pub venues: Vec<i64>,
+    pub organizers: Vec<i64>,
+    pub featured: Option<bool>,
+    /// Explicit statuses; empty means every status the caller may see but trash.
+    pub statuses: Vec<Status>,
+    pub visibility: Visibility,
+    pub geoloc: Option<bool>,
+    /// Venues within the radius: their IDs, resolved before the query.
+    pub near_venues: Option<Vec<i64>>,
+    pub include: Vec<i64>,
+    pub post_parent: Option<i64>,
+    pub ticketed: Option<bool>,
+    pub now_utc: i64,
+}
+
+/// Splits a search into the words that must all match, lower-cased.
+pub fn search_words(search: &str) -> Vec<String> {
+    let mut words: Vec<String> = search
+        .split_whitespace()
+        .map(|w| w.trim_matches('"').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.sort();
+    words.dedup();
+    words.truncate(16);
+    words
+}
+
+/// Great-circle distance in kilometres.
+pub fn distance_km(lat1: f64, lng1: f64, lat2: f64, lng2: f64) -> f64 {
+    let (p1, p2) = (lat1.to_radians(), lat2.to_radians());
+    let dp = (lat2 - lat1).to_radians();
+    let dl = (lng2 - lng1).to_radians();
+    let a = (dp / 2.0).sin().powi(2) + p1.cos() * p2.cos() * (dl / 2.0).sin().powi(2);
+    6371.0088 * 2.0 * a.sqrt().asin()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_words_are_lowercased_and_unique() {
+        assert_eq!(search_words("  Jazz  NIGHT jazz "), vec!["jazz", "night"]);
+        assert!(search_words("   ").is_empty());
+    }
+
+    #[test]
+    fn paris_to_london_is_about_344_km() {
+        let d = distance_km(48.8566, 2.3522, 51.5074, -0.1278);
+        assert!((d - 343.5).abs() < 2.0, "{d}");
+    }
+}

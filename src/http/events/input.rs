@@ -1,0 +1,477 @@
+//! Reading an event write: every field of interface §2.1 and the extensions,
+//! checked before any permission check or write.
+
+use chrono::{DateTime, NaiveTime, Utc};
+use serde_json::{Map, Value};
+
+use crate::api::args::{self, Args, RawArgs};
+use crate::api::table::{Op, ROUTES};
+use crate::domain::event::{Event, EventChanges, LinkedRef, TermRef, Ticket};
+use crate::domain::html::{sanitize_html, strip_tags};
+use crate::domain::post::{PostType, Status};
+use crate::domain::term::Taxonomy;
+use crate::domain::timezone::{EventZone, parse_zone};
+use crate::http::dispatch::Ctx;
+use crate::http::error::ApiError;
+use crate::http::linked::{image_ref, normalize_url, read_changes as read_linked};
+use crate::store::{posts, terms, users};
+
+/// Most organizers, terms or tickets one event may name.
+const MAX_LINKS: usize = 100;
+
+pub async fn read(
+    ctx: &Ctx,
+    args: &Args,
+    existing: Option<&Event>,
+) -> Result<EventChanges, ApiError> {
+    let mut c = EventChanges::default();
+    let now = DateTime::from_timestamp(ctx.now, 0).unwrap_or_default();
+    let site = ctx.app.settings.timezone;
+
+    if let Some(t) = args.str("title") {
+        let t = strip_tags(t.trim());
+        if t.is_empty() {
+            return Err(ApiError::invalid_param("title"));
+        }
+        c.post.title = Some(t);
+    }
+    c.post.description = args.str("description").map(sanitize_html);
+    c.post.excerpt = args.str("excerpt").map(sanitize_html);
+    c.post.slug = args.str("slug").map(|s| strip_tags(s.trim()));
+    c.post.password = args.str("password").map(str::to_string);
+    if let Some(s) = args.str("status") {
+        c.post.status = Some(Status::parse(s).ok_or_else(|| ApiError::invalid_param("status"))?);
+    }
+    if let Some(author) = args.int("author") {
+        let mut conn = ctx.app.store.pool.read().await?;
+        if author <= 0 || !users::exists(&mut conn, author).await? {
+            return Err(ApiError::invalid_param("author"));
+        }
+        c.post.author = Some(author);
+    }
+
+    // The zone dates are read in: the new one, the event's, or the site's.
+    let zone = match args.str("timezone").map(str::trim) {
+        Some("") => {
+            c.timezone = Some(site.name().to_string());
+            EventZone::Named(site)
+        }
+        Some(name) => {
+            let z = parse_zone(name).ok_or_else(|| ApiError::invalid_param("timezone"))?;
+            c.timezone = Some(z.name());
+            z
+        }
+        None => {
+            let z = existing.map_or(EventZone::Named(site), |e| super::view::zone_of(e, site));
+            if existing.is_none() {
+                c.timezone = Some(z.name());
+            }
+            z
+        }
+    };
+    // `date` is wall time in the event's zone; `date_utc` is UTC. `date` wins when both are given.
+    if let Some(d) = args.str("date_utc") {
+        let parsed = crate::domain::dates::parse_instant(d, &Utc, now);
+        c.post.date_utc = Some(
+            parsed
+                .ok_or_else(|| ApiError::invalid_param("date_utc"))?
+                .timestamp(),
+        );
+    }
+    if let Some(d) = args.str("date") {
+        let parsed = parse_in_zone(d, &zone, now);
+        c.post.date_utc = Some(
+            parsed
+                .ok_or_else(|| ApiError::invalid_param("date"))?
+                .timestamp(),
+        );
+    }
+    read_dates(&mut c, args, existing, &zone, site, now)?;
+
+    c.image = match args.raw("image") {
+        Some(v) => Some(image_ref(ctx, v).await?),
+        None => None,
+    };
+    c.cost = args.raw("cost").map(read_cost).transpose()?;
+    if let Some(w) = args.raw("website") {
+        let text = scalar(w).ok_or_else(|| ApiError::invalid_param("website"))?;
+        c.website = Some(Some(
+            normalize_url(&text).ok_or_else(|| ApiError::invalid_param("website"))?,
+        ));
+    }
+    c.post.show_map = args.bool("show_map");
+    c.post.show_map_link = args.bool("show_map_link");
+    c.hide_from_listings = args.bool("hide_from_listings");
+    c.sticky = args.bool("sticky");
+    c.featured = args.bool("featured");
+    if let Some(parent) = args.int("post_parent") {
+        if parent != 0 {
+            let mut conn = ctx.app.store.pool.read().await?;
+            let is_event = posts::type_of(&mut conn, parent).await? == Some(PostType::Event);
+            if !is_event || existing.is_some_and(|e| e.post.id == parent) {
+                return Err(ApiError::invalid_param("post_parent"));
+            }
+        }
+        c.post_parent = Some(parent.max(0));
+    }
+    for (name, taxonomy) in [("categories", Taxonomy::Category), ("tags", Taxonomy::Tag)] {
+        if let Some(v) = args.raw(name) {
+            let refs = read_terms(ctx, v, taxonomy, name).await?;
+            if name == "categories" {
+                c.categories = Some(refs);
+            } else {
+                c.tags = Some(refs);
+            }
+        }
+    }
+    if let Some(v) = args.raw("venue") {
+        c.venue = Some(read_venue(ctx, v).await?);
+    }
+    if let Some(v) = args.raw("organizer") {
+        c.organizers = Some(read_organizers(ctx, v).await?);
+    }
+    if let Some(v) = args.raw("tickets") {
+        c.tickets = Some(read_tickets(v)?);
+    }
+    Ok(c)
+}
+
+fn parse_in_zone(input: &str, zone: &EventZone, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    match zone {
+        EventZone::Named(tz) => crate::domain::dates::parse_instant(input, tz, now),
+        EventZone::Fixed { offset_seconds, .. } => {
+            let fixed = chrono::FixedOffset::east_opt(*offset_seconds)?;
+            crate::domain::dates::parse_instant(input, &fixed, now)
+        }
+    }
+}
+
+/// Start and end: parsed in the event's zone, widened for all-day events, and in order.
+fn read_dates(
+    c: &mut EventChanges,
+    args: &Args,
+    existing: Option<&Event>,
+    zone: &EventZone,
+    site: chrono_tz::Tz,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    let mut start = match args.str("start_date") {
+        Some(s) => Some(
+            parse_in_zone(s, zone, now)
+                .ok_or_else(|| ApiError::invalid_param("start_date"))?
+                .timestamp(),
+        ),
+        None => None,
+    };
+    let mut end = match args.str("end_date") {
+        Some(s) => Some(
+            parse_in_zone(s, zone, now)
+                .ok_or_else(|| ApiError::invalid_param("end_date"))?
+                .timestamp(),
+        ),
+        None => None,
+    };
+    if let Some(e) = existing {
+        // A new zone without new dates keeps the wall-clock times, as the reference stores them.
+        if c.timezone.is_some() {
+            let old_zone = super::view::zone_of(e, site);
+            if start.is_none() {
+                start = zone
+                    .to_utc(old_zone.local(e.start_utc))
+                    .map(|d| d.timestamp());
+            }
+            if end.is_none() {
+                end = zone
+                    .to_utc(old_zone.local(e.end_utc))
+                    .map(|d| d.timestamp());
+            }
+        }
+    }
+    // Omitted on update keeps the stored value (the reference resets it to false).
+    c.all_day = if args.was_given("all_day") || existing.is_none() {
+        Some(args.bool("all_day").unwrap_or(false))
+    } else {
+        None
+    };
+    let widen = c.all_day.or(existing.map(|e| e.all_day)).unwrap_or(false);
+    if widen {
+        let base_start = start.or(existing.map(|e| e.start_utc));
+        let base_end = end.or(existing.map(|e| e.end_utc));
+        if let Some(s) = base_start {
+            start = zone
+                .to_utc(zone.local(s).date().and_time(NaiveTime::MIN))
+                .map(|d| d.timestamp());
+        }
+        if let Some(e) = base_end {
+            let last = NaiveTime::from_hms_opt(23, 59, 59).unwrap_or(NaiveTime::MIN);
+            end = zone
+                .to_utc(zone.local(e).date().and_time(last))
+                .map(|d| d.timestamp());
+        }
+    }
+    let final_start = start.or(existing.map(|e| e.start_utc));
+    let final_end = end.or(existing.map(|e| e.end_utc));
+    if let (Some(s), Some(e)) = (final_start, final_end)
+        && e < s
+    {
+        return Err(ApiError::invalid_because(
+            "end_date",
+            "rest_invalid_date_range",
+            "The end date must not be before the start date.",
+        ));
+    }
+    c.start_utc = start;
+    c.end_utc = end;
+    Ok(())
+}
+
+fn scalar(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn read_cost(v: &Value) -> Result<Vec<String>, ApiError> {
+    let bad = || ApiError::invalid_param("cost");
+    let items: Vec<String> = match v {
+        Value::Array(a) => a
+            .iter()
+            .map(scalar)
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(bad)?,
+        Value::Bool(false) => Vec::new(),
+        other => vec![scalar(other).ok_or_else(bad)?],
+    };
+    Ok(items
+        .into_iter()
+        .map(|s| strip_tags(s.trim()))
+        .filter(|s| !s.is_empty())
+        .collect())
+}
+
+/// Items of a list-like value: a JSON array, a CSV string, or one scalar.
+fn items(v: &Value) -> Vec<Value> {
+    match v {
+        Value::Array(a) => a.clone(),
+        Value::String(s) if s.trim().is_empty() => Vec::new(),
+        Value::String(s) => s
+            .split(',')
+            .map(|p| Value::String(p.trim().to_string()))
+            .filter(|p| p != "")
+            .collect(),
+        Value::Number(n) if n.as_i64() == Some(0) => Vec::new(),
+        Value::Bool(false) => Vec::new(),
+        other => vec![other.clone()],
+    }
+}
+
+async fn read_terms(
+    ctx: &Ctx,
+    v: &Value,
+    taxonomy: Taxonomy,
+    param: &str,
+) -> Result<Vec<TermRef>, ApiError> {
+    let list = items(v);
+    if list.len() > MAX_LINKS {
+        return Err(ApiError::invalid_param(param));
+    }
+    let mut conn = ctx.app.store.pool.read().await?;
+    let mut out = Vec::with_capacity(list.len());
+    for item in list {
+        let key = match &item {
+            Value::Object(o) => o.get("id").or(o.get("name")).and_then(scalar),
+            other => scalar(other),
+        }
+        .ok_or_else(|| ApiError::invalid_param(param))?;
+        let key = key.trim();
+        if key.is_empty() {
+            continue;
+        }
+        match terms::find(&mut conn, taxonomy, key).await? {
+            Some(t) => out.push(TermRef::Existing(t.id)),
+            // Unknown numeric IDs are an error; unknown names create terms.
+            None if key.bytes().all(|b| b.is_ascii_digit()) => {
+                return Err(ApiError::invalid_param(param));
+            }
+            None => {
+                let name = strip_tags(key);
+                if name.is_empty() || name.len() > 200 {
+                    return Err(ApiError::invalid_param(param));
+                }
+                out.push(TermRef::New(name));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A linked post given by ID (`5`, `"5"`, `{"id": 5}`) or by fields (`{"venue": "Hall", …}`).
+async fn read_linked_ref(
+    ctx: &Ctx,
+    item: &Value,
+    t: PostType,
+    param: &str,
+) -> Result<LinkedRef, ApiError> {
+    let bad = || ApiError::invalid_param(param);
+    let id = match item {
+        Value::Number(n) => Some(n.as_i64().ok_or_else(bad)?),
+        Value::String(s) => Some(s.trim().parse::<i64>().map_err(|_| bad())?),
+        Value::Object(o) => match o.get("id") {
+            Some(id) => Some(
+                scalar(id)
+                    .and_then(|s| s.trim().parse::<i64>().ok())
+                    .ok_or_else(bad)?,
+            ),
+            None => None,
+        },
+        _ => return Err(bad()),
+    };
+    if let Some(id) = id {
+        let mut conn = ctx.app.store.pool.read().await?;
+        let post = posts::get(&mut conn, id).await?.ok_or_else(bad)?;
+        if post.post_type != Some(t) || post.status() == Some(Status::Trash) {
+            return Err(bad());
+        }
+        return Ok(LinkedRef::Existing(id));
+    }
+    let Value::Object(fields) = item else {
+        return Err(bad());
+    };
+    let (changes, image) = Box::pin(inline_fields(ctx, t, fields))
+        .await
+        .map_err(|_| bad())?;
+    Ok(LinkedRef::New(Box::new(changes), image))
+}
+
+/// Checks inline venue/organizer fields exactly as their own create route would.
+async fn inline_fields(
+    ctx: &Ctx,
+    t: PostType,
+    fields: &Map<String, Value>,
+) -> Result<
+    (
+        crate::domain::post::PostChanges,
+        Option<crate::domain::post::ImageRef>,
+    ),
+    ApiError,
+> {
+    let endpoint = ROUTES
+        .iter()
+        .flat_map(|r| r.endpoints.iter())
+        .find(|e| e.op == Op::LinkedCreate(t))
+        .ok_or_else(|| ApiError::Internal("no create route for linked type".into()))?;
+    let raw = RawArgs {
+        path: Default::default(),
+        params: fields.clone(),
+    };
+    let inline_args = args::check(endpoint, raw, ctx.app.settings.per_page_default)?;
+    read_linked(ctx, t, &inline_args, true).await
+}
+
+async fn read_venue(ctx: &Ctx, v: &Value) -> Result<Option<LinkedRef>, ApiError> {
+    let list = match v {
+        Value::Object(_) => vec![v.clone()],
+        other => items(other),
+    };
+    match list.len() {
+        0 => Ok(None),
+        // One venue per event in v1: more is an error, not a silent truncation.
+        1 => Ok(Some(
+            read_linked_ref(ctx, &list[0], PostType::Venue, "venue").await?,
+        )),
+        _ => Err(ApiError::invalid_because(
+            "venue",
+            "rest_too_many_venues",
+            "An event has at most one venue.",
+        )),
+    }
+}
+
+async fn read_organizers(ctx: &Ctx, v: &Value) -> Result<Vec<LinkedRef>, ApiError> {
+    let list = match v {
+        Value::Object(_) => vec![v.clone()],
+        other => items(other),
+    };
+    if list.len() > MAX_LINKS {
+        return Err(ApiError::invalid_param("organizer"));
+    }
+    let mut out = Vec::with_capacity(list.len());
+    for item in &list {
+        out.push(read_linked_ref(ctx, item, PostType::Organizer, "organizer").await?);
+    }
+    Ok(out)
+}
+
+fn read_tickets(v: &Value) -> Result<Vec<Ticket>, ApiError> {
+    let bad = || ApiError::invalid_param("tickets");
+    let list = match v {
+        Value::Array(a) => a.clone(),
+        Value::Object(_) => vec![v.clone()],
+        Value::String(s) if s.trim().is_empty() => Vec::new(),
+        _ => return Err(bad()),
+    };
+    if list.len() > MAX_LINKS {
+        return Err(bad());
+    }
+    list.iter()
+        .map(|item| {
+            let Value::Object(o) = item else {
+                return Err(bad());
+            };
+            let field = |k: &str| -> Result<String, ApiError> {
+                match o.get(k) {
+                    None | Some(Value::Null) => Ok(String::new()),
+                    Some(v) => scalar(v).map(|s| strip_tags(s.trim())).ok_or_else(bad),
+                }
+            };
+            let url = field("url")?;
+            let url = normalize_url(&url).ok_or_else(bad)?;
+            let currency = field("currency")?;
+            if currency.len() > 10 {
+                return Err(bad());
+            }
+            Ok(Ticket {
+                name: field("name")?,
+                url,
+                price: field("price")?,
+                currency,
+            })
+        })
+        .collect()
+}
+
+/// The term IDs of a resolved term list, creating the new ones.
+pub async fn resolve_terms(
+    conn: &mut crate::store::Conn,
+    taxonomy: Taxonomy,
+    refs: &[TermRef],
+) -> Result<Vec<i64>, crate::store::StoreError> {
+    let mut ids = Vec::with_capacity(refs.len());
+    for r in refs {
+        match r {
+            TermRef::Existing(id) => ids.push(*id),
+            TermRef::New(name) => {
+                // A concurrent writer may have created it since the request was read.
+                let id = match terms::find(conn, taxonomy, name).await? {
+                    Some(t) => t.id,
+                    None => {
+                        let changes = crate::domain::term::TermChanges {
+                            name: Some(name.clone()),
+                            ..Default::default()
+                        };
+                        terms::insert(conn, taxonomy, &changes).await?
+                    }
+                };
+                ids.push(id);
+            }
+        }
+    }
+    Ok(ids)
+}
+
+/// Whether an event counts as published for term counts.
+pub fn counts(status: &str, date_utc: i64, now: i64) -> bool {
+    status == Status::Publish.as_str() || (status == Status::Future.as_str() && date_utc <= now)
+}

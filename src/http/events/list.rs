@@ -1,0 +1,307 @@
+//! `GET /events`: the list query of DESIGN.md §10.
+
+use chrono::{DateTime, NaiveTime, Utc};
+use serde_json::Value;
+
+use super::view::EventView;
+use super::{reveal, view_context};
+use crate::api::args::Args;
+use crate::domain::dates::{format_in, parse_instant};
+use crate::domain::event::{EventQuery, distance_km, search_words};
+use crate::domain::post::PostType;
+use crate::domain::term::Taxonomy;
+use crate::http::dispatch::Ctx;
+use crate::http::error::ApiError;
+use crate::http::linked::statuses_filter;
+use crate::http::lists::{self, Layout, Paging};
+use crate::store::{events, posts, terms};
+use axum::response::Response;
+
+/// Which end of its day a widened bound moves to.
+#[derive(Clone, Copy, PartialEq)]
+enum DayEdge {
+    Start,
+    End,
+}
+
+pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
+    let (page, per_page) = lists::page_and_size(args, ctx.app.settings.per_page_max)?;
+    let tz = ctx.app.settings.timezone;
+    let now = DateTime::from_timestamp(ctx.now, 0).unwrap_or_default();
+    let strict = args.bool("strict_dates").unwrap_or(false);
+    let mut echo: Vec<(String, String)> = vec![("per_page".into(), per_page.to_string())];
+
+    // A date parameter: parsed in the site zone (offsets honoured), widened to its day unless strict.
+    let bound = |name: &str, edge: DayEdge| -> Result<Option<i64>, ApiError> {
+        let Some(raw) = args.str(name) else {
+            return Ok(None);
+        };
+        let instant = parse_instant(raw, &tz, now).ok_or_else(|| ApiError::invalid_param(name))?;
+        Ok(Some(if strict {
+            instant.timestamp()
+        } else {
+            widen(instant, edge, tz)
+        }))
+    };
+    let starts_before = bound("starts_before", DayEdge::End)?;
+    let starts_after = bound("starts_after", DayEdge::End)?;
+    let ends_before = bound("ends_before", DayEdge::End)?;
+    let ends_after = bound("ends_after", DayEdge::End)?;
+    let explicit_start = bound("start_date", DayEdge::Start)?;
+    let explicit_end = bound("end_date", DayEdge::End)?;
+    let include = ids(args, "include")?;
+    let relative = [starts_before, starts_after, ends_before, ends_after]
+        .iter()
+        .any(Option::is_some);
+    // The defaults apply only when no relative bound is given; `include` ignores dates entirely.
+    let (start_min, end_max) = if !include.is_empty() {
+        (None, None)
+    } else if relative {
+        (explicit_start, explicit_end)
+    } else {
+        let start = explicit_start.unwrap_or_else(|| {
+            if strict {
+                ctx.now
+            } else {
+                widen(now, DayEdge::Start, tz)
+            }
+        });
+        let end = match explicit_end {
+            Some(e) => e,
+            None => {
+                let later = now
+                    .checked_add_months(chrono::Months::new(24))
+                    .unwrap_or(now);
+                if strict {
+                    later.timestamp()
+                } else {
+                    widen(later, DayEdge::End, tz)
+                }
+            }
+        };
+        (Some(start), Some(end))
+    };
+    for (name, v) in [("start_date", start_min), ("end_date", end_max)] {
+        if let Some(ts) = v {
+            echo.push((name.into(), format_in(ts, &tz)));
+        }
+    }
+    for (name, v) in [
+        ("starts_before", starts_before),
+        ("starts_after", starts_after),
+        ("ends_before", ends_before),
+        ("ends_after", ends_after),
+    ] {
+        if let Some(ts) = v {
+            echo.push((name.into(), format_in(ts, &tz)));
+        }
+    }
+    if strict {
+        echo.push(("strict_dates".into(), "1".into()));
+    }
+
+    let search = match args.str("search") {
+        Some(s) if s.trim().is_empty() => return Err(ApiError::invalid_param("search")),
+        Some(s) => {
+            echo.push(("search".into(), s.trim().to_string()));
+            search_words(s)
+        }
+        None => Vec::new(),
+    };
+    let statuses = statuses_filter(ctx, args)?;
+    if !statuses.is_empty() {
+        echo.push((
+            "status".into(),
+            statuses
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
+        ));
+    } else if !ctx.caller.can_create_posts() {
+        echo.push(("status".into(), "publish".into()));
+    }
+
+    let mut conn = ctx.app.store.pool.read().await?;
+    let mut categories = Vec::new();
+    let mut tags = Vec::new();
+    for (name, taxonomy) in [("categories", Taxonomy::Category), ("tags", Taxonomy::Tag)] {
+        let items = args.list(name).unwrap_or_default();
+        for key in items {
+            let t = terms::find(&mut conn, taxonomy, key)
+                .await?
+                .ok_or_else(|| ApiError::invalid_param(name))?;
+            match taxonomy {
+                Taxonomy::Category => categories.push(t.id),
+                Taxonomy::Tag => tags.push(t.id),
+            }
+        }
+        if !items.is_empty() {
+            echo.push((name.into(), items.join(",")));
+        }
+    }
+    let mut venues = Vec::new();
+    let mut organizers = Vec::new();
+    for (name, t) in [
+        ("venue", PostType::Venue),
+        ("organizer", PostType::Organizer),
+    ] {
+        let keys = args.list(name).unwrap_or_default();
+        for key in keys {
+            let id = key
+                .parse::<i64>()
+                .map_err(|_| ApiError::invalid_param(name))?;
+            if posts::type_of(&mut conn, id).await? != Some(t) {
+                return Err(ApiError::invalid_param(name));
+            }
+            if t == PostType::Venue {
+                venues.push(id)
+            } else {
+                organizers.push(id)
+            }
+        }
+        if !keys.is_empty() {
+            echo.push((name.into(), keys.join(",")));
+        }
+    }
+    let post_parent = match args.int("post_parent") {
+        Some(id) => {
+            if posts::type_of(&mut conn, id).await? != Some(PostType::Event) {
+                return Err(ApiError::invalid_param("post_parent"));
+            }
+            echo.push(("post_parent".into(), id.to_string()));
+            Some(id)
+        }
+        None => None,
+    };
+    let near_venues = match (args.num("geoloc_lat"), args.num("geoloc_lng")) {
+        (None, None) => None,
+        (Some(lat), Some(lng)) => {
+            let radius = args.num("geoloc_radius").unwrap_or(25.0);
+            if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lng) {
+                return Err(ApiError::invalid_param(if (-90.0..=90.0).contains(&lat) {
+                    "geoloc_lng"
+                } else {
+                    "geoloc_lat"
+                }));
+            }
+            if !(radius > 0.0 && radius <= 20_000.0) {
+                return Err(ApiError::invalid_param("geoloc_radius"));
+            }
+            // A box around the point narrows the venues; the exact distance decides.
+            let dlat = radius / 111.0;
+            let dlng = (radius / (111.0 * lat.to_radians().cos().abs().max(0.01))).min(180.0);
+            let candidates = events::venues_in_box(
+                &mut conn,
+                (lat - dlat, lat + dlat),
+                (lng - dlng, lng + dlng),
+            )
+            .await?;
+            echo.push(("geoloc_lat".into(), lat.to_string()));
+            echo.push(("geoloc_lng".into(), lng.to_string()));
+            echo.push(("geoloc_radius".into(), radius.to_string()));
+            Some(
+                candidates
+                    .into_iter()
+                    .filter(|(_, vlat, vlng)| distance_km(lat, lng, *vlat, *vlng) <= radius)
+                    .map(|(id, _, _)| id)
+                    .collect(),
+            )
+        }
+        (None, Some(_)) => return Err(ApiError::invalid_param("geoloc_lat")),
+        (Some(_), None) => return Err(ApiError::invalid_param("geoloc_lng")),
+    };
+    for (name, v) in [
+        ("featured", args.bool("featured")),
+        ("geoloc", args.bool("geoloc")),
+        ("ticketed", args.bool("ticketed")),
+    ] {
+        if let Some(b) = v {
+            echo.push((name.into(), if b { "1" } else { "0" }.into()));
+        }
+    }
+    if !include.is_empty() {
+        echo.push((
+            "include".into(),
+            include
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+        ));
+    }
+
+    let query = EventQuery {
+        page,
+        per_page,
+        start_min,
+        end_max,
+        starts_before,
+        starts_after,
+        ends_before,
+        ends_after,
+        search_words: search,
+        categories,
+        tags,
+        venues,
+        organizers,
+        featured: args.bool("featured"),
+        statuses,
+        visibility: ctx.caller.visibility(),
+        geoloc: args.bool("geoloc"),
+        near_venues,
+        include,
+        post_parent,
+        ticketed: args.bool("ticketed"),
+        now_utc: ctx.now,
+    };
+    let (items, total) = events::list(&mut conn, &query).await?;
+    if items.is_empty() && page > 1 {
+        return Err(ApiError::coded(
+            404,
+            "event-archive-page-not-found",
+            "The requested event archive page does not exist",
+        ));
+    }
+    let links = events::load_links(&mut conn, &items).await?;
+    drop(conn);
+    let cx = view_context(ctx);
+    let password = args.str("password");
+    let empty = Default::default();
+    let views: Vec<Value> = items
+        .iter()
+        .map(|e| {
+            let l = links.get(&e.post.id).unwrap_or(&empty);
+            serde_json::to_value(EventView::new(e, l, &cx, reveal(ctx, e, password), false))
+                .unwrap_or(Value::Null)
+        })
+        .collect();
+    let base = format!("{}/", ctx.urls.collection("events"));
+    let paging = Paging::new(&base, page, per_page, total, &echo, true);
+    lists::respond("events", &views, &paging, Layout::Posts)
+}
+
+/// Moves an instant to the first or last second of its day in the site zone.
+fn widen(instant: DateTime<Utc>, edge: DayEdge, tz: chrono_tz::Tz) -> i64 {
+    let day = instant.with_timezone(&tz).date_naive();
+    let time = match edge {
+        DayEdge::Start => NaiveTime::MIN,
+        DayEdge::End => NaiveTime::from_hms_opt(23, 59, 59).unwrap_or(NaiveTime::MIN),
+    };
+    crate::domain::dates::resolve_local(&tz, day.and_time(time))
+        .map_or(instant.timestamp(), |d| d.timestamp())
+}
+
+/// Positive integer IDs of a list argument.
+fn ids(args: &Args, name: &str) -> Result<Vec<i64>, ApiError> {
+    args.list(name)
+        .unwrap_or_default()
+        .iter()
+        .map(|s| {
+            s.parse::<i64>()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| ApiError::invalid_param(name))
+        })
+        .collect()
+}

@@ -1,0 +1,156 @@
+//! The event resource: single reads and deletes here; lists in `list.rs`,
+//! creates and updates in `write.rs`, the representation in `view.rs`.
+
+mod input;
+mod list;
+mod view;
+mod write;
+
+use axum::http::StatusCode;
+use axum::response::Response;
+
+pub use list::list;
+pub use write::{create, update};
+
+use super::dispatch::Ctx;
+use super::error::ApiError;
+use super::json;
+use super::linked::detached;
+use super::views::Reveal;
+use crate::api::args::Args;
+use crate::api::table::By;
+use crate::domain::event::Event;
+use crate::domain::post::Status;
+use crate::store::{events, posts};
+use view::{EventView, ViewContext};
+
+/// The event a single-item route names, or the reference's 400 on `id`/`slug`.
+async fn find(ctx: &Ctx, by: By, args: &Args) -> Result<Event, ApiError> {
+    let mut conn = ctx.app.store.pool.read().await?;
+    match by {
+        By::Id => {
+            let id = args
+                .path_int("id")
+                .ok_or_else(|| ApiError::invalid_param("id"))?;
+            events::get(&mut conn, id)
+                .await?
+                .ok_or_else(|| ApiError::invalid_param("id"))
+        }
+        By::Slug => {
+            let slug = args.path_str("slug").unwrap_or_default();
+            events::get_by_slug(&mut conn, slug)
+                .await?
+                .ok_or_else(|| ApiError::invalid_param("slug"))
+        }
+    }
+}
+
+fn view_context(ctx: &Ctx) -> ViewContext<'_> {
+    ViewContext {
+        urls: &ctx.urls,
+        site_zone: ctx.app.settings.timezone,
+        caller: &ctx.caller,
+        now: ctx.now,
+    }
+}
+
+/// Whether the caller sees a password-protected event in full.
+fn reveal(ctx: &Ctx, e: &Event, password: Option<&str>) -> Reveal {
+    super::linked::reveal(ctx, &e.post, password)
+}
+
+/// Renders one event with its links, loaded in two statements.
+async fn render(
+    ctx: &Ctx,
+    e: &Event,
+    reveal: Reveal,
+    with_json_ld: bool,
+) -> Result<EventView, ApiError> {
+    let mut conn = ctx.app.store.pool.read().await?;
+    let mut links = events::load_links(&mut conn, std::slice::from_ref(e)).await?;
+    let links = links.remove(&e.post.id).unwrap_or_default();
+    Ok(EventView::new(
+        e,
+        &links,
+        &view_context(ctx),
+        reveal,
+        with_json_ld,
+    ))
+}
+
+pub async fn get(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError> {
+    let e = find(ctx, by, args).await?;
+    let can_edit = ctx.caller.can_edit(&e.post);
+    if e.post.status() == Some(Status::Trash) {
+        if !can_edit {
+            return Err(ApiError::coded(
+                403,
+                "event-no-longer-available",
+                "This event is no longer available",
+            ));
+        }
+    } else if !ctx.caller.can_read(&e.post, ctx.now) {
+        return Err(ApiError::coded(
+            403,
+            "event-not-accessible",
+            "The requested event is not accessible",
+        ));
+    }
+    let reveal = reveal(ctx, &e, args.str("password"));
+    if reveal == Reveal::Blanked {
+        return Err(ApiError::coded(
+            403,
+            "event-password-protected",
+            "The requested event is not accessible without a password",
+        ));
+    }
+    Ok(json(StatusCode::OK, &render(ctx, &e, reveal, true).await?))
+}
+
+pub async fn delete(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError> {
+    let e = find(ctx, by, args).await?;
+    let force = args.bool("force").unwrap_or(false);
+    if !ctx.caller.can_delete(&e.post) || (force && !ctx.caller.is_editor()) {
+        return Err(ApiError::Forbidden {
+            anonymous: ctx.caller.is_anonymous(),
+        });
+    }
+    if e.post.status() == Some(Status::Trash) && !force {
+        return Err(ApiError::coded(
+            410,
+            "event-is-in-trash",
+            "The event is already trashed",
+        ));
+    }
+    // Shown as it was, with its links, when it is deleted for good.
+    let before = render(ctx, &e, Reveal::Full, false).await?;
+    let app = ctx.app.clone();
+    let now = ctx.now;
+    let target = e.clone();
+    detached(async move {
+        let mut tx = app.store.pool.write().await?;
+        let terms = events::term_ids(&mut tx, target.post.id).await?;
+        let counted = target.post.is_published(now);
+        events::adjust_counts(&mut tx, (&terms, counted), (&[], false)).await?;
+        if force {
+            posts::delete(&mut tx, &target.post).await?;
+        } else {
+            posts::trash(&mut tx, &target.post, now).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    })
+    .await?;
+    if force {
+        return Ok(json(StatusCode::OK, &before));
+    }
+    let mut conn = ctx.app.store.pool.read().await?;
+    let trashed = events::get(&mut conn, e.post.id)
+        .await?
+        .ok_or_else(|| ApiError::Internal("event vanished after trashing".into()))?;
+    drop(conn);
+    Ok(json(
+        StatusCode::OK,
+        &render(ctx, &trashed, Reveal::Full, false).await?,
+    ))
+}

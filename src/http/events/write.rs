@@ -1,0 +1,261 @@
+//! Creating and updating events, each in one transaction that also creates the
+//! terms, venue and organizers it names and keeps term counts right.
+
+use axum::http::StatusCode;
+use axum::response::Response;
+
+use super::input::{self, counts, resolve_terms};
+use super::{find, render};
+use crate::api::args::Args;
+use crate::api::table::By;
+use crate::domain::event::{Event, EventChanges, LinkedRef};
+use crate::domain::post::{PostType, Status, TRASHED_SUFFIX};
+use crate::domain::term::Taxonomy;
+use crate::http::dispatch::Ctx;
+use crate::http::error::ApiError;
+use crate::http::json;
+use crate::http::linked::detached;
+use crate::http::views::Reveal;
+use crate::store::events::{self, EventRow};
+use crate::store::{Conn, StoreError, posts};
+
+/// Why a write could not complete, beyond database errors.
+enum WriteError {
+    Store(StoreError),
+    Invalid(&'static str),
+}
+
+impl From<StoreError> for WriteError {
+    fn from(e: StoreError) -> Self {
+        WriteError::Store(e)
+    }
+}
+
+impl From<WriteError> for ApiError {
+    fn from(e: WriteError) -> Self {
+        match e {
+            WriteError::Store(s) => s.into(),
+            WriteError::Invalid(param) => ApiError::invalid_param(param),
+        }
+    }
+}
+
+async fn linked_id(
+    tx: &mut Conn,
+    t: PostType,
+    r: &LinkedRef,
+    author: i64,
+    now: i64,
+) -> Result<i64, WriteError> {
+    match r {
+        LinkedRef::Existing(id) => Ok(*id),
+        LinkedRef::New(changes, image) => {
+            let mut changes = (**changes).clone();
+            changes.author.get_or_insert(author);
+            changes.status.get_or_insert(Status::Publish);
+            let param = if t == PostType::Venue {
+                "venue"
+            } else {
+                "organizer"
+            };
+            posts::find_or_create(tx, t, &changes, image.as_ref(), author, now)
+                .await?
+                .map_err(|()| WriteError::Invalid(param))
+        }
+    }
+}
+
+/// Everything but the post row: event columns, links and term counts.
+async fn write_rest(
+    tx: &mut Conn,
+    id: i64,
+    c: &EventChanges,
+    before: (&[i64], bool),
+    published_after: bool,
+    author: i64,
+    now: i64,
+) -> Result<(), WriteError> {
+    let venue_id = match &c.venue {
+        Some(Some(r)) => Some(Some(linked_id(tx, PostType::Venue, r, author, now).await?)),
+        Some(None) => Some(None),
+        None => None,
+    };
+    if let Some(refs) = &c.organizers {
+        let mut ids = Vec::with_capacity(refs.len());
+        for r in refs {
+            ids.push(linked_id(tx, PostType::Organizer, r, author, now).await?);
+        }
+        events::set_organizers(tx, id, &ids).await?;
+    }
+    let row = EventRow {
+        website: c.website.as_ref().map(|w| w.as_deref()),
+        start_utc: c.start_utc,
+        end_utc: c.end_utc,
+        timezone: c.timezone.as_deref(),
+        all_day: c.all_day,
+        cost: c.cost.as_deref(),
+        hide_from_listings: c.hide_from_listings,
+        sticky: c.sticky,
+        featured: c.featured,
+        post_parent: c.post_parent,
+        venue_id,
+        tickets: c.tickets.as_deref(),
+    };
+    events::write_columns(tx, id, &row).await?;
+    for (refs, taxonomy) in [
+        (&c.categories, Taxonomy::Category),
+        (&c.tags, Taxonomy::Tag),
+    ] {
+        if let Some(refs) = refs {
+            let ids = resolve_terms(tx, taxonomy, refs).await?;
+            events::set_terms(tx, id, taxonomy, &ids).await?;
+        }
+    }
+    let after = events::term_ids(tx, id).await?;
+    events::adjust_counts(tx, before, (&after, published_after)).await?;
+    Ok(())
+}
+
+/// Retries a write whose unique slug or term lost a race with a concurrent writer.
+async fn retrying<T, F, Fut>(mut attempt: F) -> Result<T, ApiError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, WriteError>>,
+{
+    let mut tries = 0;
+    loop {
+        match attempt().await {
+            Err(WriteError::Store(StoreError::Conflict(_))) if tries < 4 => tries += 1,
+            other => return other.map_err(ApiError::from),
+        }
+    }
+}
+
+async fn reload(ctx: &Ctx, id: i64) -> Result<Event, ApiError> {
+    let mut conn = ctx.app.store.pool.read().await?;
+    events::get(&mut conn, id)
+        .await?
+        .ok_or_else(|| ApiError::Internal(format!("event {id} vanished after write")))
+}
+
+pub async fn create(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
+    let mut c = input::read(ctx, args, None).await?;
+    let Some(user) = ctx
+        .caller
+        .0
+        .clone()
+        .filter(|_| ctx.caller.can_create_posts())
+    else {
+        return Err(ApiError::Forbidden {
+            anonymous: ctx.caller.is_anonymous(),
+        });
+    };
+    if c.post.author.is_some_and(|a| a != user.id) && !ctx.caller.is_editor() {
+        return Err(ApiError::Forbidden { anonymous: false });
+    }
+    c.post.author.get_or_insert(user.id);
+    c.post.status = Some(ctx.caller.scale_back(c.post.status));
+    // Presentation flags omitted on create are false, as the running reference reports.
+    c.post.show_map.get_or_insert(false);
+    c.post.show_map_link.get_or_insert(false);
+    for flag in [&mut c.hide_from_listings, &mut c.sticky, &mut c.featured] {
+        flag.get_or_insert(false);
+    }
+    let app = ctx.app.clone();
+    let now = ctx.now;
+    let id = detached(async move {
+        retrying(|| async {
+            let mut tx = app.store.pool.write().await?;
+            let image_id = match &c.image {
+                Some(img) => posts::resolve_image(&mut tx, img, user.id, now)
+                    .await?
+                    .map_err(|()| WriteError::Invalid("image"))?,
+                None => None,
+            };
+            let id = posts::insert(&mut tx, PostType::Event, &c.post, image_id, now).await?;
+            let status = c.post.status.unwrap_or(Status::Draft);
+            let published = counts(status.as_str(), c.post.date_utc.unwrap_or(now), now);
+            write_rest(&mut tx, id, &c, (&[], false), published, user.id, now).await?;
+            tx.commit().await?;
+            Ok(id)
+        })
+        .await
+    })
+    .await?;
+    let e = reload(ctx, id).await?;
+    Ok(json(
+        StatusCode::CREATED,
+        &render(ctx, &e, Reveal::Full, false).await?,
+    ))
+}
+
+pub async fn update(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError> {
+    let existing = find(ctx, by, args).await?;
+    let mut c = input::read(ctx, args, Some(&existing)).await?;
+    if !ctx.caller.can_edit(&existing.post) {
+        return Err(ApiError::Forbidden {
+            anonymous: ctx.caller.is_anonymous(),
+        });
+    }
+    if c.post.author.is_some_and(|a| a != existing.post.author) && !ctx.caller.is_editor() {
+        return Err(ApiError::Forbidden { anonymous: false });
+    }
+    if c.post.status.is_some() {
+        c.post.status = Some(ctx.caller.scale_back(c.post.status));
+    }
+    // Editing a trashed event without naming a status leaves it in the trash.
+    if existing.post.status() == Some(Status::Trash)
+        && c.post.status.is_none()
+        && c.post.slug.is_some()
+    {
+        c.post.slug = c.post.slug.map(|s| format!("{s}{TRASHED_SUFFIX}"));
+    }
+    let app = ctx.app.clone();
+    let now = ctx.now;
+    let author = ctx.caller.0.as_ref().map_or(0, |u| u.id);
+    let target = existing.clone();
+    detached(async move {
+        retrying(|| async {
+            let mut tx = app.store.pool.write().await?;
+            let image_id = match &c.image {
+                Some(img) => Some(
+                    posts::resolve_image(&mut tx, img, author, now)
+                        .await?
+                        .map_err(|()| WriteError::Invalid("image"))?,
+                ),
+                None => None,
+            };
+            let before_terms = events::term_ids(&mut tx, target.post.id).await?;
+            let was = counts(&target.post.status, target.post.date_utc, now);
+            posts::update(&mut tx, &target.post, &c.post, image_id, now).await?;
+            let status = c
+                .post
+                .status
+                .map_or(target.post.status.clone(), |s| s.as_str().to_string());
+            let published = counts(
+                &status,
+                c.post.date_utc.unwrap_or(target.post.date_utc),
+                now,
+            );
+            write_rest(
+                &mut tx,
+                target.post.id,
+                &c,
+                (&before_terms, was),
+                published,
+                author,
+                now,
+            )
+            .await?;
+            tx.commit().await?;
+            Ok(())
+        })
+        .await
+    })
+    .await?;
+    let e = reload(ctx, existing.post.id).await?;
+    Ok(json(
+        StatusCode::OK,
+        &render(ctx, &e, Reveal::Full, false).await?,
+    ))
+}
