@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use super::i18n::{self, Msg};
 use super::table::{Arg, Default, Endpoint, Item, Kind, Location};
 
 /// Longest string accepted in any argument.
@@ -24,12 +25,72 @@ pub enum Val {
     Raw(Value),
 }
 
+/// Why an argument was refused; rendered in the request's language.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reason {
+    /// The reference's generic "Invalid parameter."
+    Generic,
+    NotOfType(&'static str),
+    TooLong(usize),
+    TooManyItems(usize),
+    NotInEnum(&'static [&'static str]),
+    TooDeep,
+    /// A specific rule, with its code for `data.details`.
+    Rule {
+        code: &'static str,
+        msg: Msg,
+    },
+}
+
+impl Reason {
+    /// The code reported in `data.details`; `None` for the generic reason.
+    pub fn code(&self) -> Option<&'static str> {
+        match self {
+            Reason::Generic => None,
+            Reason::NotOfType(_) => Some("rest_invalid_type"),
+            Reason::TooLong(_) => Some("rest_too_long"),
+            Reason::TooManyItems(_) => Some("rest_too_many_items"),
+            Reason::NotInEnum(_) => Some("rest_not_in_enum"),
+            Reason::TooDeep => Some("rest_too_deep"),
+            Reason::Rule { code, .. } => Some(code),
+        }
+    }
+
+    /// The message, in `lang`, about parameter `name`.
+    pub fn message(&self, lang: &str, name: &str) -> String {
+        let param = || ("param", name.to_string());
+        match self {
+            Reason::Generic => i18n::text(lang, Msg::InvalidParameter.key()),
+            Reason::NotOfType(ty) => i18n::message(
+                lang,
+                Msg::NotOfType.key(),
+                &[param(), ("type", (*ty).into())],
+            ),
+            Reason::TooLong(max) => i18n::message(
+                lang,
+                Msg::TooLong.key(),
+                &[param(), ("max", max.to_string())],
+            ),
+            Reason::TooManyItems(max) => i18n::message(
+                lang,
+                Msg::TooManyItems.key(),
+                &[param(), ("max", max.to_string())],
+            ),
+            Reason::NotInEnum(values) => i18n::message(
+                lang,
+                Msg::NotInEnum.key(),
+                &[param(), ("values", values.join(", "))],
+            ),
+            Reason::TooDeep => i18n::message(lang, Msg::TooDeep.key(), &[param()]),
+            Reason::Rule { msg, .. } => i18n::text(lang, msg.key()),
+        }
+    }
+}
+
 #[derive(Debug, PartialEq)]
 pub struct Invalid {
     pub name: String,
-    pub message: String,
-    /// A specific reason (`rest_invalid_type`, …) reported in `data.details`.
-    pub code: Option<&'static str>,
+    pub reason: Reason,
 }
 
 #[derive(Debug, PartialEq)]
@@ -234,32 +295,20 @@ fn default_value(spec: &Arg, per_page_default: u64) -> Option<Val> {
     }
 }
 
-fn invalid(spec: &Arg, message: impl Into<String>, code: Option<&'static str>) -> Invalid {
+fn invalid(spec: &Arg, reason: Reason) -> Invalid {
     Invalid {
         name: spec.name.to_string(),
-        message: message.into(),
-        code,
+        reason,
     }
 }
 
-fn type_error(spec: &Arg, ty: &str) -> Invalid {
-    invalid(
-        spec,
-        format!("{} is not of type {ty}.", spec.name),
-        Some("rest_invalid_type"),
-    )
+fn type_error(spec: &Arg, ty: &'static str) -> Invalid {
+    invalid(spec, Reason::NotOfType(ty))
 }
 
 fn check_len(spec: &Arg, s: &str) -> Result<(), Invalid> {
     if s.len() > MAX_STRING_BYTES {
-        return Err(invalid(
-            spec,
-            format!(
-                "{} must be at most {MAX_STRING_BYTES} bytes long.",
-                spec.name
-            ),
-            Some("rest_too_long"),
-        ));
+        return Err(invalid(spec, Reason::TooLong(MAX_STRING_BYTES)));
     }
     Ok(())
 }
@@ -359,7 +408,7 @@ fn coerce(spec: &Arg, v: &Value) -> Result<Val, Invalid> {
                     .iter()
                     .any(|i| parse_int(&Value::String(i.clone())).is_none_or(|n| n <= 0))
                 {
-                    return Err(invalid(spec, "Invalid parameter.", None));
+                    return Err(invalid(spec, Reason::Generic));
                 }
             }
             Val::List(items)
@@ -369,11 +418,7 @@ fn coerce(spec: &Arg, v: &Value) -> Result<Val, Invalid> {
     match &val {
         Val::List(items) => {
             if items.len() > MAX_LIST_ITEMS {
-                return Err(invalid(
-                    spec,
-                    format!("{} must contain at most {MAX_LIST_ITEMS} items.", spec.name),
-                    Some("rest_too_many_items"),
-                ));
+                return Err(invalid(spec, Reason::TooManyItems(MAX_LIST_ITEMS)));
             }
             for i in items {
                 check_len(spec, i)?;
@@ -386,11 +431,7 @@ fn coerce(spec: &Arg, v: &Value) -> Result<Val, Invalid> {
         && let Val::Str(s) = &val
         && !spec.one_of.contains(&s.as_str())
     {
-        return Err(invalid(
-            spec,
-            format!("{} is not one of {}.", spec.name, spec.one_of.join(", ")),
-            Some("rest_not_in_enum"),
-        ));
+        return Err(invalid(spec, Reason::NotInEnum(spec.one_of)));
     }
     Ok(val)
 }
@@ -398,32 +439,20 @@ fn coerce(spec: &Arg, v: &Value) -> Result<Val, Invalid> {
 /// Bounds untyped values: string lengths, list lengths and nesting depth.
 fn check_raw_size(spec: &Arg, v: &Value, depth: usize) -> Result<(), Invalid> {
     if depth > 4 {
-        return Err(invalid(
-            spec,
-            format!("{} is nested too deeply.", spec.name),
-            Some("rest_too_deep"),
-        ));
+        return Err(invalid(spec, Reason::TooDeep));
     }
     match v {
         Value::String(s) => check_len(spec, s),
         Value::Array(a) => {
             if a.len() > MAX_LIST_ITEMS {
-                return Err(invalid(
-                    spec,
-                    format!("{} must contain at most {MAX_LIST_ITEMS} items.", spec.name),
-                    Some("rest_too_many_items"),
-                ));
+                return Err(invalid(spec, Reason::TooManyItems(MAX_LIST_ITEMS)));
             }
             a.iter()
                 .try_for_each(|x| check_raw_size(spec, x, depth + 1))
         }
         Value::Object(o) => {
             if o.len() > MAX_LIST_ITEMS {
-                return Err(invalid(
-                    spec,
-                    format!("{} has too many members.", spec.name),
-                    Some("rest_too_many_items"),
-                ));
+                return Err(invalid(spec, Reason::TooManyItems(MAX_LIST_ITEMS)));
             }
             o.values()
                 .try_for_each(|x| check_raw_size(spec, x, depth + 1))

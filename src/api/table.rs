@@ -65,7 +65,7 @@ pub struct Arg {
     pub default: Default,
     pub one_of: &'static [&'static str],
     pub location: Location,
-    /// English description; also the key of its translations.
+    /// Key of the description in the language catalogues (`locales/*.ftl`).
     pub description: &'static str,
 }
 
@@ -166,147 +166,112 @@ pub const NAMESPACE: &str = "calendar/events/v1";
 
 // ---- shared arguments -------------------------------------------------------
 
-const PAGE: Arg = arg("page", Kind::Integer, "The archive page to return").default(Default::Int(1));
-const STATUS_FILTER: Arg = arg("status", Kind::Status, "The post status to filter by");
-const FORCE: Arg = arg(
-    "force",
-    Kind::Boolean,
-    "Delete permanently instead of moving to the trash",
-)
-.default(Default::Bool(false));
+const PAGE: Arg = arg("page", Kind::Integer, "list-page").default(Default::Int(1));
+const STATUS_FILTER: Arg = arg("status", Kind::Status, "list-status");
+const FORCE: Arg = arg("force", Kind::Boolean, "delete-force").default(Default::Bool(false));
 
 // ---- events -------------------------------------------------------------------
 
 const EVENT_LIST_ARGS: &[Arg] = &[
     PAGE,
-    arg("per_page", Kind::Integer, "The number of events to return on each page").default(Default::PerPage),
-    arg("start_date", Kind::DateTime, "Events that start on the specified date").default(Default::Now),
-    arg("end_date", Kind::DateTime, "Events that end on the specified date").default(Default::InTwoYears),
-    arg("starts_before", Kind::DateTime, "Events that start before the specified date"),
-    arg("starts_after", Kind::DateTime, "Events that start after the specified date"),
-    arg("ends_before", Kind::DateTime, "Events that end before the specified date"),
-    arg("ends_after", Kind::DateTime, "Events that end after the specified date"),
-    arg(
-        "strict_dates",
-        Kind::Boolean,
-        "Dates set using the start_date/end_date, starts_*/ends_* are set to start at the specified times. The default behavior is to include the entire days.",
-    )
-    .default(Default::Bool(false)),
-    arg("search", Kind::String, "Events should contain the specified string in the title or description"),
-    arg("categories", Kind::List(Item::Integer), "Events should be assigned one of the specified categories slugs or IDs"),
-    arg("tags", Kind::List(Item::Integer), "Events should be assigned one of the specified tags slugs or IDs"),
-    arg("venue", Kind::List(Item::Integer), "Events should be assigned one of the specified venue IDs"),
-    arg("organizer", Kind::List(Item::Integer), "Events should be assigned one of the specified organizer IDs"),
-    arg("featured", Kind::Boolean, "Events should be filtered by their featured status"),
-    arg("status", Kind::Status, "The event post status"),
-    arg("geoloc", Kind::Boolean, "Events should be filtered by whether their venue has geolocation data"),
-    arg("geoloc_lat", Kind::Number, "Events should be filtered by their venue latitude location, must also provide geoloc_lng"),
-    arg("geoloc_lng", Kind::Number, "Events should be filtered by their venue longitude location, must also provide geoloc_lat"),
-    arg("geoloc_radius", Kind::Number, "The radius, in kilometres, of the geolocation filter").default(Default::Int(25)),
-    arg("include", Kind::List(Item::Integer), "Include events with one of the post IDs specified in the array of CSV list, date filters will be ignored."),
-    arg("post_parent", Kind::Integer, "Events should be filtered by their post_parent being the specified one."),
-    arg("ticketed", Kind::Boolean, "Filter events with or without tickets."),
-    arg("password", Kind::String, "The password of password-protected events to show in full"),
+    arg("per_page", Kind::Integer, "events-per-page").default(Default::PerPage),
+    arg("start_date", Kind::DateTime, "events-start-date").default(Default::Now),
+    arg("end_date", Kind::DateTime, "events-end-date").default(Default::InTwoYears),
+    arg("starts_before", Kind::DateTime, "events-starts-before"),
+    arg("starts_after", Kind::DateTime, "events-starts-after"),
+    arg("ends_before", Kind::DateTime, "events-ends-before"),
+    arg("ends_after", Kind::DateTime, "events-ends-after"),
+    arg("strict_dates", Kind::Boolean, "events-strict-dates").default(Default::Bool(false)),
+    arg("search", Kind::String, "events-search"),
+    arg("categories", Kind::List(Item::Integer), "events-categories"),
+    arg("tags", Kind::List(Item::Integer), "events-tags"),
+    arg("venue", Kind::List(Item::Integer), "events-venue"),
+    arg("organizer", Kind::List(Item::Integer), "events-organizer"),
+    arg("featured", Kind::Boolean, "events-featured"),
+    arg("status", Kind::Status, "event-status"),
+    arg("geoloc", Kind::Boolean, "events-geoloc"),
+    arg("geoloc_lat", Kind::Number, "events-geoloc-lat"),
+    arg("geoloc_lng", Kind::Number, "events-geoloc-lng"),
+    arg("geoloc_radius", Kind::Number, "events-geoloc-radius").default(Default::Int(25)),
+    arg("include", Kind::List(Item::Integer), "events-include"),
+    arg("post_parent", Kind::Integer, "events-post-parent"),
+    arg("ticketed", Kind::Boolean, "events-ticketed"),
+    arg("password", Kind::String, "events-password"),
 ];
 
 macro_rules! event_write_args {
     ($($lead:expr,)* ; title: $title:expr, start: $start:expr, end: $end:expr) => {
         &[
             $($lead,)*
-            arg("author", Kind::Integer, "The event author ID"),
-            arg("date", Kind::DateTime, "The event publication date"),
-            arg("date_utc", Kind::DateTime, "The event publication date (UTC time zone)"),
+            arg("author", Kind::Integer, "event-author"),
+            arg("date", Kind::DateTime, "event-date"),
+            arg("date_utc", Kind::DateTime, "event-date-utc"),
             $title,
-            arg("description", Kind::String, "The event description"),
-            arg("slug", Kind::String, "The event slug"),
-            arg("excerpt", Kind::String, "The event excerpt"),
-            arg("status", Kind::String, "The event post status").one_of(STATUSES),
-            arg("timezone", Kind::String, "The event time zone"),
-            arg("all_day", Kind::Boolean, "Whether the event lasts the whole day or not").default(Default::Bool(false)),
+            arg("description", Kind::String, "event-description"),
+            arg("slug", Kind::String, "event-slug"),
+            arg("excerpt", Kind::String, "event-excerpt"),
+            arg("status", Kind::String, "event-status").one_of(STATUSES),
+            arg("timezone", Kind::String, "event-timezone"),
+            arg("all_day", Kind::Boolean, "event-all-day").default(Default::Bool(false)),
             $start,
             $end,
-            arg("image", Kind::Any, "The event featured image ID or URL"),
-            arg("cost", Kind::Any, "The event cost"),
-            arg("website", Kind::Any, "The event website URL").default(Default::Null),
-            arg("show_map", Kind::Boolean, "Whether the event should show a map or not"),
-            arg("show_map_link", Kind::Boolean, "Whether the event should show a map link or not"),
-            arg("hide_from_listings", Kind::Boolean, "Whether events should be hidden in the calendar view or not"),
-            arg("sticky", Kind::Boolean, "Whether the event should be sticky in the calendar view or not"),
-            arg("featured", Kind::Boolean, "Whether the event should be featured on the site or not"),
-            arg("categories", Kind::Linked(Item::Integer), "The event category ID or name").default(Default::Null),
-            arg("tags", Kind::Linked(Item::Integer), "The event tag ID or name").default(Default::Null),
-            arg("venue", Kind::Linked(Item::Integer), "The event venue IDs or data").default(Default::Null),
-            arg("organizer", Kind::Linked(Item::Integer), "The event organizer IDs or data").default(Default::Null),
-            arg("tickets", Kind::Any, "The event ticket offers: a list of {name, url, price, currency}"),
-            arg("post_parent", Kind::Integer, "The ID of the event this event belongs to"),
+            arg("image", Kind::Any, "event-image"),
+            arg("cost", Kind::Any, "event-cost"),
+            arg("website", Kind::Any, "event-website").default(Default::Null),
+            arg("show_map", Kind::Boolean, "event-show-map"),
+            arg("show_map_link", Kind::Boolean, "event-show-map-link"),
+            arg("hide_from_listings", Kind::Boolean, "event-hide-from-listings"),
+            arg("sticky", Kind::Boolean, "event-sticky"),
+            arg("featured", Kind::Boolean, "event-featured"),
+            arg("categories", Kind::Linked(Item::Integer), "event-categories").default(Default::Null),
+            arg("tags", Kind::Linked(Item::Integer), "event-tags").default(Default::Null),
+            arg("venue", Kind::Linked(Item::Integer), "event-venue").default(Default::Null),
+            arg("organizer", Kind::Linked(Item::Integer), "event-organizer").default(Default::Null),
+            arg("tickets", Kind::Any, "event-tickets"),
+            arg("post_parent", Kind::Integer, "event-post-parent"),
         ]
     };
 }
 
 const STATUSES: &[&str] = &["publish", "future", "draft", "pending", "private", "trash"];
 
-const EVENT_ID: Arg = arg("id", Kind::Integer, "the event post ID").path();
-const EVENT_SLUG: Arg = arg("slug", Kind::String, "the event post name").path();
-const EVENT_PASSWORD: Arg = arg("password", Kind::String, "The event password");
+const EVENT_ID: Arg = arg("id", Kind::Integer, "event-id").path();
+const EVENT_SLUG: Arg = arg("slug", Kind::String, "event-path-slug").path();
+const EVENT_PASSWORD: Arg = arg("password", Kind::String, "event-password");
 
 const EVENT_CREATE_ARGS: &[Arg] = event_write_args!(
     EVENT_PASSWORD,;
-    title: arg("title", Kind::String, "The event title").required(),
-    start: arg("start_date", Kind::DateTime, "The event start date and time").required(),
-    end: arg("end_date", Kind::DateTime, "The event end date and time").required()
+    title: arg("title", Kind::String, "event-title").required(),
+    start: arg("start_date", Kind::DateTime, "event-start-date").required(),
+    end: arg("end_date", Kind::DateTime, "event-end-date").required()
 );
 const EVENT_UPDATE_ARGS: &[Arg] = event_write_args!(
     EVENT_ID, EVENT_PASSWORD,;
-    title: arg("title", Kind::String, "The event title"),
-    start: arg("start_date", Kind::DateTime, "The event start date and time"),
-    end: arg("end_date", Kind::DateTime, "The event end date and time")
+    title: arg("title", Kind::String, "event-title"),
+    start: arg("start_date", Kind::DateTime, "event-start-date"),
+    end: arg("end_date", Kind::DateTime, "event-end-date")
 );
 const EVENT_SLUG_UPDATE_ARGS: &[Arg] = event_write_args!(
     EVENT_SLUG, EVENT_PASSWORD,;
-    title: arg("title", Kind::String, "The event title"),
-    start: arg("start_date", Kind::DateTime, "The event start date and time"),
-    end: arg("end_date", Kind::DateTime, "The event end date and time")
+    title: arg("title", Kind::String, "event-title"),
+    start: arg("start_date", Kind::DateTime, "event-start-date"),
+    end: arg("end_date", Kind::DateTime, "event-end-date")
 );
 
 // ---- venues and organizers ----------------------------------------------------------
 
 macro_rules! linked_list_args {
-    ($plural:literal) => {
+    ($prefix:literal) => {
         &[
             PAGE,
-            arg(
-                "per_page",
-                Kind::Integer,
-                concat!("The number of ", $plural, " to return on each page"),
-            )
-            .default(Default::PerPage),
-            arg(
-                "search",
-                Kind::String,
-                concat!(
-                    "Limit to ",
-                    $plural,
-                    " containing the specified string in the title, description or custom fields"
-                ),
-            ),
-            arg(
-                "event",
-                Kind::Integer,
-                concat!("Limit to ", $plural, " related to this event"),
-            ),
-            arg(
-                "has_events",
-                Kind::Boolean,
-                concat!("Limit to ", $plural, " that have events associated to them"),
-            ),
+            arg("per_page", Kind::Integer, concat!($prefix, "-per-page")).default(Default::PerPage),
+            arg("search", Kind::String, concat!($prefix, "-search")),
+            arg("event", Kind::Integer, concat!($prefix, "-event")),
+            arg("has_events", Kind::Boolean, concat!($prefix, "-has-events")),
             arg(
                 "only_with_upcoming",
                 Kind::Boolean,
-                concat!(
-                    "Limit to ",
-                    $plural,
-                    " that have upcoming events associated to them"
-                ),
+                concat!($prefix, "-only-with-upcoming"),
             )
             .default(Default::Bool(false)),
             STATUS_FILTER,
@@ -318,29 +283,29 @@ macro_rules! venue_write_args {
     ($($lead:expr,)* ; name: $name:expr) => {
         &[
             $($lead,)*
-            arg("author", Kind::Integer, "The venue author ID"),
-            arg("date", Kind::DateTime, "The venue publication date"),
-            arg("date_utc", Kind::DateTime, "The venue publication date (UTC time zone)"),
+            arg("author", Kind::Integer, "venue-author"),
+            arg("date", Kind::DateTime, "venue-date"),
+            arg("date_utc", Kind::DateTime, "venue-date-utc"),
             $name,
-            arg("description", Kind::String, "The venue description").default(Default::Null),
-            arg("status", Kind::String, "The venue post status").one_of(STATUSES),
-            arg("show_map", Kind::String, "Whether events linked to the venue should show a map or not").default(Default::Null),
-            arg("show_map_link", Kind::String, "Whether events linked to the venue should show a map link or not").default(Default::Null),
-            arg("address", Kind::String, "The venue address").default(Default::Null),
-            arg("city", Kind::String, "The venue city").default(Default::Null),
-            arg("country", Kind::String, "The venue country").default(Default::Null),
-            arg("province", Kind::String, "The venue province").default(Default::Null),
-            arg("state", Kind::String, "The venue state").default(Default::Null),
-            arg("zip", Kind::String, "The venue ZIP code").default(Default::Null),
-            arg("phone", Kind::String, "The venue phone number").default(Default::Null),
-            arg("stateprovince", Kind::String, "The venue state and province").default(Default::Null),
-            arg("website", Kind::String, "The venue website URL").default(Default::Null),
-            arg("image", Kind::Any, "The venue featured image ID or URL").default(Default::Null),
-            arg("geo_lat", Kind::Number, "The venue latitude"),
-            arg("geo_lng", Kind::Number, "The venue longitude"),
-            arg("excerpt", Kind::String, "The venue excerpt"),
-            arg("slug", Kind::String, "The venue slug"),
-            arg("password", Kind::String, "A password that protects the venue's details"),
+            arg("description", Kind::String, "venue-description").default(Default::Null),
+            arg("status", Kind::String, "venue-status").one_of(STATUSES),
+            arg("show_map", Kind::String, "venue-show-map").default(Default::Null),
+            arg("show_map_link", Kind::String, "venue-show-map-link").default(Default::Null),
+            arg("address", Kind::String, "venue-address").default(Default::Null),
+            arg("city", Kind::String, "venue-city").default(Default::Null),
+            arg("country", Kind::String, "venue-country").default(Default::Null),
+            arg("province", Kind::String, "venue-province").default(Default::Null),
+            arg("state", Kind::String, "venue-state").default(Default::Null),
+            arg("zip", Kind::String, "venue-zip").default(Default::Null),
+            arg("phone", Kind::String, "venue-phone").default(Default::Null),
+            arg("stateprovince", Kind::String, "venue-stateprovince").default(Default::Null),
+            arg("website", Kind::String, "venue-website").default(Default::Null),
+            arg("image", Kind::Any, "venue-image").default(Default::Null),
+            arg("geo_lat", Kind::Number, "venue-geo-lat"),
+            arg("geo_lng", Kind::Number, "venue-geo-lng"),
+            arg("excerpt", Kind::String, "venue-excerpt"),
+            arg("slug", Kind::String, "venue-slug"),
+            arg("password", Kind::String, "venue-password"),
         ]
     };
 }
@@ -349,40 +314,40 @@ macro_rules! organizer_write_args {
     ($($lead:expr,)* ; name: $name:expr) => {
         &[
             $($lead,)*
-            arg("author", Kind::Integer, "The organizer author ID").default(Default::Null),
-            arg("date", Kind::DateTime, "The organizer publication date").default(Default::Null),
-            arg("date_utc", Kind::DateTime, "The organizer publication date (UTC time zone)").default(Default::Null),
+            arg("author", Kind::Integer, "organizer-author").default(Default::Null),
+            arg("date", Kind::DateTime, "organizer-date").default(Default::Null),
+            arg("date_utc", Kind::DateTime, "organizer-date-utc").default(Default::Null),
             $name,
-            arg("description", Kind::String, "The organizer description").default(Default::Null),
-            arg("status", Kind::String, "The organizer post status").one_of(STATUSES).default(Default::Null),
-            arg("phone", Kind::String, "The organizer phone number").default(Default::Null),
-            arg("website", Kind::String, "The organizer website").default(Default::Null),
-            arg("email", Kind::String, "The organizer e-mail address").default(Default::Null),
-            arg("image", Kind::Any, "The organizer featured image ID or URL").default(Default::Null),
-            arg("excerpt", Kind::String, "The organizer excerpt"),
-            arg("slug", Kind::String, "The organizer slug"),
-            arg("password", Kind::String, "A password that protects the organizer's details"),
+            arg("description", Kind::String, "organizer-description").default(Default::Null),
+            arg("status", Kind::String, "organizer-status").one_of(STATUSES).default(Default::Null),
+            arg("phone", Kind::String, "organizer-phone").default(Default::Null),
+            arg("website", Kind::String, "organizer-website").default(Default::Null),
+            arg("email", Kind::String, "organizer-email").default(Default::Null),
+            arg("image", Kind::Any, "organizer-image").default(Default::Null),
+            arg("excerpt", Kind::String, "organizer-excerpt"),
+            arg("slug", Kind::String, "organizer-slug"),
+            arg("password", Kind::String, "organizer-password"),
         ]
     };
 }
 
-const VENUE_ID: Arg = arg("id", Kind::Integer, "the venue post ID").path();
-const VENUE_SLUG: Arg = arg("slug", Kind::String, "the venue post name").path();
-const ORGANIZER_ID: Arg = arg("id", Kind::Integer, "the organizer post ID").path();
-const ORGANIZER_SLUG: Arg = arg("slug", Kind::String, "the organizer post name").path();
+const VENUE_ID: Arg = arg("id", Kind::Integer, "venue-id").path();
+const VENUE_SLUG: Arg = arg("slug", Kind::String, "venue-path-slug").path();
+const ORGANIZER_ID: Arg = arg("id", Kind::Integer, "organizer-id").path();
+const ORGANIZER_SLUG: Arg = arg("slug", Kind::String, "organizer-path-slug").path();
 
 const VENUE_CREATE_ARGS: &[Arg] =
-    venue_write_args!(; name: arg("venue", Kind::String, "The venue name").required());
+    venue_write_args!(; name: arg("venue", Kind::String, "venue-name").required());
 const VENUE_UPDATE_ARGS: &[Arg] =
-    venue_write_args!(VENUE_ID,; name: arg("venue", Kind::String, "The venue name"));
+    venue_write_args!(VENUE_ID,; name: arg("venue", Kind::String, "venue-name"));
 const VENUE_SLUG_UPDATE_ARGS: &[Arg] =
-    venue_write_args!(VENUE_SLUG,; name: arg("venue", Kind::String, "The venue name"));
+    venue_write_args!(VENUE_SLUG,; name: arg("venue", Kind::String, "venue-name"));
 const ORGANIZER_CREATE_ARGS: &[Arg] = organizer_write_args!(;
-    name: arg("organizer", Kind::String, "The organizer name").required().default(Default::Null));
+    name: arg("organizer", Kind::String, "organizer-name").required().default(Default::Null));
 const ORGANIZER_UPDATE_ARGS: &[Arg] = organizer_write_args!(ORGANIZER_ID,;
-    name: arg("organizer", Kind::String, "The organizer name").default(Default::Null));
+    name: arg("organizer", Kind::String, "organizer-name").default(Default::Null));
 const ORGANIZER_SLUG_UPDATE_ARGS: &[Arg] = organizer_write_args!(ORGANIZER_SLUG,;
-    name: arg("organizer", Kind::String, "The organizer name").default(Default::Null));
+    name: arg("organizer", Kind::String, "organizer-name").default(Default::Null));
 
 // ---- categories and tags -----------------------------------------------------------
 
@@ -390,59 +355,51 @@ const ORDER_VALUES: &[&str] = &["asc", "desc"];
 const ORDERBY_VALUES: &[&str] = crate::domain::term::TermOrderBy::NAMES;
 
 macro_rules! term_list_args {
-    ($plural:literal $(, $extra:expr)?) => {
+    ($prefix:literal $(, $extra:expr)?) => {
         &[
             PAGE,
-            arg("per_page", Kind::Integer, concat!("The number of ", $plural, " to return on each page")).default(Default::PerPage),
-            arg("search", Kind::String, "Limit results to those matching a string"),
-            arg("exclude", Kind::List(Item::Integer), "Ensure result set exclude specific IDs"),
-            arg("include", Kind::List(Item::Integer), "Limit result set to specific IDs"),
-            arg("order", Kind::String, "Order sort attribute ascending or descending").one_of(ORDER_VALUES),
-            arg("orderby", Kind::String, "Sort collection by term attribute").one_of(ORDERBY_VALUES),
-            arg("hide_empty", Kind::Boolean, "Whether to hide terms not assigned to any posts").default(Default::Bool(true)),
+            arg("per_page", Kind::Integer, concat!($prefix, "-per-page")).default(Default::PerPage),
+            arg("search", Kind::String, "terms-search"),
+            arg("exclude", Kind::List(Item::Integer), "terms-exclude"),
+            arg("include", Kind::List(Item::Integer), "terms-include"),
+            arg("order", Kind::String, "terms-order").one_of(ORDER_VALUES),
+            arg("orderby", Kind::String, "terms-orderby").one_of(ORDERBY_VALUES),
+            arg("hide_empty", Kind::Boolean, "terms-hide-empty").default(Default::Bool(true)),
             $($extra,)?
-            arg("post", Kind::Integer, "Limit result set to terms assigned to a specific post"),
-            arg("event", Kind::Integer, "Limit result set to terms assigned to a specific event (an alias of the \"post\" parameter)"),
-            arg("slug", Kind::String, "Limit result set to terms with a specific slug"),
+            arg("post", Kind::Integer, "terms-post"),
+            arg("event", Kind::Integer, "terms-event"),
+            arg("slug", Kind::String, "terms-slug"),
         ]
     };
 }
 
-const CATEGORY_ID: Arg = arg("id", Kind::Integer, "the event category term ID").path();
-const TAG_ID: Arg = arg("id", Kind::Integer, "the event tag term ID").path();
-const CATEGORY_PARENT: Arg = arg("parent", Kind::Integer, "The event category parent term ID");
+const CATEGORY_ID: Arg = arg("id", Kind::Integer, "category-id").path();
+const TAG_ID: Arg = arg("id", Kind::Integer, "tag-id").path();
+const CATEGORY_PARENT: Arg = arg("parent", Kind::Integer, "category-parent");
 
 const CATEGORY_CREATE_ARGS: &[Arg] = &[
-    arg("name", Kind::String, "The event category name").required(),
-    arg(
-        "description",
-        Kind::String,
-        "The event category description",
-    ),
-    arg("slug", Kind::String, "The event category slug"),
+    arg("name", Kind::String, "category-name").required(),
+    arg("description", Kind::String, "category-description"),
+    arg("slug", Kind::String, "category-slug"),
     CATEGORY_PARENT,
 ];
 const CATEGORY_UPDATE_ARGS: &[Arg] = &[
     CATEGORY_ID,
-    arg("name", Kind::String, "The event category name"),
-    arg(
-        "description",
-        Kind::String,
-        "The event category description",
-    ),
-    arg("slug", Kind::String, "The event category slug"),
+    arg("name", Kind::String, "category-name"),
+    arg("description", Kind::String, "category-description"),
+    arg("slug", Kind::String, "category-slug"),
     CATEGORY_PARENT,
 ];
 const TAG_CREATE_ARGS: &[Arg] = &[
-    arg("name", Kind::String, "The event tag name").required(),
-    arg("description", Kind::String, "The event tag description"),
-    arg("slug", Kind::String, "The event tag slug"),
+    arg("name", Kind::String, "tag-name").required(),
+    arg("description", Kind::String, "tag-description"),
+    arg("slug", Kind::String, "tag-slug"),
 ];
 const TAG_UPDATE_ARGS: &[Arg] = &[
     TAG_ID,
-    arg("name", Kind::String, "The event tag name"),
-    arg("description", Kind::String, "The event tag description"),
-    arg("slug", Kind::String, "The event tag slug"),
+    arg("name", Kind::String, "tag-name"),
+    arg("description", Kind::String, "tag-description"),
+    arg("slug", Kind::String, "tag-slug"),
 ];
 
 // ---- the table ---------------------------------------------------------------------
@@ -458,15 +415,10 @@ pub static ROUTES: &[Route] = &[
             methods: GET,
             op: Op::Index,
             args: &[
-                arg("namespace", Kind::String, "The namespace to describe")
-                    .default(Default::Namespace),
-                arg(
-                    "context",
-                    Kind::String,
-                    "Scope under which the request is made; determines fields present in response",
-                )
-                .default(Default::Str("view"))
-                .one_of(&["view", "help"]),
+                arg("namespace", Kind::String, "index-namespace").default(Default::Namespace),
+                arg("context", Kind::String, "index-context")
+                    .default(Default::Str("view"))
+                    .one_of(&["view", "help"]),
             ],
         }],
     },
@@ -649,14 +601,7 @@ pub static ROUTES: &[Route] = &[
             Endpoint {
                 methods: GET,
                 op: Op::TermList(Category),
-                args: term_list_args!(
-                    "event categories",
-                    arg(
-                        "parent",
-                        Kind::Integer,
-                        "Limit result set to terms assigned to a specific parent"
-                    )
-                ),
+                args: term_list_args!("categories", arg("parent", Kind::Integer, "terms-parent")),
             },
             Endpoint {
                 methods: POST,
@@ -691,7 +636,7 @@ pub static ROUTES: &[Route] = &[
             Endpoint {
                 methods: GET,
                 op: Op::TermList(Tag),
-                args: term_list_args!("event tags"),
+                args: term_list_args!("tags"),
             },
             Endpoint {
                 methods: POST,

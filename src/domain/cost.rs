@@ -17,12 +17,11 @@ const RANGE_SEPARATOR: &str = " – ";
 const PREFIX: &str = "prefix";
 const POSTFIX: &str = "postfix";
 
-/// `cost_details` of the event representation; field order is the wire key order.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+/// The currency and numeric values parsed from an event's cost (field order is the wire order).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct CostDetails {
     pub currency_symbol: String,
-    /// The reference only fills this from a meta key its REST API never writes, so a cost
-    /// given through the API always has `""` here.
+    /// The ISO currency code; empty, as in the reference, whose REST API never sets it.
     pub currency_code: String,
     /// `"prefix"`, `"postfix"` or `""`.
     pub currency_position: String,

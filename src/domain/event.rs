@@ -6,7 +6,7 @@ use super::post::{ImageRef, Post, PostChanges, Status, Visibility};
 use super::term::Term;
 
 /// A ticket offer (extension): `{name, url, price, currency}`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Ticket {
     pub name: String,
     pub url: String,

@@ -1,18 +1,19 @@
 //! One request through the reference's check order: route → credentials → body →
 //! missing arguments → invalid arguments → (in the handler) permission → action.
 
+use crate::api::i18n::Msg;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::body::to_bytes;
 use axum::extract::{FromRequestParts, RawPathParams, Request};
 use axum::http::{Method, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde_json::{Map, Value};
 
 use super::error::ApiError;
 use super::urls::Urls;
-use super::{App, Lang, auth, events, index, linked, terms};
+use super::{App, Lang, auth, doc, events, index, linked, terms};
 use crate::api::args::{self, Args, RawArgs};
 use crate::api::table::{Endpoint, Op};
 use crate::domain::permissions::Caller;
@@ -22,6 +23,7 @@ pub struct Ctx {
     pub app: App,
     pub caller: Caller,
     pub urls: Urls,
+    pub lang: Arc<Lang>,
     pub now: i64,
 }
 
@@ -31,9 +33,10 @@ pub async fn handle(
     lang: Arc<Lang>,
     req: Request,
 ) -> Response {
+    let code = lang.code.clone();
     match run(app, endpoint, lang, req).await {
         Ok(resp) => resp,
-        Err(e) => e.into_response(),
+        Err(e) => e.response(&code),
     }
 }
 
@@ -87,6 +90,7 @@ async fn run(
         urls: Urls::new(&app.settings, &lang.prefix),
         app,
         caller,
+        lang,
         now: chrono::Utc::now().timestamp(),
     };
     route(&ctx, endpoint.op, args).await
@@ -99,15 +103,18 @@ fn parse_body(content_type: &str, bytes: &[u8]) -> Result<Map<String, Value>, Ap
     if is_json {
         return match serde_json::from_slice::<Value>(bytes) {
             Ok(Value::Object(map)) => Ok(map),
-            Ok(_) => Err(ApiError::InvalidJson(
-                "The body must be a JSON object.".into(),
-            )),
-            Err(e) => Err(ApiError::InvalidJson(format!("{e}."))),
+            Ok(_) => Err(ApiError::InvalidJson {
+                detail: Some(Msg::JsonNotObject),
+            }),
+            Err(e) => {
+                tracing::debug!(error = %e, "invalid JSON body");
+                Err(ApiError::InvalidJson { detail: None })
+            }
         };
     }
     if content_type.starts_with("application/x-www-form-urlencoded") {
         let text = std::str::from_utf8(bytes).map_err(|_| {
-            ApiError::invalid_because("body", "rest_invalid_encoding", "The body is not UTF-8.")
+            ApiError::invalid_because("body", "rest_invalid_encoding", Msg::BodyNotUtf8)
         })?;
         return Ok(args::parse_form(text));
     }
@@ -117,7 +124,7 @@ fn parse_body(content_type: &str, bytes: &[u8]) -> Result<Map<String, Value>, Ap
 async fn route(ctx: &Ctx, op: Op, args: Args) -> Result<Response, ApiError> {
     match op {
         Op::Index => index::namespace_index(ctx, &args),
-        Op::Doc => Err(ApiError::NoRoute),
+        Op::Doc => doc::doc(ctx),
         Op::EventList => events::list(ctx, &args).await,
         Op::EventCreate => events::create(ctx, &args).await,
         Op::EventGet(by) => events::get(ctx, by, &args).await,

@@ -1,19 +1,21 @@
 //! Every error a client can see, and the one place that turns it into the
-//! WordPress error shape: `{"code", "message", "data": {"status", …}}`.
+//! WordPress error shape `{"code", "message", "data": {"status", …}}`, with the
+//! message in the request's language.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
-use crate::api::args::{ArgError, Invalid};
+use crate::api::args::{ArgError, Invalid, Reason};
+use crate::api::i18n::{self, DEFAULT_LANGUAGE, Msg};
 use crate::store::StoreError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
     #[error("no route")]
     NoRoute,
-    #[error("invalid JSON body: {0}")]
-    InvalidJson(String),
+    #[error("invalid JSON body")]
+    InvalidJson { detail: Option<Msg> },
     #[error("missing parameters")]
     Missing(Vec<&'static str>),
     #[error("invalid parameters")]
@@ -35,8 +37,10 @@ pub enum ApiError {
     Coded {
         status: StatusCode,
         code: &'static str,
-        message: &'static str,
+        msg: Msg,
     },
+    #[error("too many requests")]
+    TooManyRequests { retry_after_secs: u64 },
     #[error("database unavailable: {0}")]
     Unavailable(String),
     #[error("internal error: {0}")]
@@ -48,32 +52,30 @@ impl ApiError {
     pub fn invalid_param(name: &str) -> ApiError {
         ApiError::Invalid(vec![Invalid {
             name: name.to_string(),
-            message: "Invalid parameter.".into(),
-            code: None,
+            reason: Reason::Generic,
         }])
     }
 
-    /// One invalid parameter with a specific reason.
-    pub fn invalid_because(name: &str, code: &'static str, message: impl Into<String>) -> ApiError {
+    /// One invalid parameter with a specific rule and message.
+    pub fn invalid_because(name: &str, code: &'static str, msg: Msg) -> ApiError {
         ApiError::Invalid(vec![Invalid {
             name: name.to_string(),
-            message: message.into(),
-            code: Some(code),
+            reason: Reason::Rule { code, msg },
         }])
     }
 
-    pub fn coded(status: u16, code: &'static str, message: &'static str) -> ApiError {
+    pub fn coded(status: u16, code: &'static str, msg: Msg) -> ApiError {
         ApiError::Coded {
             status: StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST),
             code,
-            message,
+            msg,
         }
     }
 
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::NoRoute | ApiError::InvalidNamespace => StatusCode::NOT_FOUND,
-            ApiError::InvalidJson(_)
+            ApiError::InvalidJson { .. }
             | ApiError::Missing(_)
             | ApiError::Invalid(_)
             | ApiError::TermExists { .. } => StatusCode::BAD_REQUEST,
@@ -83,70 +85,68 @@ impl ApiError {
             ApiError::Forbidden { anonymous: false } => StatusCode::FORBIDDEN,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Coded { status, .. } => *status,
+            ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
-    fn code_and_message(&self) -> (&'static str, String) {
+    pub fn code(&self) -> &'static str {
         match self {
-            ApiError::NoRoute => (
-                "rest_no_route",
-                "No route was found matching the URL and request method.".into(),
-            ),
-            ApiError::InvalidJson(detail) => (
-                "rest_invalid_json",
-                format!("Invalid JSON body passed. {detail}")
-                    .trim_end()
-                    .to_string(),
-            ),
-            ApiError::Missing(names) => (
-                "rest_missing_callback_param",
-                format!("Missing parameter(s): {}", names.join(", ")),
-            ),
-            ApiError::Invalid(list) => (
-                "rest_invalid_param",
-                format!(
-                    "Invalid parameter(s): {}",
-                    list.iter()
-                        .map(|i| i.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ),
-            ApiError::Forbidden { .. } => (
-                "rest_forbidden",
-                "Sorry, you are not allowed to do that.".into(),
-            ),
-            ApiError::IncorrectPassword => (
-                "incorrect_password",
-                "The provided password is an invalid application password.".into(),
-            ),
-            ApiError::PayloadTooLarge => (
-                "rest_payload_too_large",
-                "The request body is larger than this server accepts.".into(),
-            ),
-            ApiError::InvalidNamespace => (
-                "rest_invalid_namespace",
-                "The specified namespace could not be found.".into(),
-            ),
-            ApiError::TermExists { .. } => (
-                "term_exists",
-                "A term with the name provided already exists with this parent.".into(),
-            ),
-            ApiError::Coded { code, message, .. } => (code, (*message).into()),
-            ApiError::Unavailable(_) => (
-                "rest_unavailable",
-                "The service is temporarily unavailable; try again shortly.".into(),
-            ),
-            ApiError::Internal(_) => (
-                "rest_internal_error",
-                "The server could not complete the request.".into(),
-            ),
+            ApiError::NoRoute => "rest_no_route",
+            ApiError::InvalidJson { .. } => "rest_invalid_json",
+            ApiError::Missing(_) => "rest_missing_callback_param",
+            ApiError::Invalid(_) => "rest_invalid_param",
+            ApiError::Forbidden { .. } => "rest_forbidden",
+            ApiError::IncorrectPassword => "incorrect_password",
+            ApiError::PayloadTooLarge => "rest_payload_too_large",
+            ApiError::InvalidNamespace => "rest_invalid_namespace",
+            ApiError::TermExists { .. } => "term_exists",
+            ApiError::Coded { code, .. } => code,
+            ApiError::TooManyRequests { .. } => "rest_too_many_requests",
+            ApiError::Unavailable(_) => "rest_unavailable",
+            ApiError::Internal(_) => "rest_internal_error",
         }
     }
 
-    fn data(&self) -> Map<String, Value> {
+    fn message(&self, lang: &str) -> String {
+        let names = |v: Vec<&str>| v.join(", ");
+        match self {
+            ApiError::NoRoute => i18n::text(lang, Msg::NoRoute.key()),
+            ApiError::InvalidJson { detail: None } => i18n::text(lang, Msg::InvalidJson.key()),
+            ApiError::InvalidJson { detail: Some(d) } => {
+                format!(
+                    "{} {}",
+                    i18n::text(lang, Msg::InvalidJson.key()),
+                    i18n::text(lang, d.key())
+                )
+            }
+            ApiError::Missing(list) => i18n::message(
+                lang,
+                Msg::MissingParams.key(),
+                &[("params", names(list.clone()))],
+            ),
+            ApiError::Invalid(list) => i18n::message(
+                lang,
+                Msg::InvalidParams.key(),
+                &[(
+                    "params",
+                    names(list.iter().map(|i| i.name.as_str()).collect()),
+                )],
+            ),
+            ApiError::Forbidden { .. } => i18n::text(lang, Msg::Forbidden.key()),
+            ApiError::IncorrectPassword => i18n::text(lang, Msg::IncorrectPassword.key()),
+            ApiError::PayloadTooLarge => i18n::text(lang, Msg::PayloadTooLarge.key()),
+            ApiError::InvalidNamespace => i18n::text(lang, Msg::InvalidNamespace.key()),
+            ApiError::TermExists { .. } => i18n::text(lang, Msg::TermExists.key()),
+            ApiError::Coded { msg, .. } => i18n::text(lang, msg.key()),
+            ApiError::TooManyRequests { .. } => i18n::text(lang, Msg::TooManyRequests.key()),
+            ApiError::Unavailable(_) => i18n::text(lang, Msg::Unavailable.key()),
+            ApiError::Internal(_) => i18n::text(lang, Msg::Internal.key()),
+        }
+    }
+
+    fn data(&self, lang: &str) -> Map<String, Value> {
         let mut data = Map::new();
         data.insert("status".into(), json!(self.status().as_u16()));
         match self {
@@ -156,15 +156,16 @@ impl ApiError {
             ApiError::Invalid(list) => {
                 let params: Map<String, Value> = list
                     .iter()
-                    .map(|i| (i.name.clone(), json!(i.message)))
+                    .map(|i| (i.name.clone(), json!(i.reason.message(lang, &i.name))))
                     .collect();
                 let details: Map<String, Value> = list
                     .iter()
                     .filter_map(|i| {
-                        i.code.map(|code| {
+                        i.reason.code().map(|code| {
+                            let message = i.reason.message(lang, &i.name);
                             (
                                 i.name.clone(),
-                                json!({"code": code, "message": i.message, "data": null}),
+                                json!({"code": code, "message": message, "data": null}),
                             )
                         })
                     })
@@ -188,9 +189,36 @@ impl ApiError {
         data
     }
 
-    pub fn body(&self) -> Value {
-        let (code, message) = self.code_and_message();
-        json!({"code": code, "message": message, "data": self.data()})
+    pub fn body(&self, lang: &str) -> Value {
+        json!({"code": self.code(), "message": self.message(lang), "data": self.data(lang)})
+    }
+
+    /// The response, with the message in `lang`.
+    pub fn response(self, lang: &str) -> Response {
+        match &self {
+            ApiError::Internal(detail) => tracing::error!(error = %detail, "request failed"),
+            ApiError::Unavailable(detail) => {
+                tracing::warn!(error = %detail, "database unavailable")
+            }
+            _ => {}
+        }
+        let body = serde_json::to_vec(&self.body(lang)).unwrap_or_default();
+        let mut resp = (self.status(), body).into_response();
+        let h = resp.headers_mut();
+        h.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json; charset=UTF-8"),
+        );
+        match self {
+            ApiError::Unavailable(_) => {
+                h.insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            }
+            ApiError::TooManyRequests { retry_after_secs } => {
+                h.insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+            }
+            _ => {}
+        }
+        resp
     }
 }
 
@@ -214,25 +242,7 @@ impl From<StoreError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        match &self {
-            ApiError::Internal(detail) => tracing::error!(error = %detail, "request failed"),
-            ApiError::Unavailable(detail) => {
-                tracing::warn!(error = %detail, "database unavailable")
-            }
-            _ => {}
-        }
-        let status = self.status();
-        let body = serde_json::to_vec(&self.body()).unwrap_or_default();
-        let mut resp = (status, body).into_response();
-        resp.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json; charset=UTF-8"),
-        );
-        if matches!(self, ApiError::Unavailable(_)) {
-            resp.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
-        }
-        resp
+        self.response(DEFAULT_LANGUAGE)
     }
 }
 
@@ -243,7 +253,7 @@ mod tests {
     #[test]
     fn invalid_param_matches_the_reference_shape() {
         assert_eq!(
-            ApiError::invalid_param("id").body(),
+            ApiError::invalid_param("id").body("en"),
             json!({"code":"rest_invalid_param","message":"Invalid parameter(s): id",
                    "data":{"status":400,"params":{"id":"Invalid parameter."},"details":[]}})
         );
@@ -252,7 +262,7 @@ mod tests {
     #[test]
     fn missing_params_lists_names() {
         assert_eq!(
-            ApiError::Missing(vec!["title", "start_date", "end_date"]).body(),
+            ApiError::Missing(vec!["title", "start_date", "end_date"]).body("en"),
             json!({"code":"rest_missing_callback_param","message":"Missing parameter(s): title, start_date, end_date",
                    "data":{"status":400,"params":["title","start_date","end_date"]}})
         );
@@ -268,5 +278,13 @@ mod tests {
             ApiError::Forbidden { anonymous: false }.status(),
             StatusCode::FORBIDDEN
         );
+    }
+
+    #[test]
+    fn messages_follow_the_language_but_codes_do_not() {
+        let en = ApiError::NoRoute.body("en");
+        let fr = ApiError::NoRoute.body("fr");
+        assert_eq!(en["code"], fr["code"]);
+        assert_ne!(en["message"], fr["message"]);
     }
 }

@@ -9,6 +9,7 @@ use super::dispatch::Ctx;
 use super::error::ApiError;
 use super::json;
 use crate::api::args::Args;
+use crate::api::i18n;
 use crate::api::table::{Arg, Default, Item, Kind, NAMESPACE, ROUTES};
 use crate::domain::dates::format_in;
 
@@ -81,7 +82,10 @@ fn describe_arg(ctx: &Ctx, a: &Arg) -> Value {
     if let Some(d) = default {
         m.insert("default".into(), d);
     }
-    m.insert("description".into(), json!(a.description));
+    m.insert(
+        "description".into(),
+        json!(i18n::text(&ctx.lang.code, a.description)),
+    );
     match a.kind {
         Kind::Integer => {
             m.insert("type".into(), json!("integer"));

@@ -1,5 +1,6 @@
 //! Venues and organizers: the posts events link to.
 
+use crate::api::i18n::Msg;
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::Value;
@@ -25,29 +26,15 @@ fn name_field(t: PostType) -> &'static str {
 
 fn not_accessible(t: PostType) -> ApiError {
     match t {
-        PostType::Venue => ApiError::coded(
-            403,
-            "venue-not-accessible",
-            "The requested venue is not accessible",
-        ),
-        _ => ApiError::coded(
-            403,
-            "organizer-not-accessible",
-            "The requested organizer is not accessible",
-        ),
+        PostType::Venue => ApiError::coded(403, "venue-not-accessible", Msg::VenueNotAccessible),
+        _ => ApiError::coded(403, "organizer-not-accessible", Msg::OrganizerNotAccessible),
     }
 }
 
 fn in_trash(t: PostType) -> ApiError {
     match t {
-        PostType::Venue => {
-            ApiError::coded(410, "venue-is-in-trash", "The venue is already trashed")
-        }
-        _ => ApiError::coded(
-            410,
-            "organizer-is-in-trash",
-            "The organizer is already trashed",
-        ),
+        PostType::Venue => ApiError::coded(410, "venue-is-in-trash", Msg::VenueIsInTrash),
+        _ => ApiError::coded(410, "organizer-is-in-trash", Msg::OrganizerIsInTrash),
     }
 }
 
@@ -56,12 +43,12 @@ fn page_not_found(t: PostType) -> ApiError {
         PostType::Venue => ApiError::coded(
             404,
             "venue-archive-page-not-found",
-            "The requested venue archive page does not exist",
+            Msg::VenueArchivePageNotFound,
         ),
         _ => ApiError::coded(
             404,
             "organizer-archive-page-not-found",
-            "The requested organizer archive page does not exist",
+            Msg::OrganizerArchivePageNotFound,
         ),
     }
 }
@@ -340,7 +327,7 @@ pub async fn image_ref(ctx: &Ctx, v: &Value) -> Result<ImageRef, ApiError> {
                 return Err(ApiError::invalid_because(
                     "image",
                     "rest_cannot_upload",
-                    "Sorry, you are not allowed to add images by URL.",
+                    Msg::CannotUpload,
                 ));
             }
             Ok(ImageRef::Url(s.to_string()))

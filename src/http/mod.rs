@@ -2,6 +2,7 @@
 
 mod auth;
 mod dispatch;
+mod doc;
 pub mod error;
 mod events;
 mod index;
@@ -9,6 +10,7 @@ mod linked;
 mod lists;
 mod terms;
 pub mod urls;
+mod viewer;
 mod views;
 
 use std::sync::Arc;
@@ -78,6 +80,10 @@ pub fn router(app: App) -> Router {
         }
     }
     router
+        .merge(viewer::routes(
+            &app.settings.languages,
+            &app.settings.rest_root,
+        ))
         .fallback(no_route)
         .method_not_allowed_fallback(no_route)
         .with_state(app)
@@ -94,8 +100,20 @@ pub fn service(app: App) -> Router {
         .layer(tower_http::trace::TraceLayer::new_for_http())
 }
 
-async fn no_route() -> Response {
-    ApiError::NoRoute.into_response()
+/// Unmatched requests answer in the language of their first path segment, if it names one.
+async fn no_route(uri: axum::http::Uri) -> Response {
+    let first = uri
+        .path()
+        .trim_start_matches('/')
+        .split('/')
+        .next()
+        .unwrap_or("");
+    let lang = if crate::api::i18n::supported(first) {
+        first
+    } else {
+        "en"
+    };
+    ApiError::NoRoute.response(lang)
 }
 
 /// A JSON response with the reference's content type.

@@ -1,5 +1,6 @@
 //! Categories and tags.
 
+use crate::api::i18n::Msg;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
@@ -177,7 +178,7 @@ async fn read_changes(
                 return Err(ApiError::invalid_because(
                     "parent",
                     "rest_term_invalid",
-                    "Parent term does not exist.",
+                    Msg::ParentMissing,
                 ));
             }
             if let Some(term) = existing
@@ -186,7 +187,7 @@ async fn read_changes(
                 return Err(ApiError::invalid_because(
                     "parent",
                     "rest_term_invalid",
-                    "A category cannot be its own ancestor.",
+                    Msg::ParentCycle,
                 ));
             }
         }
@@ -198,7 +199,7 @@ async fn read_changes(
         return Err(ApiError::invalid_because(
             "slug",
             "duplicate_term_slug",
-            "The slug is already in use by another term.",
+            Msg::DuplicateTermSlug,
         ));
     }
     let name = c.name.as_deref().or(existing.map(|t| t.name.as_str()));
@@ -225,11 +226,9 @@ fn check_permission(ctx: &Ctx) -> Result<(), ApiError> {
 /// A unique violation here means a concurrent writer took the name or slug first.
 fn conflict_to_exists(e: StoreError) -> ApiError {
     match e {
-        StoreError::Conflict(_) => ApiError::invalid_because(
-            "slug",
-            "duplicate_term_slug",
-            "The slug is already in use by another term.",
-        ),
+        StoreError::Conflict(_) => {
+            ApiError::invalid_because("slug", "duplicate_term_slug", Msg::DuplicateTermSlug)
+        }
         other => other.into(),
     }
 }

@@ -3,6 +3,11 @@
 
 use serde::Serialize;
 use serde_json::{Value, json};
+use utoipa::ToSchema;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{
+    ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type,
+};
 
 use super::urls::Urls;
 use crate::domain::dates::{format_in, format_utc};
@@ -31,7 +36,7 @@ fn guarded(s: &str, reveal: Reveal) -> Option<String> {
     })
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct ImageView {
     pub url: String,
     pub id: i64,
@@ -59,7 +64,7 @@ fn image_or_false(image: &Option<Image>, reveal: Reveal) -> Value {
 }
 
 /// Fields every post representation starts with.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 struct PostHead {
     id: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -85,11 +90,12 @@ fn head(post: &Post, post_type: PostType, urls: &Urls, tz: &chrono_tz::Tz) -> Po
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct VenueView {
     #[serde(flatten)]
     head: PostHead,
     /// The venue name; `[]` when password-protected (the reference's quirk).
+    #[schema(schema_with = text_or_empty)]
     venue: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<String>,
@@ -97,6 +103,7 @@ pub struct VenueView {
     excerpt: Option<String>,
     slug: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = image_or_false_schema)]
     image: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     address: Option<String>,
@@ -121,6 +128,7 @@ pub struct VenueView {
     #[serde(skip_serializing_if = "Option::is_none")]
     geo_lng: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
     json_ld: Option<Value>,
     show_map: Option<bool>,
     show_map_link: Option<bool>,
@@ -189,10 +197,11 @@ pub fn venue_json_ld(post: &Post) -> Value {
     })
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct OrganizerView {
     #[serde(flatten)]
     head: PostHead,
+    #[schema(schema_with = text_or_empty)]
     organizer: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<String>,
@@ -200,6 +209,7 @@ pub struct OrganizerView {
     excerpt: Option<String>,
     slug: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = image_or_false_schema)]
     image: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     phone: Option<String>,
@@ -208,6 +218,7 @@ pub struct OrganizerView {
     #[serde(skip_serializing_if = "Option::is_none")]
     email: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
     json_ld: Option<Value>,
     global_id: String,
     global_id_lineage: Vec<String>,
@@ -271,7 +282,7 @@ pub fn plain_text(html: &str) -> String {
     out.trim().to_string()
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct TermUrls {
     #[serde(rename = "self")]
     pub self_: String,
@@ -292,7 +303,7 @@ impl TermUrls {
 }
 
 /// A term as `/categories` and `/tags` return it.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct TermView {
     id: i64,
     count: i64,
@@ -302,6 +313,7 @@ pub struct TermView {
     taxonomy: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     parent: Option<i64>,
+    #[schema(schema_with = empty_array)]
     meta: [(); 0],
     url: String,
     urls: TermUrls,
@@ -321,5 +333,125 @@ impl TermView {
             url: urls.term_link(term.taxonomy, &term.slug),
             urls: TermUrls::new(term, urls),
         }
+    }
+}
+
+/// `"text"`, or `[]` where the reference blanks a protected name.
+pub fn text_or_empty() -> RefOr<Schema> {
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(SchemaType::Type(Type::String)))
+        .item(empty_array())
+        .into()
+}
+
+/// Any JSON value.
+pub fn any_value() -> RefOr<Schema> {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::AnyValue)
+        .into()
+}
+
+/// `[]`: a list the reference always sends empty.
+pub fn empty_array() -> RefOr<Schema> {
+    ArrayBuilder::new()
+        .items(ObjectBuilder::new().schema_type(SchemaType::AnyValue))
+        .max_items(Some(0))
+        .into()
+}
+
+/// An image object, or `false` when there is none or it is hidden.
+pub fn image_or_false_schema() -> RefOr<Schema> {
+    OneOfBuilder::new()
+        .item(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(
+            "ImageView",
+        )))
+        .item(ObjectBuilder::new().schema_type(SchemaType::Type(Type::Boolean)))
+        .into()
+}
+
+/// An error: a stable `code`, a human-readable `message` in the request's language, and `data.status`.
+#[derive(Serialize, ToSchema)]
+pub struct ErrorBody {
+    code: String,
+    message: String,
+    data: ErrorData,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ErrorData {
+    status: u16,
+    /// Missing parameters (a list) or invalid ones (name → message).
+    #[schema(schema_with = any_value)]
+    params: Option<Value>,
+    /// Per-parameter detail: `[]` or name → `{code, message, data}`.
+    #[schema(schema_with = any_value)]
+    details: Option<Value>,
+    term_id: Option<i64>,
+}
+
+/// Schemas of the list envelopes (serialised by `lists::respond`) and of the
+/// discovery documents.
+pub struct ListSchemas;
+
+#[derive(ToSchema)]
+#[allow(dead_code)]
+struct VenueList {
+    venues: Vec<VenueView>,
+    rest_url: String,
+    next_rest_url: Option<String>,
+    previous_rest_url: Option<String>,
+    total: u64,
+    total_pages: u64,
+}
+
+#[derive(ToSchema)]
+#[allow(dead_code)]
+struct OrganizerList {
+    organizers: Vec<OrganizerView>,
+    rest_url: String,
+    next_rest_url: Option<String>,
+    previous_rest_url: Option<String>,
+    total: u64,
+    total_pages: u64,
+}
+
+#[derive(ToSchema)]
+#[allow(dead_code)]
+struct CategoryList {
+    rest_url: String,
+    total: u64,
+    total_pages: u64,
+    categories: Vec<TermView>,
+    next_rest_url: Option<String>,
+    previous_rest_url: Option<String>,
+}
+
+#[derive(ToSchema)]
+#[allow(dead_code)]
+struct TagList {
+    rest_url: String,
+    total: u64,
+    total_pages: u64,
+    tags: Vec<TermView>,
+    next_rest_url: Option<String>,
+    previous_rest_url: Option<String>,
+}
+
+impl ListSchemas {
+    pub fn collect(out: &mut Vec<(String, RefOr<Schema>)>) {
+        fn add<T: ToSchema>(out: &mut Vec<(String, RefOr<Schema>)>) {
+            out.push((T::name().into_owned(), T::schema()));
+            T::schemas(out);
+        }
+        add::<ImageView>(out);
+        add::<VenueList>(out);
+        add::<OrganizerList>(out);
+        add::<CategoryList>(out);
+        add::<TagList>(out);
+        let open: RefOr<Schema> = ObjectBuilder::new()
+            .schema_type(SchemaType::Type(Type::Object))
+            .into();
+        out.push(("NamespaceIndex".into(), open.clone()));
+        out.push(("OpenApiDocument".into(), open));
     }
 }

@@ -520,7 +520,12 @@ fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventQuery) {
         }
     }
     if let Some(near) = &eq.near_venues {
-        q.and_where(col(Posts::VenueId).is_in(near.iter().copied()));
+        // PostgreSQL rejects `IN ()`, which is what no venue in range would render.
+        q.and_where(if near.is_empty() {
+            Expr::cust("1 = 0")
+        } else {
+            col(Posts::VenueId).is_in(near.iter().copied())
+        });
     }
     if let Some(parent) = eq.post_parent {
         q.and_where(col(Posts::PostParent).eq(parent));

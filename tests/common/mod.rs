@@ -440,3 +440,52 @@ pub async fn make_token(store: &Store, user_id: i64, token: &str) {
     .unwrap();
     tx.commit().await.unwrap();
 }
+
+impl TestApp {
+    pub async fn put(&self, path: &str, body: Value) -> Resp {
+        self.call(Method::PUT, path, Some(body), &self.admin.auth())
+            .await
+    }
+
+    pub async fn patch(&self, path: &str, body: Value) -> Resp {
+        self.call(Method::PATCH, path, Some(body), &self.admin.auth())
+            .await
+    }
+
+    /// Creates an event as the administrator and returns its ID.
+    pub async fn event(&self, body: Value) -> i64 {
+        let r = self.post("events", body).await;
+        r.assert(201);
+        r.id()
+    }
+}
+
+/// A minimal event body; more fields can be merged in with [`with`].
+pub fn event(title: &str, start: &str, end: &str) -> Value {
+    serde_json::json!({"title": title, "start_date": start, "end_date": end})
+}
+
+/// `base` with the members of `extra` added or replaced.
+pub fn with(mut base: Value, extra: Value) -> Value {
+    if let (Some(b), Value::Object(e)) = (base.as_object_mut(), extra) {
+        b.extend(e);
+    }
+    base
+}
+
+/// The keys of a JSON object, in order.
+pub fn keys(v: &Value) -> Vec<&str> {
+    v.as_object()
+        .map(|o| o.keys().map(String::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// The titles of an event list, in order.
+pub fn titles(r: &Resp) -> Vec<String> {
+    r.body["events"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no events in {}", r.text))
+        .iter()
+        .map(|e| e["title"].as_str().unwrap_or_default().to_string())
+        .collect()
+}

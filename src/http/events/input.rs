@@ -1,6 +1,7 @@
 //! Reading an event write: every field of interface §2.1 and the extensions,
 //! checked before any permission check or write.
 
+use crate::api::i18n::Msg;
 use chrono::{DateTime, NaiveTime, Utc};
 use serde_json::{Map, Value};
 
@@ -217,7 +218,7 @@ fn read_dates(
         return Err(ApiError::invalid_because(
             "end_date",
             "rest_invalid_date_range",
-            "The end date must not be before the start date.",
+            Msg::EndBeforeStart,
         ));
     }
     c.start_utc = start;
@@ -255,7 +256,8 @@ fn read_cost(v: &Value) -> Result<Vec<String>, ApiError> {
 fn items(v: &Value) -> Vec<Value> {
     match v {
         Value::Array(a) => a.clone(),
-        Value::String(s) if s.trim().is_empty() => Vec::new(),
+        // Form bodies can only say `venue=0` as text; it unlinks like the number does.
+        Value::String(s) if s.trim().is_empty() || s.trim() == "0" => Vec::new(),
         Value::String(s) => s
             .split(',')
             .map(|p| Value::String(p.trim().to_string()))
@@ -339,9 +341,21 @@ async fn read_linked_ref(
     let Value::Object(fields) = item else {
         return Err(bad());
     };
-    let (changes, image) = Box::pin(inline_fields(ctx, t, fields))
+    let (mut changes, image) = Box::pin(inline_fields(ctx, t, fields))
         .await
-        .map_err(|_| bad())?;
+        .map_err(|e| match e {
+            ApiError::Missing(_) | ApiError::Invalid(_) => bad(),
+            other => other,
+        })?;
+    // An inline venue or organizer is created with the rights its own create route
+    // would grant: only editors name another author, and contributors cannot publish.
+    let caller_id = ctx.caller.0.as_ref().map(|u| u.id);
+    if changes.author.is_some_and(|a| Some(a) != caller_id) && !ctx.caller.is_editor() {
+        return Err(ApiError::Forbidden {
+            anonymous: ctx.caller.is_anonymous(),
+        });
+    }
+    changes.status = Some(ctx.caller.scale_back(changes.status));
     Ok(LinkedRef::New(Box::new(changes), image))
 }
 
@@ -384,7 +398,7 @@ async fn read_venue(ctx: &Ctx, v: &Value) -> Result<Option<LinkedRef>, ApiError>
         _ => Err(ApiError::invalid_because(
             "venue",
             "rest_too_many_venues",
-            "An event has at most one venue.",
+            Msg::TooManyVenues,
         )),
     }
 }

@@ -1,5 +1,6 @@
 //! `GET /events`: the list query of DESIGN.md §10.
 
+use crate::api::i18n::Msg;
 use chrono::{DateTime, NaiveTime, Utc};
 use serde_json::Value;
 
@@ -43,17 +44,19 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
             widen(instant, edge, tz)
         }))
     };
-    let starts_before = bound("starts_before", DayEdge::End)?;
-    let starts_after = bound("starts_after", DayEdge::End)?;
-    let ends_before = bound("ends_before", DayEdge::End)?;
-    let ends_after = bound("ends_after", DayEdge::End)?;
+    let include = ids(args, "include")?;
+    // With `include`, every date filter is ignored (interface §4.2); bad values are still a 400.
+    let dated = |b: Option<i64>| b.filter(|_| include.is_empty());
+    let starts_before = dated(bound("starts_before", DayEdge::End)?);
+    let starts_after = dated(bound("starts_after", DayEdge::End)?);
+    let ends_before = dated(bound("ends_before", DayEdge::End)?);
+    let ends_after = dated(bound("ends_after", DayEdge::End)?);
     let explicit_start = bound("start_date", DayEdge::Start)?;
     let explicit_end = bound("end_date", DayEdge::End)?;
-    let include = ids(args, "include")?;
     let relative = [starts_before, starts_after, ends_before, ends_after]
         .iter()
         .any(Option::is_some);
-    // The defaults apply only when no relative bound is given; `include` ignores dates entirely.
+    // The defaults apply only when no relative bound is given.
     let (start_min, end_max) = if !include.is_empty() {
         (None, None)
     } else if relative {
@@ -260,7 +263,7 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
         return Err(ApiError::coded(
             404,
             "event-archive-page-not-found",
-            "The requested event archive page does not exist",
+            Msg::EventArchivePageNotFound,
         ));
     }
     let links = events::load_links(&mut conn, &items).await?;

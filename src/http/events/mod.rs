@@ -6,10 +6,12 @@ mod list;
 mod view;
 mod write;
 
+use crate::api::i18n::Msg;
 use axum::http::StatusCode;
 use axum::response::Response;
 
 pub use list::list;
+pub use view::{EventList, EventView};
 pub use write::{create, update};
 
 use super::dispatch::Ctx;
@@ -22,7 +24,7 @@ use crate::api::table::By;
 use crate::domain::event::Event;
 use crate::domain::post::Status;
 use crate::store::{events, posts};
-use view::{EventView, ViewContext};
+use view::ViewContext;
 
 /// The event a single-item route names, or the reference's 400 on `id`/`slug`.
 async fn find(ctx: &Ctx, by: By, args: &Args) -> Result<Event, ApiError> {
@@ -86,14 +88,14 @@ pub async fn get(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError> {
             return Err(ApiError::coded(
                 403,
                 "event-no-longer-available",
-                "This event is no longer available",
+                Msg::EventNoLongerAvailable,
             ));
         }
     } else if !ctx.caller.can_read(&e.post, ctx.now) {
         return Err(ApiError::coded(
             403,
             "event-not-accessible",
-            "The requested event is not accessible",
+            Msg::EventNotAccessible,
         ));
     }
     let reveal = reveal(ctx, &e, args.str("password"));
@@ -101,7 +103,7 @@ pub async fn get(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError> {
         return Err(ApiError::coded(
             403,
             "event-password-protected",
-            "The requested event is not accessible without a password",
+            Msg::EventPasswordProtected,
         ));
     }
     Ok(json(StatusCode::OK, &render(ctx, &e, reveal, true).await?))
@@ -119,7 +121,7 @@ pub async fn delete(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError
         return Err(ApiError::coded(
             410,
             "event-is-in-trash",
-            "The event is already trashed",
+            Msg::EventIsInTrash,
         ));
     }
     // Shown as it was, with its links, when it is deleted for good.

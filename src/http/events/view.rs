@@ -3,6 +3,7 @@
 use chrono::NaiveDateTime;
 use serde::Serialize;
 use serde_json::{Value, json};
+use utoipa::ToSchema;
 
 use crate::domain::cost::{CostDetails, parse_cost};
 use crate::domain::event::{Event, EventLinks, Ticket};
@@ -13,7 +14,7 @@ use crate::domain::timezone::{EventZone, parse_zone};
 use crate::http::urls::Urls;
 use crate::http::views::{ImageView, OrganizerView, Reveal, TermUrls, VenueView, plain_text};
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct DateDetails {
     year: String,
     month: String,
@@ -37,7 +38,7 @@ impl DateDetails {
 }
 
 /// A term inside an event: WordPress's raw term object with `id` and `urls`.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct EmbeddedTerm {
     name: String,
     slug: String,
@@ -70,7 +71,7 @@ impl EmbeddedTerm {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct EventView {
     id: i64,
     global_id: String,
@@ -87,6 +88,7 @@ pub struct EventView {
     description: String,
     excerpt: String,
     slug: String,
+    #[schema(schema_with = crate::http::views::image_or_false_schema)]
     image: Value,
     all_day: Option<bool>,
     start_date: String,
@@ -110,12 +112,15 @@ pub struct EventView {
     categories: Vec<EmbeddedTerm>,
     tags: Vec<EmbeddedTerm>,
     /// A venue object, or `[]` when there is none (the reference's shape).
+    #[schema(schema_with = venue_or_empty)]
     venue: Value,
     organizer: Vec<OrganizerView>,
+    #[schema(schema_with = crate::http::views::empty_array)]
     custom_fields: [(); 0],
     tickets: Vec<Ticket>,
     post_parent: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
     json_ld: Option<Value>,
 }
 
@@ -248,13 +253,15 @@ impl EventView {
             } else {
                 Vec::new()
             },
+            // The running reference gives embedded venues and organizers their JSON-LD
+            // on single GETs (samples/event_single.json), not in lists.
             venue: match venue {
                 Some(v) if full => serde_json::to_value(VenueView::new(
                     v,
                     urls,
                     &cx.site_zone,
                     linked_reveal(v),
-                    false,
+                    with_json_ld,
                 ))
                 .unwrap_or(json!([])),
                 _ => json!([]),
@@ -262,7 +269,9 @@ impl EventView {
             organizer: if full {
                 organizers
                     .iter()
-                    .map(|o| OrganizerView::new(o, urls, &cx.site_zone, linked_reveal(o), false))
+                    .map(|o| {
+                        OrganizerView::new(o, urls, &cx.site_zone, linked_reveal(o), with_json_ld)
+                    })
                     .collect()
             } else {
                 Vec::new()
@@ -341,4 +350,24 @@ fn json_ld(
     }
     ld["performer"] = json!("Organization");
     ld
+}
+
+/// A venue object, or `[]` when the event has none.
+fn venue_or_empty() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    utoipa::openapi::schema::OneOfBuilder::new()
+        .item(utoipa::openapi::Ref::from_schema_name("VenueView"))
+        .item(crate::http::views::empty_array())
+        .into()
+}
+
+/// A page of events with its totals and the URLs of the neighbouring pages.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct EventList {
+    events: Vec<EventView>,
+    rest_url: String,
+    next_rest_url: Option<String>,
+    previous_rest_url: Option<String>,
+    total: u64,
+    total_pages: u64,
 }

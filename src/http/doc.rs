@@ -1,0 +1,350 @@
+//! `GET /doc`: an OpenAPI 3.1 document built from the route table (paths,
+//! methods, parameters, request bodies) and from the response view types
+//! (schemas), through utoipa's typed model.
+
+use std::borrow::Cow;
+
+use axum::http::{Method, StatusCode};
+use axum::response::Response;
+use serde_json::json;
+use utoipa::ToSchema;
+use utoipa::openapi::path::{
+    HttpMethod, Operation, OperationBuilder, ParameterBuilder, ParameterIn, ParameterStyle,
+};
+use utoipa::openapi::request_body::RequestBodyBuilder;
+use utoipa::openapi::schema::{
+    ArrayBuilder, ObjectBuilder, Schema, SchemaFormat, SchemaType, Type,
+};
+use utoipa::openapi::{
+    ComponentsBuilder, ContentBuilder, InfoBuilder, OpenApi, OpenApiBuilder, PathItem,
+    PathsBuilder, RefOr, Required, ResponseBuilder, ResponsesBuilder, ServerBuilder,
+};
+
+use super::dispatch::Ctx;
+use super::error::ApiError;
+use super::json;
+use super::views::{ErrorBody, ListSchemas, OrganizerView, TermView, VenueView};
+use crate::api::i18n;
+use crate::api::table::{Arg, By, Endpoint, Item, Kind, Location, Op, ROUTES};
+use crate::domain::post::PostType;
+use crate::domain::term::Taxonomy;
+
+pub fn doc(ctx: &Ctx) -> Result<Response, ApiError> {
+    Ok(json(
+        StatusCode::OK,
+        &document(
+            &ctx.lang.code,
+            ctx.urls.api(),
+            ctx.app.settings.per_page_default,
+        ),
+    ))
+}
+
+/// The whole document for one language; `server` is the API root of the request.
+pub fn document(lang: &str, server: &str, per_page_default: u64) -> OpenApi {
+    let mut paths = PathsBuilder::new();
+    for route in ROUTES {
+        let path = if route.path.is_empty() {
+            "/"
+        } else {
+            route.path
+        };
+        let mut item: Option<PathItem> = None;
+        for endpoint in route.endpoints {
+            for method in endpoint.methods {
+                let op = operation(lang, endpoint, method, per_page_default);
+                let http = http_method(method);
+                item = Some(match item {
+                    None => PathItem::new(http, op),
+                    Some(mut existing) => {
+                        existing.merge_operations(PathItem::new(http, op));
+                        existing
+                    }
+                });
+            }
+        }
+        if let Some(item) = item {
+            paths = paths.path(path, item);
+        }
+    }
+    OpenApiBuilder::new()
+        .info(
+            InfoBuilder::new()
+                .title(i18n::text(lang, i18n::DOC_TITLE))
+                .version("1.0.0")
+                .description(Some(i18n::text(lang, i18n::DOC_DESCRIPTION)))
+                .build(),
+        )
+        .servers(Some([ServerBuilder::new().url(server).build()]))
+        .paths(paths.build())
+        .components(Some(components()))
+        .build()
+}
+
+fn http_method(m: &Method) -> HttpMethod {
+    match *m {
+        Method::POST => HttpMethod::Post,
+        Method::PUT => HttpMethod::Put,
+        Method::PATCH => HttpMethod::Patch,
+        Method::DELETE => HttpMethod::Delete,
+        _ => HttpMethod::Get,
+    }
+}
+
+fn components() -> utoipa::openapi::Components {
+    let mut schemas: Vec<(String, RefOr<Schema>)> = Vec::new();
+    fn add<T: ToSchema>(out: &mut Vec<(String, RefOr<Schema>)>) {
+        out.push((T::name().into_owned(), T::schema()));
+        T::schemas(out);
+    }
+    add::<VenueView>(&mut schemas);
+    add::<OrganizerView>(&mut schemas);
+    add::<TermView>(&mut schemas);
+    add::<super::events::EventView>(&mut schemas);
+    add::<super::events::EventList>(&mut schemas);
+    add::<ErrorBody>(&mut schemas);
+    ListSchemas::collect(&mut schemas);
+    schemas.sort_by(|a, b| a.0.cmp(&b.0));
+    schemas.dedup_by(|a, b| a.0 == b.0);
+    ComponentsBuilder::new().schemas_from_iter(schemas).build()
+}
+
+fn reference(name: &str) -> RefOr<Schema> {
+    RefOr::Ref(utoipa::openapi::Ref::from_schema_name(name))
+}
+
+fn typed(t: Type) -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(SchemaType::Type(t))
+}
+
+/// The schema of one argument as a client sends it.
+fn arg_schema(a: &Arg, per_page_default: u64) -> Schema {
+    let item = |i: Item| match i {
+        Item::Integer => typed(Type::Integer).build(),
+        Item::String => typed(Type::String).build(),
+    };
+    let base = match a.kind {
+        Kind::Integer => typed(Type::Integer),
+        Kind::Number => typed(Type::Number).format(Some(SchemaFormat::KnownFormat(
+            utoipa::openapi::KnownFormat::Double,
+        ))),
+        Kind::String | Kind::DateTime | Kind::Status => typed(Type::String),
+        Kind::Boolean => typed(Type::Boolean),
+        Kind::List(i) => {
+            // Slugs are as welcome as IDs for terms; the reference declares integers.
+            let i = if matches!(a.name, "categories" | "tags") {
+                Item::String
+            } else {
+                i
+            };
+            return Schema::Array(
+                ArrayBuilder::new()
+                    .items(item(i))
+                    .max_items(Some(100))
+                    .build(),
+            );
+        }
+        Kind::Any | Kind::Linked(_) => ObjectBuilder::new().schema_type(SchemaType::AnyValue),
+    };
+    let default = match a.default {
+        crate::api::table::Default::Int(i) => Some(json!(i)),
+        crate::api::table::Default::Bool(b) => Some(json!(b)),
+        crate::api::table::Default::Str(s) => Some(json!(s)),
+        crate::api::table::Default::PerPage => Some(json!(per_page_default)),
+        _ => None,
+    };
+    let mut b = base.default(default);
+    if !a.one_of.is_empty() {
+        b = b.enum_values(Some(a.one_of.iter().copied()));
+    }
+    Schema::Object(b.build())
+}
+
+fn operation_id(op: Op, method: &Method) -> String {
+    let t = |p: PostType| match p {
+        PostType::Venue => "Venue",
+        _ => "Organizer",
+    };
+    let x = |tax: Taxonomy| match tax {
+        Taxonomy::Category => "Category",
+        Taxonomy::Tag => "Tag",
+    };
+    let by = |b: By| if b == By::Slug { "BySlug" } else { "" };
+    let base = match op {
+        Op::Index => "getNamespaceIndex".to_string(),
+        Op::Doc => "getDocumentation".to_string(),
+        Op::EventList => "listEvents".to_string(),
+        Op::EventCreate => "createEvent".to_string(),
+        Op::EventGet(b) => format!("getEvent{}", by(b)),
+        Op::EventUpdate(b) => format!("updateEvent{}", by(b)),
+        Op::EventDelete(b) => format!("deleteEvent{}", by(b)),
+        Op::LinkedList(p) => format!("list{}s", t(p)),
+        Op::LinkedCreate(p) => format!("create{}", t(p)),
+        Op::LinkedGet(p, b) => format!("get{}{}", t(p), by(b)),
+        Op::LinkedUpdate(p, b) => format!("update{}{}", t(p), by(b)),
+        Op::LinkedDelete(p, b) => format!("delete{}{}", t(p), by(b)),
+        Op::TermList(tax) => format!(
+            "list{}",
+            if tax == Taxonomy::Category {
+                "Categories"
+            } else {
+                "Tags"
+            }
+        ),
+        Op::TermCreate(tax) => format!("create{}", x(tax)),
+        Op::TermGet(tax) => format!("get{}", x(tax)),
+        Op::TermUpdate(tax) => format!("update{}", x(tax)),
+        Op::TermDelete(tax) => format!("delete{}", x(tax)),
+    };
+    // POST, PUT and PATCH share one update endpoint; ids must still be unique.
+    match *method {
+        Method::PUT => format!("{base}Put"),
+        Method::PATCH => format!("{base}Patch"),
+        _ => base,
+    }
+}
+
+/// The schema a successful response carries.
+fn success(op: Op) -> (u16, Cow<'static, str>) {
+    let item = |p: PostType| match p {
+        PostType::Venue => "VenueView",
+        _ => "OrganizerView",
+    };
+    let list = |p: PostType| match p {
+        PostType::Venue => "VenueList",
+        _ => "OrganizerList",
+    };
+    match op {
+        Op::Index => (200, "NamespaceIndex".into()),
+        Op::Doc => (200, "OpenApiDocument".into()),
+        Op::EventList => (200, "EventList".into()),
+        Op::EventCreate => (201, "EventView".into()),
+        Op::EventGet(_) | Op::EventUpdate(_) | Op::EventDelete(_) => (200, "EventView".into()),
+        Op::LinkedList(p) => (200, list(p).into()),
+        Op::LinkedCreate(p) => (201, item(p).into()),
+        Op::LinkedGet(p, _) | Op::LinkedUpdate(p, _) | Op::LinkedDelete(p, _) => {
+            (200, item(p).into())
+        }
+        Op::TermList(Taxonomy::Category) => (200, "CategoryList".into()),
+        Op::TermList(Taxonomy::Tag) => (200, "TagList".into()),
+        Op::TermCreate(_) => (201, "TermView".into()),
+        Op::TermGet(_) | Op::TermUpdate(_) | Op::TermDelete(_) => (200, "TermView".into()),
+    }
+}
+
+/// The error statuses an operation can answer with.
+fn error_statuses(op: Op, method: &Method) -> Vec<u16> {
+    let mut s = vec![400, 401];
+    let write = *method != Method::GET;
+    match op {
+        Op::Index => s.push(404),
+        Op::Doc => s.clear(),
+        Op::EventList | Op::LinkedList(_) => s.push(404),
+        Op::TermList(_) => {}
+        Op::EventGet(_) | Op::LinkedGet(..) => s.push(403),
+        Op::EventDelete(_) | Op::LinkedDelete(..) => s.extend([403, 410]),
+        _ => s.push(403),
+    }
+    if write {
+        s.push(413);
+    }
+    s.push(503);
+    s.sort_unstable();
+    s.dedup();
+    s
+}
+
+fn operation(lang: &str, endpoint: &Endpoint, method: &Method, per_page_default: u64) -> Operation {
+    let mut b = OperationBuilder::new().operation_id(Some(operation_id(endpoint.op, method)));
+    let write = matches!(*method, Method::POST | Method::PUT | Method::PATCH);
+    let mut body = ObjectBuilder::new().schema_type(SchemaType::Type(Type::Object));
+    let mut has_body = false;
+    for a in endpoint.args {
+        let description = Some(i18n::text(lang, a.description));
+        match a.location {
+            Location::Path => {
+                b = b.parameter(
+                    ParameterBuilder::new()
+                        .name(a.name)
+                        .parameter_in(ParameterIn::Path)
+                        .required(Required::True)
+                        .description(description)
+                        .schema(Some(arg_schema(a, per_page_default)))
+                        .build(),
+                );
+            }
+            Location::Param if write => {
+                has_body = true;
+                let mut prop = arg_schema(a, per_page_default);
+                if let Schema::Object(o) = &mut prop {
+                    o.description = description;
+                }
+                body = body.property(a.name, prop);
+                if a.required {
+                    body = body.required(a.name);
+                }
+            }
+            Location::Param => {
+                let is_list = matches!(a.kind, Kind::List(_));
+                b = b.parameter(
+                    ParameterBuilder::new()
+                        .name(a.name)
+                        .parameter_in(ParameterIn::Query)
+                        .required(if a.required {
+                            Required::True
+                        } else {
+                            Required::False
+                        })
+                        .description(description)
+                        .schema(Some(arg_schema(a, per_page_default)))
+                        .style(is_list.then_some(ParameterStyle::Form))
+                        .explode(is_list.then_some(false))
+                        .build(),
+                );
+            }
+        }
+    }
+    if has_body {
+        let schema = Schema::Object(body.build());
+        b = b.request_body(Some(
+            RequestBodyBuilder::new()
+                .content(
+                    "application/json",
+                    ContentBuilder::new().schema(Some(schema.clone())).build(),
+                )
+                .content(
+                    "application/x-www-form-urlencoded",
+                    ContentBuilder::new().schema(Some(schema)).build(),
+                )
+                .build(),
+        ));
+    }
+    let (status, schema) = success(endpoint.op);
+    let mut responses = ResponsesBuilder::new().response(
+        status.to_string(),
+        ResponseBuilder::new()
+            .description(i18n::text(lang, i18n::DOC_RESPONSE_SUCCESS))
+            .content(
+                "application/json",
+                ContentBuilder::new()
+                    .schema(Some(reference(&schema)))
+                    .build(),
+            )
+            .build(),
+    );
+    for code in error_statuses(endpoint.op, method) {
+        responses = responses.response(
+            code.to_string(),
+            ResponseBuilder::new()
+                .description(i18n::text(lang, i18n::DOC_RESPONSE_ERROR))
+                .content(
+                    "application/json",
+                    ContentBuilder::new()
+                        .schema(Some(reference("ErrorBody")))
+                        .build(),
+                )
+                .build(),
+        );
+    }
+    b.responses(responses.build()).build()
+}

@@ -1,0 +1,699 @@
+//! `GET /events`: the list semantics of DESIGN.md §10.
+
+mod common;
+
+use calendar_events::domain::permissions::Role;
+use chrono::{Duration, Utc};
+use common::*;
+use serde_json::{Value, json};
+
+/// An explicit window that keeps fixed 2027 dates listed whatever today is.
+const FROM_2027: &str = "start_date=2027-01-01";
+
+fn at(title: &str, start: &str, end: &str, extra: Value) -> Value {
+    with(event(title, start, end), extra)
+}
+
+/// A wall time `days` from now in the site zone (UTC), as the API takes it.
+fn days_from_now(days: i64) -> String {
+    (Utc::now() + Duration::days(days))
+        .format("%Y-%m-%d %H:%M:%S")
+        .to_string()
+}
+
+both!(
+    default_window_is_today_to_two_years_ahead,
+    |app| async move {
+        for (title, days) in [
+            ("Past", -3),
+            ("Soon", 10),
+            ("Next year", 400),
+            ("Far", 365 * 3),
+        ] {
+            let start = days_from_now(days);
+            let end = (Utc::now() + Duration::days(days) + Duration::hours(1))
+                .format("%Y-%m-%d %H:%M:%S")
+                .to_string();
+            app.event(event(title, &start, &end)).await;
+        }
+        let r = app.get("events").await;
+        r.assert(200);
+        assert_eq!(titles(&r), ["Soon", "Next year"]);
+        let today = Utc::now().format("%Y-%m-%d").to_string();
+        let rest_url = r.body["rest_url"].as_str().unwrap();
+        assert!(
+            rest_url.starts_with(&format!(
+                "{SITE}{API}/events/?page=1&per_page=10&start_date={today}+00%3A00%3A00&end_date="
+            )),
+            "{rest_url}"
+        );
+        assert!(rest_url.contains("+23%3A59%3A59"), "{rest_url}");
+        assert!(rest_url.ends_with("&status=publish"), "{rest_url}");
+        // A start date alone keeps the default end.
+        let r = app.get("events?start_date=2020-01-01").await;
+        assert_eq!(titles(&r), ["Past", "Soon", "Next year"]);
+    }
+);
+
+/// The verified example of reference §6.
+async fn reference_events(app: &TestApp) {
+    for (title, start, end) in [
+        ("A", "2017-12-31 17:00:00", "2017-12-31 18:00:00"),
+        ("B", "2018-01-01 16:00:00", "2018-01-01 16:30:00"),
+        ("C", "2018-01-01 20:00:00", "2018-01-01 20:30:00"),
+        ("D", "2018-01-02 10:00:00", "2018-01-02 11:00:00"),
+    ] {
+        app.event(event(title, start, end)).await;
+    }
+}
+
+both!(start_and_end_dates_contain_whole_days, |app| async move {
+    reference_events(&app).await;
+    let r = app
+        .get("events?start_date=2018-01-01%2015:00&end_date=2018-01-01%2018:00")
+        .await;
+    r.assert(200);
+    assert_eq!(titles(&r), ["B", "C"]);
+    assert!(
+        r.body["rest_url"]
+            .as_str()
+            .unwrap()
+            .contains("start_date=2018-01-01+00%3A00%3A00&end_date=2018-01-01+23%3A59%3A59"),
+        "{}",
+        r.body["rest_url"]
+    );
+    // Containment, not overlap: an event must end by the end bound.
+    let r = app
+        .get("events?start_date=2017-12-31&end_date=2018-01-01")
+        .await;
+    assert_eq!(titles(&r), ["A", "B", "C"]);
+});
+
+both!(strict_dates_use_the_exact_times, |app| async move {
+    reference_events(&app).await;
+    let r = app
+        .get("events?start_date=2018-01-01%2015:00&end_date=2018-01-01%2018:00&strict_dates=true")
+        .await;
+    assert_eq!(titles(&r), ["B"]);
+    let r = app
+        .get(
+            "events?start_date=2018-01-01%2016:00:00&end_date=2018-01-01%2016:30:00&strict_dates=1",
+        )
+        .await;
+    assert_eq!(titles(&r), ["B"], "bounds are inclusive");
+});
+
+both!(
+    relative_bounds_are_strict_and_drop_the_default_window,
+    |app| async move {
+        reference_events(&app).await;
+        let r = app
+            .get("events?ends_after=2017-12-31&starts_before=2018-01-02")
+            .await;
+        assert_eq!(
+            titles(&r),
+            ["B", "C", "D"],
+            "past events: no default window"
+        );
+        let r = app
+            .get("events?starts_after=2018-01-01%2016:00:00&strict_dates=true")
+            .await;
+        assert_eq!(titles(&r), ["C", "D"]);
+        let r = app
+            .get("events?ends_before=2018-01-01%2020:30:00&strict_dates=true")
+            .await;
+        assert_eq!(titles(&r), ["A", "B"]);
+        let r = app
+            .get("events?starts_before=2018-01-01%2016:00:00&strict_dates=true")
+            .await;
+        assert_eq!(titles(&r), ["A"]);
+        // An explicit start_date still applies next to a relative bound.
+        let r = app
+            .get("events?starts_before=2018-01-02&start_date=2018-01-01")
+            .await;
+        assert_eq!(titles(&r), ["B", "C", "D"]);
+        for bad in [
+            "starts_before=foo",
+            "ends_after=before%20my%20birthday",
+            "start_date=nope",
+        ] {
+            app.get(&format!("events?{bad}"))
+                .await
+                .assert_error(400, "rest_invalid_param");
+        }
+    }
+);
+
+both!(
+    search_needs_every_word_in_title_excerpt_or_description,
+    |app| async move {
+        for (title, extra) in [
+            ("Jazz Night", json!({"description": "Live music downtown"})),
+            ("Jazz Brunch", json!({"excerpt": "Pancakes and trumpets"})),
+            ("Rock Night", json!({})),
+            ("DJ set", json!({})),
+            ("Café concert", json!({})),
+        ] {
+            app.event(at(
+                title,
+                "2027-02-01 10:00:00",
+                "2027-02-01 12:00:00",
+                extra,
+            ))
+            .await;
+        }
+        let search = |q: &'static str| {
+            let app = &app;
+            async move { titles(&app.get(&format!("events?{FROM_2027}&search={q}")).await) }
+        };
+        assert_eq!(search("jazz").await, ["Jazz Night", "Jazz Brunch"]);
+        assert_eq!(search("JAZZ%20night").await, ["Jazz Night"]);
+        assert_eq!(
+            search("night%20jazz").await,
+            ["Jazz Night"],
+            "word order is free"
+        );
+        assert_eq!(search("pancakes").await, ["Jazz Brunch"]);
+        assert_eq!(search("DOWNTOWN").await, ["Jazz Night"]);
+        assert_eq!(search("dj").await, ["DJ set"], "two-letter words match too");
+        assert_eq!(search("caf%C3%89").await, ["Café concert"]);
+        assert!(search("jazz%20rock").await.is_empty());
+        assert!(
+            search("100%25").await.is_empty(),
+            "LIKE wildcards are literal"
+        );
+        app.get("events?search=")
+            .await
+            .assert_error(400, "rest_invalid_param");
+        // The index follows updates.
+        let id = app
+            .event(at(
+                "Plain",
+                "2027-02-01 10:00:00",
+                "2027-02-01 12:00:00",
+                json!({}),
+            ))
+            .await;
+        app.patch(&format!("events/{id}"), json!({"title": "Polka party"}))
+            .await
+            .assert(200);
+        assert_eq!(search("polka").await, ["Polka party"]);
+        assert!(search("plain").await.is_empty());
+    }
+);
+
+both!(categories_and_tags_filter_by_id_or_slug, |app| async move {
+    let music = app.post("categories", json!({"name": "Music"})).await.id();
+    let sports = app.post("categories", json!({"name": "Sports"})).await.id();
+    let free = app.post("tags", json!({"name": "Free"})).await.id();
+    app.post("tags", json!({"name": "Paid"})).await.assert(201);
+    for (title, cats, tags) in [
+        ("One", json!([music]), json!([free])),
+        ("Two", json!([sports]), json!(["free"])),
+        ("Three", json!(["music"]), json!(["paid"])),
+        ("Four", json!([]), json!([])),
+    ] {
+        app.event(at(
+            title,
+            "2027-02-01 10:00:00",
+            "2027-02-01 12:00:00",
+            json!({"categories": cats, "tags": tags}),
+        ))
+        .await;
+    }
+    let list = |q: String| {
+        let app = &app;
+        async move { titles(&app.get(&format!("events?{FROM_2027}&{q}")).await) }
+    };
+    assert_eq!(list("categories=music".into()).await, ["One", "Three"]);
+    assert_eq!(list(format!("categories={sports}")).await, ["Two"]);
+    assert_eq!(
+        list(format!("categories=music,{sports}")).await,
+        ["One", "Two", "Three"]
+    );
+    assert_eq!(
+        list(format!("categories[]={music}&categories[]=sports")).await,
+        ["One", "Two", "Three"]
+    );
+    assert_eq!(list("categories=music&tags=free".into()).await, ["One"]);
+    assert_eq!(list(format!("tags={free}")).await, ["One", "Two"]);
+    for bad in [
+        "categories=nope".to_string(),
+        "tags=999999".into(),
+        format!("categories={free}"),
+    ] {
+        let r = app.get(&format!("events?{bad}")).await;
+        r.assert_error(400, "rest_invalid_param");
+    }
+});
+
+both!(venue_and_organizer_filters_take_ids, |app| async move {
+    let v1 = app.post("venues", json!({"venue": "V1"})).await.id();
+    let v2 = app.post("venues", json!({"venue": "V2"})).await.id();
+    let unused = app.post("venues", json!({"venue": "V3"})).await.id();
+    let o1 = app
+        .post("organizers", json!({"organizer": "O1"}))
+        .await
+        .id();
+    let o2 = app
+        .post("organizers", json!({"organizer": "O2"}))
+        .await
+        .id();
+    for (title, venue, orgs) in [
+        ("One", json!(v1), json!([o1])),
+        ("Two", json!(v2), json!([o1, o2])),
+        ("Three", json!(v1), json!([o2])),
+        ("Four", json!(0), json!([])),
+    ] {
+        app.event(at(
+            title,
+            "2027-02-01 10:00:00",
+            "2027-02-01 12:00:00",
+            json!({"venue": venue, "organizer": orgs}),
+        ))
+        .await;
+    }
+    let list = |q: String| {
+        let app = &app;
+        async move { titles(&app.get(&format!("events?{FROM_2027}&{q}")).await) }
+    };
+    assert_eq!(list(format!("venue={v1}")).await, ["One", "Three"]);
+    assert_eq!(
+        list(format!("venue={v1},{v2}")).await,
+        ["One", "Two", "Three"]
+    );
+    assert_eq!(list(format!("organizer={o2}")).await, ["Two", "Three"]);
+    assert_eq!(list(format!("venue={v1}&organizer={o2}")).await, ["Three"]);
+    assert!(list(format!("venue={unused}")).await.is_empty());
+    for bad in [
+        format!("venue={o1}"),
+        format!("organizer={v1}"),
+        "venue=abc".into(),
+        "organizer=999999".into(),
+    ] {
+        let r = app.get(&format!("events?{bad}")).await;
+        r.assert_error(400, "rest_invalid_param");
+    }
+});
+
+both!(featured_status_and_type_checks, |app| async move {
+    let editor = app.user(Role::Editor).await;
+    for (title, extra) in [
+        ("Featured", json!({"featured": true})),
+        ("Plain", json!({})),
+        ("Draft", json!({"status": "draft"})),
+        ("Trashed", json!({})),
+    ] {
+        let id = app
+            .event(at(
+                title,
+                "2027-02-01 10:00:00",
+                "2027-02-01 12:00:00",
+                extra,
+            ))
+            .await;
+        if title == "Trashed" {
+            app.delete(&format!("events/{id}")).await.assert(200);
+        }
+    }
+    let anon = |q: &'static str| {
+        let app = &app;
+        async move { titles(&app.get(&format!("events?{FROM_2027}&{q}")).await) }
+    };
+    assert_eq!(anon("featured=true").await, ["Featured"]);
+    assert_eq!(anon("featured=false").await, ["Plain"]);
+    assert_eq!(anon("status=publish").await, ["Featured", "Plain"]);
+    for bad in [
+        "status=draft",
+        "status=publish,draft",
+        "status=bogus",
+        "featured=maybe",
+        "page=0",
+        "page=foo",
+        "per_page=abc",
+        "per_page=-1",
+    ] {
+        let r = app.get(&format!("events?{bad}")).await;
+        r.assert_error(400, "rest_invalid_param");
+        let name = bad.split('=').next().unwrap();
+        assert!(
+            r.body["data"]["params"].get(name).is_some(),
+            "{bad}: {}",
+            r.text
+        );
+    }
+    let as_editor = |q: &'static str| {
+        let (app, auth) = (&app, editor.auth());
+        async move { titles(&app.get_as(&format!("events?{FROM_2027}&{q}"), &auth).await) }
+    };
+    assert_eq!(as_editor("status=draft").await, ["Draft"]);
+    assert_eq!(as_editor("status=trash").await, ["Trashed"]);
+    assert_eq!(
+        as_editor("status=draft,publish").await,
+        ["Featured", "Plain", "Draft"]
+    );
+    assert_eq!(
+        as_editor("page=1").await,
+        ["Featured", "Plain", "Draft"],
+        "editors see every status but trash"
+    );
+});
+
+both!(
+    geolocation_filters_use_venue_coordinates,
+    |app| async move {
+        let paris = app
+            .post(
+                "venues",
+                json!({"venue": "Paris", "geo_lat": 48.8566, "geo_lng": 2.3522}),
+            )
+            .await;
+        paris.assert(201);
+        assert_eq!(paris.body["geo_lat"], 48.8566);
+        let london = app
+            .post(
+                "venues",
+                json!({"venue": "London", "geo_lat": "51.5074", "geo_lng": "-0.1278"}),
+            )
+            .await
+            .id();
+        let nowhere = app.post("venues", json!({"venue": "Nowhere"})).await.id();
+        for (title, venue) in [
+            ("In Paris", json!(paris.id())),
+            ("In London", json!(london)),
+            ("Nowhere", json!(nowhere)),
+            ("No venue", json!(0)),
+        ] {
+            app.event(at(
+                title,
+                "2027-02-01 10:00:00",
+                "2027-02-01 12:00:00",
+                json!({"venue": venue}),
+            ))
+            .await;
+        }
+        let list = |q: &'static str| {
+            let app = &app;
+            async move { titles(&app.get(&format!("events?{FROM_2027}&{q}")).await) }
+        };
+        assert_eq!(list("geoloc=true").await, ["In Paris", "In London"]);
+        assert_eq!(list("geoloc=false").await, ["Nowhere", "No venue"]);
+        assert_eq!(list("geoloc_lat=48.85&geoloc_lng=2.35").await, ["In Paris"]);
+        assert_eq!(
+            list("geoloc_lat=48.85&geoloc_lng=2.35&geoloc_radius=400").await,
+            ["In Paris", "In London"]
+        );
+        assert!(list("geoloc_lat=0&geoloc_lng=0").await.is_empty());
+        for bad in [
+            "geoloc_lat=48.85",
+            "geoloc_lng=2.35",
+            "geoloc_lat=abc&geoloc_lng=1",
+            "geoloc=maybe",
+            "geoloc_lat=91&geoloc_lng=0",
+        ] {
+            app.get(&format!("events?{bad}"))
+                .await
+                .assert_error(400, "rest_invalid_param");
+        }
+    }
+);
+
+both!(include_ignores_dates_but_not_visibility, |app| async move {
+    let old = app
+        .event(event("Old", "2018-01-01 10:00:00", "2018-01-01 11:00:00"))
+        .await;
+    let new = app
+        .event(event("New", "2027-01-01 10:00:00", "2027-01-01 11:00:00"))
+        .await;
+    let draft = app
+        .event(at(
+            "Draft",
+            "2027-01-01 10:00:00",
+            "2027-01-01 11:00:00",
+            json!({"status": "draft"}),
+        ))
+        .await;
+    app.event(event("Other", "2027-01-01 10:00:00", "2027-01-01 11:00:00"))
+        .await;
+    let r = app.get(&format!("events?include={old}")).await;
+    assert_eq!(titles(&r), ["Old"], "a past event is returned");
+    let r = app
+        .get(&format!("events?include={old}&starts_after=2030-01-01&ends_before=2000-01-01"))
+        .await;
+    assert_eq!(titles(&r), ["Old"], "relative date filters are ignored too");
+    let r = app
+        .get(&format!(
+            "events?include={new},{old},{draft}&start_date=2026-01-01"
+        ))
+        .await;
+    assert_eq!(titles(&r), ["Old", "New"]);
+    assert!(
+        r.body["rest_url"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("include={new}%2C{old}%2C{draft}"))
+    );
+    for bad in ["include=foo", "include=1,foo", "include=-3"] {
+        app.get(&format!("events?{bad}"))
+            .await
+            .assert_error(400, "rest_invalid_param");
+    }
+});
+
+both!(post_parent_and_ticketed_filters, |app| async move {
+    let parent = app
+        .event(event(
+            "Series",
+            "2027-01-01 10:00:00",
+            "2027-01-01 11:00:00",
+        ))
+        .await;
+    let tickets =
+        json!([{"name": "GA", "url": "https://t.example.com/", "price": "5", "currency": "EUR"}]);
+    for (title, extra) in [
+        ("Child 1", json!({"post_parent": parent})),
+        (
+            "Child 2",
+            json!({"post_parent": parent, "tickets": tickets}),
+        ),
+        ("Loose", json!({})),
+    ] {
+        app.event(at(
+            title,
+            "2027-01-02 10:00:00",
+            "2027-01-02 11:00:00",
+            extra,
+        ))
+        .await;
+    }
+    let list = |q: String| {
+        let app = &app;
+        async move { titles(&app.get(&format!("events?{FROM_2027}&{q}")).await) }
+    };
+    assert_eq!(
+        list(format!("post_parent={parent}")).await,
+        ["Child 1", "Child 2"]
+    );
+    assert_eq!(list("ticketed=true".into()).await, ["Child 2"]);
+    assert_eq!(
+        list("ticketed=false".into()).await,
+        ["Series", "Child 1", "Loose"]
+    );
+    let venue = app.post("venues", json!({"venue": "V"})).await.id();
+    for bad in [
+        format!("post_parent={venue}"),
+        "post_parent=foo".into(),
+        "post_parent=999999".into(),
+        "ticketed=maybe".into(),
+    ] {
+        app.get(&format!("events?{bad}"))
+            .await
+            .assert_error(400, "rest_invalid_param");
+    }
+});
+
+both!(order_is_by_start_then_id, |app| async move {
+    for (title, start) in [
+        ("Late", "2027-03-01 18:00:00"),
+        ("Tie 1", "2027-03-01 09:00:00"),
+        ("Tie 2", "2027-03-01 09:00:00"),
+        ("Early", "2027-02-01 09:00:00"),
+    ] {
+        app.event(event(title, start, "2027-03-02 00:00:00")).await;
+    }
+    let r = app.get(&format!("events?{FROM_2027}")).await;
+    assert_eq!(titles(&r), ["Early", "Tie 1", "Tie 2", "Late"]);
+});
+
+both!(
+    pages_link_to_their_neighbours_with_the_effective_query,
+    |app| async move {
+        let empty = app.get(&format!("events?{FROM_2027}")).await;
+        empty.assert(200);
+        assert_eq!(empty.body["events"], json!([]));
+        assert_eq!(
+            (
+                empty.body["total"].clone(),
+                empty.body["total_pages"].clone()
+            ),
+            (json!(0), json!(0))
+        );
+        for i in 1..=12 {
+            app.event(event(
+                &format!("E{i:02}"),
+                &format!("2027-01-{i:02} 09:00:00"),
+                &format!("2027-01-{i:02} 10:00:00"),
+            ))
+            .await;
+        }
+        let r = app
+            .get(&format!("events?per_page=5&page=2&{FROM_2027}&search=e"))
+            .await;
+        r.assert(200);
+        assert_eq!(titles(&r), ["E06", "E07", "E08", "E09", "E10"]);
+        assert_eq!(
+            keys(&r.body),
+            [
+                "events",
+                "rest_url",
+                "next_rest_url",
+                "previous_rest_url",
+                "total",
+                "total_pages"
+            ]
+        );
+        assert_eq!(
+            (r.body["total"].clone(), r.body["total_pages"].clone()),
+            (json!(12), json!(3))
+        );
+        assert_eq!(r.header("x-tec-total"), Some("12"));
+        assert_eq!(r.header("x-tec-totalpages"), Some("3"));
+        let rest_url = r.body["rest_url"].as_str().unwrap();
+        assert!(
+            rest_url.starts_with(&format!(
+                "{SITE}{API}/events/?page=2&per_page=5&start_date=2027-01-01+00%3A00%3A00&end_date="
+            )),
+            "{rest_url}"
+        );
+        assert!(rest_url.contains("&search=e"), "{rest_url}");
+        let next = r.body["next_rest_url"].as_str().unwrap();
+        assert_eq!(
+            next,
+            format!("{}&page=3", rest_url.replacen("page=2&", "", 1))
+        );
+        let prev = r.body["previous_rest_url"].as_str().unwrap();
+        assert_eq!(
+            prev,
+            rest_url.replacen("page=2&", "", 1),
+            "page 1 has no page parameter"
+        );
+        let last = app
+            .get(&format!("events?{}", next.split_once('?').unwrap().1))
+            .await;
+        assert_eq!(titles(&last), ["E11", "E12"]);
+        assert!(last.body.get("next_rest_url").is_none());
+        let r = app
+            .get(&format!("events?page=4&per_page=5&{FROM_2027}"))
+            .await;
+        assert_eq!(
+            r.body,
+            json!({"code":"event-archive-page-not-found","message":"The requested event archive page does not exist","data":{"status":404}})
+        );
+        let clamped = app.get(&format!("events?per_page=500&{FROM_2027}")).await;
+        assert_eq!(titles(&clamped).len(), 12);
+        assert!(
+            clamped.body["rest_url"]
+                .as_str()
+                .unwrap()
+                .contains("per_page=50&")
+        );
+    }
+);
+
+both!(
+    a_page_embeds_the_right_relations_for_every_event,
+    |app| async move {
+        // Each event gets its own venue, two organizers in varying order, a category and
+        // a tag of its own plus shared ones, so a mix-up in the batched loading shows.
+        let shared_org = app
+            .post("organizers", json!({"organizer": "Shared org"}))
+            .await
+            .id();
+        let mut expected = Vec::new();
+        for i in 0..10 {
+            let venue = app
+                .post(
+                    "venues",
+                    json!({"venue": format!("Venue {i}"), "city": format!("City {i}")}),
+                )
+                .await
+                .id();
+            let own_org = app
+                .post("organizers", json!({"organizer": format!("Org {i}")}))
+                .await
+                .id();
+            let orgs = if i % 2 == 0 {
+                vec![own_org, shared_org]
+            } else {
+                vec![shared_org, own_org]
+            };
+            let body = at(
+                &format!("Event {i}"),
+                &format!("2027-04-{:02} 09:00:00", i + 1),
+                &format!("2027-04-{:02} 10:00:00", i + 1),
+                json!({"venue": venue, "organizer": orgs, "categories": [format!("Cat {i}"), "Common"],
+                   "tags": [format!("tag-{i}")]}),
+            );
+            let id = app.event(body).await;
+            expected.push((id, venue, orgs, i));
+        }
+        let r = app.get(&format!("events?{FROM_2027}&per_page=10")).await;
+        let events = r.body["events"].as_array().unwrap();
+        assert_eq!(events.len(), 10);
+        for (e, (id, venue, orgs, i)) in events.iter().zip(&expected) {
+            assert_eq!(e["id"], *id);
+            assert_eq!(e["venue"]["id"], *venue, "event {i}");
+            assert_eq!(e["venue"]["city"], format!("City {i}"));
+            let got: Vec<i64> = e["organizer"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| o["id"].as_i64().unwrap())
+                .collect();
+            assert_eq!(&got, orgs, "event {i}");
+            let cats: Vec<&str> = e["categories"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["name"].as_str().unwrap())
+                .collect();
+            assert_eq!(cats, [format!("Cat {i}").as_str(), "Common"], "event {i}");
+            assert_eq!(
+                e["categories"][1]["count"], 10,
+                "the shared category counts every event"
+            );
+            let tags: Vec<&str> = e["tags"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["name"].as_str().unwrap())
+                .collect();
+            assert_eq!(tags, [format!("tag-{i}").as_str()]);
+        }
+        // The same events, one by one, embed exactly what the list did.
+        for e in events {
+            let single = app.get(&format!("events/{}", e["id"])).await;
+            let mut single = single.body;
+            single.as_object_mut().unwrap().remove("json_ld");
+            let mut listed = e.clone();
+            // Single GETs add JSON-LD to the embedded venue and organizers.
+            for v in [&mut single, &mut listed] {
+                v["venue"].as_object_mut().unwrap().remove("json_ld");
+                for o in v["organizer"].as_array_mut().unwrap() {
+                    o.as_object_mut().unwrap().remove("json_ld");
+                }
+            }
+            assert_eq!(single, listed);
+        }
+    }
+);
