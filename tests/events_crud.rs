@@ -600,36 +600,84 @@ both!(
     }
 );
 
-both!(form_bodies_and_query_parameters_work_like_json, |app| async move {
-    let a = app.post("organizers", json!({"organizer": "A"})).await.id();
-    let b = app.post("organizers", json!({"organizer": "B"})).await.id();
-    let form = format!(
-        "title=Form+event&start_date=2027-05-01+10%3A00%3A00&end_date=2027-05-01+12%3A00%3A00\
+both!(
+    form_bodies_and_query_parameters_work_like_json,
+    |app| async move {
+        let a = app.post("organizers", json!({"organizer": "A"})).await.id();
+        let b = app.post("organizers", json!({"organizer": "B"})).await.id();
+        let form = format!(
+            "title=Form+event&start_date=2027-05-01+10%3A00%3A00&end_date=2027-05-01+12%3A00%3A00\
          &all_day=1&featured=true&organizer%5B%5D={b}&organizer%5B%5D={a}\
          &venue%5Bvenue%5D=Form+Hall&venue%5Bcity%5D=Lyon&categories=Jazz%2CBlues&cost=15%E2%82%AC"
-    );
-    let r = app
-        .call_raw(Method::POST, "events", "application/x-www-form-urlencoded", form.into_bytes(), &app.admin.auth())
+        );
+        let r = app
+            .call_raw(
+                Method::POST,
+                "events",
+                "application/x-www-form-urlencoded",
+                form.into_bytes(),
+                &app.admin.auth(),
+            )
+            .await;
+        r.assert(201);
+        assert_eq!(r.body["all_day"], true);
+        assert_eq!(r.body["featured"], true);
+        assert_eq!(r.body["start_date"], "2027-05-01 00:00:00");
+        assert_eq!(r.body["organizer"][0]["id"], b);
+        assert_eq!(r.body["organizer"][1]["id"], a);
+        assert_eq!(r.body["venue"]["city"], "Lyon");
+        assert_eq!(r.body["categories"].as_array().unwrap().len(), 2);
+        assert_eq!(r.body["cost"], "15€");
+        let id = r.id();
+        let r = app
+            .call_raw(
+                Method::POST,
+                &format!("events/{id}"),
+                "application/x-www-form-urlencoded",
+                b"venue=0&organizer=".to_vec(),
+                &app.admin.auth(),
+            )
+            .await;
+        r.assert(200);
+        assert_eq!(r.body["venue"], json!([]));
+        assert_eq!(r.body["organizer"], json!([]));
+        let q = app
+            .call(
+                Method::PATCH,
+                &format!("events/{id}?title=From%20query&sticky=1"),
+                Some(json!({"title": "From body"})),
+                &app.admin.auth(),
+            )
+            .await;
+        assert_eq!(q.body["title"], "From body", "the body wins");
+        assert_eq!(q.body["sticky"], true);
+    }
+);
+
+both!(trashing_by_update_frees_the_slug_too, |app| async move {
+    let id = app
+        .event(event("Gala", "2027-02-23 09:00:00", "2027-02-23 10:00:00"))
         .await;
-    r.assert(201);
-    assert_eq!(r.body["all_day"], true);
-    assert_eq!(r.body["featured"], true);
-    assert_eq!(r.body["start_date"], "2027-05-01 00:00:00");
-    assert_eq!(r.body["organizer"][0]["id"], b);
-    assert_eq!(r.body["organizer"][1]["id"], a);
-    assert_eq!(r.body["venue"]["city"], "Lyon");
-    assert_eq!(r.body["categories"].as_array().unwrap().len(), 2);
-    assert_eq!(r.body["cost"], "15€");
-    let id = r.id();
     let r = app
-        .call_raw(Method::POST, &format!("events/{id}"), "application/x-www-form-urlencoded", b"venue=0&organizer=".to_vec(), &app.admin.auth())
+        .patch(&format!("events/{id}"), json!({"status": "trash"}))
         .await;
     r.assert(200);
-    assert_eq!(r.body["venue"], json!([]));
-    assert_eq!(r.body["organizer"], json!([]));
-    let q = app
-        .call(Method::PATCH, &format!("events/{id}?title=From%20query&sticky=1"), Some(json!({"title": "From body"})), &app.admin.auth())
+    assert_eq!(r.body["status"], "trash");
+    app.get("events/by-slug/gala")
+        .await
+        .assert_error(400, "rest_invalid_param");
+    let other = app
+        .post(
+            "events",
+            event("Gala", "2027-02-24 09:00:00", "2027-02-24 10:00:00"),
+        )
         .await;
-    assert_eq!(q.body["title"], "From body", "the body wins");
-    assert_eq!(q.body["sticky"], true);
+    assert_eq!(other.body["slug"], "gala");
+    app.delete(&format!("events/{id}"))
+        .await
+        .assert_error(410, "event-is-in-trash");
+    let back = app
+        .patch(&format!("events/{id}"), json!({"status": "draft"}))
+        .await;
+    assert_eq!(back.body["slug"], "gala-2", "the slug was taken meanwhile");
 });

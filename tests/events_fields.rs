@@ -88,6 +88,13 @@ both!(slugs_are_generated_and_made_unique, |app| async move {
         )
         .await;
     assert_eq!(c.body["slug"], "mon-evenement");
+    let useless = app
+        .post("events", jan(json!({"title": "Fallback", "slug": "!!!"})))
+        .await;
+    assert_eq!(
+        useless.body["slug"], "fallback",
+        "an unusable slug falls back to the title"
+    );
     let draft = app
         .post(
             "events",

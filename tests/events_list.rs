@@ -378,11 +378,19 @@ both!(
             .await
             .id();
         let nowhere = app.post("venues", json!({"venue": "Nowhere"})).await.id();
+        let fiji = app
+            .post(
+                "venues",
+                json!({"venue": "Fiji", "geo_lat": -17.0, "geo_lng": 179.95}),
+            )
+            .await
+            .id();
         for (title, venue) in [
             ("In Paris", json!(paris.id())),
             ("In London", json!(london)),
             ("Nowhere", json!(nowhere)),
             ("No venue", json!(0)),
+            ("In Fiji", json!(fiji)),
         ] {
             app.event(at(
                 title,
@@ -396,7 +404,10 @@ both!(
             let app = &app;
             async move { titles(&app.get(&format!("events?{FROM_2027}&{q}")).await) }
         };
-        assert_eq!(list("geoloc=true").await, ["In Paris", "In London"]);
+        assert_eq!(
+            list("geoloc=true").await,
+            ["In Paris", "In London", "In Fiji"]
+        );
         assert_eq!(list("geoloc=false").await, ["Nowhere", "No venue"]);
         assert_eq!(list("geoloc_lat=48.85&geoloc_lng=2.35").await, ["In Paris"]);
         assert_eq!(
@@ -404,6 +415,8 @@ both!(
             ["In Paris", "In London"]
         );
         assert!(list("geoloc_lat=0&geoloc_lng=0").await.is_empty());
+        // About 10 km away, across the antimeridian.
+        assert_eq!(list("geoloc_lat=-17&geoloc_lng=-179.95").await, ["In Fiji"]);
         for bad in [
             "geoloc_lat=48.85",
             "geoloc_lng=2.35",
@@ -438,7 +451,9 @@ both!(include_ignores_dates_but_not_visibility, |app| async move {
     let r = app.get(&format!("events?include={old}")).await;
     assert_eq!(titles(&r), ["Old"], "a past event is returned");
     let r = app
-        .get(&format!("events?include={old}&starts_after=2030-01-01&ends_before=2000-01-01"))
+        .get(&format!(
+            "events?include={old}&starts_after=2030-01-01&ends_before=2000-01-01"
+        ))
         .await;
     assert_eq!(titles(&r), ["Old"], "relative date filters are ignored too");
     let r = app

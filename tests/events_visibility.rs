@@ -270,35 +270,50 @@ both!(writes_follow_the_role_matrix, |app| async move {
         .assert(200);
 });
 
-both!(contributors_cannot_publish_linked_posts_inline, |app| async move {
-    let contributor = app.user(Role::Contributor).await;
-    let r = app
-        .post_as(
+both!(
+    contributors_cannot_publish_linked_posts_inline,
+    |app| async move {
+        let contributor = app.user(Role::Contributor).await;
+        let r = app
+            .post_as(
+                "events",
+                feb(
+                    "Mine",
+                    json!({"venue": {"venue": "My hall", "status": "publish"},
+                               "organizer": [{"organizer": "My org"}]}),
+                ),
+                &contributor.auth(),
+            )
+            .await;
+        r.assert(201);
+        assert_eq!(r.body["venue"]["status"], "pending");
+        assert_eq!(r.body["organizer"][0]["status"], "draft");
+        assert!(titles(&app.get(&format!("events?{FROM_2027}")).await).is_empty());
+        assert_eq!(app.get("venues").await.body["total"], 0);
+        app.post_as(
             "events",
-            feb("Mine", json!({"venue": {"venue": "My hall", "status": "publish"},
-                               "organizer": [{"organizer": "My org"}]})),
+            feb(
+                "Theirs",
+                json!({"organizer": [{"organizer": "Org", "author": app.admin.id}]}),
+            ),
             &contributor.auth(),
         )
-        .await;
-    r.assert(201);
-    assert_eq!(r.body["venue"]["status"], "pending");
-    assert_eq!(r.body["organizer"][0]["status"], "draft");
-    assert!(titles(&app.get(&format!("events?{FROM_2027}")).await).is_empty());
-    assert_eq!(app.get("venues").await.body["total"], 0);
-    app.post_as(
-        "events",
-        feb("Theirs", json!({"organizer": [{"organizer": "Org", "author": app.admin.id}]})),
-        &contributor.auth(),
-    )
-    .await
-    .assert_error(403, "rest_forbidden");
-    // Editors publish inline posts by default, and may name their author.
-    let r = app
-        .post("events", feb("Editorial", json!({"venue": {"venue": "Their hall", "author": contributor.id}})))
-        .await;
-    assert_eq!(r.body["venue"]["status"], "publish");
-    assert_eq!(r.body["venue"]["author"], json!(contributor.id.to_string()));
-});
+        .await
+        .assert_error(403, "rest_forbidden");
+        // Editors publish inline posts by default, and may name their author.
+        let r = app
+            .post(
+                "events",
+                feb(
+                    "Editorial",
+                    json!({"venue": {"venue": "Their hall", "author": contributor.id}}),
+                ),
+            )
+            .await;
+        assert_eq!(r.body["venue"]["status"], "publish");
+        assert_eq!(r.body["venue"]["author"], json!(contributor.id.to_string()));
+    }
+);
 
 both!(
     venue_and_organizer_lists_filter_by_their_events,

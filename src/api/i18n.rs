@@ -96,7 +96,12 @@ pub const DOC_TITLE: &str = "doc-title";
 pub const DOC_DESCRIPTION: &str = "doc-description";
 pub const DOC_RESPONSE_SUCCESS: &str = "doc-response-success";
 pub const DOC_RESPONSE_ERROR: &str = "doc-response-error";
-const DOC_KEYS: &[&str] = &[DOC_TITLE, DOC_DESCRIPTION, DOC_RESPONSE_SUCCESS, DOC_RESPONSE_ERROR];
+const DOC_KEYS: &[&str] = &[
+    DOC_TITLE,
+    DOC_DESCRIPTION,
+    DOC_RESPONSE_SUCCESS,
+    DOC_RESPONSE_ERROR,
+];
 
 /// Every message the server can send, by catalogue key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -312,10 +312,13 @@ pub async fn insert(
     image_id: Option<i64>,
     now: i64,
 ) -> Result<i64, StoreError> {
-    let wanted = match &changes.slug {
-        Some(s) if !s.is_empty() => slug::slugify(s),
-        _ => slug::slugify(changes.title.as_deref().unwrap_or_default()),
-    };
+    // A slug with nothing usable in it ("!!!") falls back to the title, as WordPress does.
+    let wanted = changes
+        .slug
+        .as_deref()
+        .map(slug::slugify)
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| slug::slugify(changes.title.as_deref().unwrap_or_default()));
     let slug = unique_slug(conn, post_type, &wanted, None).await?;
     let mut values = change_values(changes);
     if changes.date_utc.is_none() {
@@ -359,11 +362,9 @@ pub async fn update(
     let post_type = post.post_type.unwrap_or(PostType::Venue);
     let mut values = change_values(changes);
     if let Some(s) = &changes.slug {
-        let wanted = if s.is_empty() {
-            slug::slugify(changes.title.as_deref().unwrap_or(&post.title))
-        } else {
-            slug::slugify(s)
-        };
+        let wanted = Some(slug::slugify(s))
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| slug::slugify(changes.title.as_deref().unwrap_or(&post.title)));
         let slug = unique_slug(conn, post_type, &wanted, Some(post.id)).await?;
         values.push((Posts::Slug, slug.into()));
     } else if changes.status.is_some_and(|s| s != Status::Trash)

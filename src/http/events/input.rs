@@ -341,12 +341,13 @@ async fn read_linked_ref(
     let Value::Object(fields) = item else {
         return Err(bad());
     };
-    let (mut changes, image) = Box::pin(inline_fields(ctx, t, fields))
-        .await
-        .map_err(|e| match e {
-            ApiError::Missing(_) | ApiError::Invalid(_) => bad(),
-            other => other,
-        })?;
+    let (mut changes, image) =
+        Box::pin(inline_fields(ctx, t, fields))
+            .await
+            .map_err(|e| match e {
+                ApiError::Missing(_) | ApiError::Invalid(_) => bad(),
+                other => other,
+            })?;
     // An inline venue or organizer is created with the rights its own create route
     // would grant: only editors name another author, and contributors cannot publish.
     let caller_id = ctx.caller.0.as_ref().map(|u| u.id);

@@ -194,12 +194,14 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
             // A box around the point narrows the venues; the exact distance decides.
             let dlat = radius / 111.0;
             let dlng = (radius / (111.0 * lat.to_radians().cos().abs().max(0.01))).min(180.0);
-            let candidates = events::venues_in_box(
-                &mut conn,
-                (lat - dlat, lat + dlat),
-                (lng - dlng, lng + dlng),
-            )
-            .await?;
+            // A box across the antimeridian would wrap; take every longitude instead.
+            let lngs = if lng - dlng < -180.0 || lng + dlng > 180.0 {
+                (-180.0, 180.0)
+            } else {
+                (lng - dlng, lng + dlng)
+            };
+            let candidates =
+                events::venues_in_box(&mut conn, (lat - dlat, lat + dlat), lngs).await?;
             echo.push(("geoloc_lat".into(), lat.to_string()));
             echo.push(("geoloc_lng".into(), lng.to_string()));
             echo.push(("geoloc_radius".into(), radius.to_string()));

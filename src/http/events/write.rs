@@ -203,12 +203,19 @@ pub async fn update(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError
     if c.post.status.is_some() {
         c.post.status = Some(ctx.caller.scale_back(c.post.status));
     }
-    // Editing a trashed event without naming a status leaves it in the trash.
-    if existing.post.status() == Some(Status::Trash)
-        && c.post.status.is_none()
-        && c.post.slug.is_some()
-    {
-        c.post.slug = c.post.slug.map(|s| format!("{s}{TRASHED_SUFFIX}"));
+    // An event in the trash frees its slug, whether DELETE or an update put it there;
+    // editing a trashed event without naming a status leaves it in the trash.
+    let was_trashed = existing.post.status() == Some(Status::Trash);
+    let in_trash = c.post.status.map_or(was_trashed, |s| s == Status::Trash);
+    if in_trash && (c.post.slug.is_some() || !was_trashed) {
+        let base = c
+            .post
+            .slug
+            .take()
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| existing.post.slug.clone());
+        let base = base.trim_end_matches(TRASHED_SUFFIX);
+        c.post.slug = Some(format!("{base}{TRASHED_SUFFIX}"));
     }
     let app = ctx.app.clone();
     let now = ctx.now;
