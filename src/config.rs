@@ -58,6 +58,23 @@ pub struct ServeArgs {
     /// Largest request body accepted, in bytes.
     #[arg(long, env = "CALENDAR_MAX_BODY_BYTES", default_value_t = 1024 * 1024)]
     pub max_body_bytes: usize,
+
+    /// Seconds a request may take before it is answered with 503.
+    #[arg(long, env = "CALENDAR_REQUEST_TIMEOUT_SECS", default_value_t = 30)]
+    pub request_timeout_secs: u64,
+
+    /// Requests handled at once; more wait their turn (within the timeout).
+    #[arg(long, env = "CALENDAR_MAX_CONCURRENT_REQUESTS", default_value_t = 1024)]
+    pub max_concurrent_requests: usize,
+
+    /// Origins allowed by CORS, comma-separated, or `*`; empty sends no CORS headers.
+    #[arg(
+        long,
+        env = "CALENDAR_CORS_ORIGINS",
+        default_value = "",
+        value_delimiter = ','
+    )]
+    pub cors_origins: Vec<String>,
 }
 
 /// The settings the HTTP layer needs, resolved once at start.
@@ -74,6 +91,9 @@ pub struct Settings {
     pub per_page_max: u64,
     pub languages: Vec<String>,
     pub max_body_bytes: usize,
+    pub request_timeout: std::time::Duration,
+    pub max_concurrent_requests: usize,
+    pub cors_origins: Vec<String>,
 }
 
 impl Settings {
@@ -106,6 +126,14 @@ impl Settings {
             per_page_max: args.per_page_max,
             languages,
             max_body_bytes: args.max_body_bytes,
+            request_timeout: std::time::Duration::from_secs(args.request_timeout_secs.max(1)),
+            max_concurrent_requests: args.max_concurrent_requests.max(1),
+            cors_origins: args
+                .cors_origins
+                .iter()
+                .map(|o| o.trim().trim_end_matches('/').to_string())
+                .filter(|o| !o.is_empty())
+                .collect(),
         }
     }
 }

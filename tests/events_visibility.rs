@@ -74,7 +74,7 @@ both!(
         for q in ["", "?password=wrong"] {
             let r = app.get(&format!("{path}{q}")).await;
             assert_eq!(
-                r.body,
+                r.error_body(),
                 json!({"code":"event-password-protected","message":"The requested event is not accessible without a password","data":{"status":403}})
             );
         }

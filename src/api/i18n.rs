@@ -96,6 +96,7 @@ pub const DOC_TITLE: &str = "doc-title";
 pub const DOC_DESCRIPTION: &str = "doc-description";
 pub const DOC_RESPONSE_SUCCESS: &str = "doc-response-success";
 pub const DOC_RESPONSE_ERROR: &str = "doc-response-error";
+#[cfg(test)]
 const DOC_KEYS: &[&str] = &[
     DOC_TITLE,
     DOC_DESCRIPTION,

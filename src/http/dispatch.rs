@@ -34,9 +34,20 @@ pub async fn handle(
     req: Request,
 ) -> Response {
     let code = lang.code.clone();
-    match run(app, endpoint, lang, req).await {
+    let request_id = req
+        .headers()
+        .get(super::REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let timeout = app.settings.request_timeout;
+    let result = match tokio::time::timeout(timeout, run(app, endpoint, lang, req)).await {
+        Ok(r) => r,
+        // Writes run detached and still finish; the client just stops waiting.
+        Err(_) => Err(ApiError::Unavailable("request timed out".into())),
+    };
+    match result {
         Ok(resp) => resp,
-        Err(e) => e.response(&code),
+        Err(e) => e.response_with_id(&code, request_id.as_deref()),
     }
 }
 

@@ -195,6 +195,11 @@ impl ApiError {
 
     /// The response, with the message in `lang`.
     pub fn response(self, lang: &str) -> Response {
+        self.response_with_id(lang, None)
+    }
+
+    /// The response, with the request's ID in `data.request_id` for support and logs.
+    pub fn response_with_id(self, lang: &str, request_id: Option<&str>) -> Response {
         match &self {
             ApiError::Internal(detail) => tracing::error!(error = %detail, "request failed"),
             ApiError::Unavailable(detail) => {
@@ -202,7 +207,11 @@ impl ApiError {
             }
             _ => {}
         }
-        let body = serde_json::to_vec(&self.body(lang)).unwrap_or_default();
+        let mut body = self.body(lang);
+        if let Some(id) = request_id {
+            body["data"]["request_id"] = json!(id);
+        }
+        let body = serde_json::to_vec(&body).unwrap_or_default();
         let mut resp = (self.status(), body).into_response();
         let h = resp.headers_mut();
         h.insert(

@@ -80,6 +80,7 @@ pub fn router(app: App) -> Router {
         }
     }
     router
+        .route("/health", axum::routing::get(health))
         .merge(viewer::routes(
             &app.settings.languages,
             &app.settings.rest_root,
@@ -89,15 +90,65 @@ pub fn router(app: App) -> Router {
         .with_state(app)
 }
 
-/// The router with the layers every response gets: tracing and security headers.
+/// The router with the layers every response gets: request IDs, tracing,
+/// security headers, CORS and a cap on concurrent requests.
 pub fn service(app: App) -> Router {
+    use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
     use tower_http::set_header::SetResponseHeaderLayer;
+    let request_id = header::HeaderName::from_static(REQUEST_ID);
+    let cors = cors(&app.settings.cors_origins);
+    let limit = app.settings.max_concurrent_requests;
     router(app)
         .layer(SetResponseHeaderLayer::overriding(
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),
         ))
-        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .layer(cors)
+        .layer(tower::limit::GlobalConcurrencyLimitLayer::new(limit))
+        .layer(PropagateRequestIdLayer::new(request_id.clone()))
+        .layer(tower_http::trace::TraceLayer::new_for_http().make_span_with(|req: &Request| {
+            let id = req.headers().get(REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("");
+            tracing::info_span!("request", method = %req.method(), uri = %req.uri().path(), request_id = %id)
+        }))
+        .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
+}
+
+/// The request header carrying a request's ID (set here when the client sends none).
+pub const REQUEST_ID: &str = "x-request-id";
+
+/// No CORS headers unless origins are configured (a restrictive default).
+fn cors(origins: &[String]) -> tower_http::cors::CorsLayer {
+    use tower_http::cors::{AllowOrigin, CorsLayer};
+    if origins.is_empty() {
+        return CorsLayer::new();
+    }
+    let allow = if origins.iter().any(|o| o == "*") {
+        AllowOrigin::any()
+    } else {
+        AllowOrigin::list(origins.iter().filter_map(|o| HeaderValue::from_str(o).ok()))
+    };
+    CorsLayer::new()
+        .allow_origin(allow)
+        .allow_methods([
+            axum::http::Method::GET,
+            axum::http::Method::POST,
+            axum::http::Method::PUT,
+            axum::http::Method::PATCH,
+            axum::http::Method::DELETE,
+        ])
+        .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
+        .expose_headers([
+            header::HeaderName::from_static("x-tec-total"),
+            header::HeaderName::from_static("x-tec-totalpages"),
+            header::HeaderName::from_static("x-wp-total"),
+            header::HeaderName::from_static("x-wp-totalpages"),
+            header::LINK,
+        ])
+}
+
+/// A fixed answer from the process itself: liveness, and the ceiling of the benchmark.
+async fn health() -> Response {
+    json(StatusCode::OK, &serde_json::json!({"status": "ok"}))
 }
 
 /// Unmatched requests answer in the language of their first path segment, if it names one.

@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use sea_query::{Alias, Cond, Expr, ExprTrait, Order, Query, SelectStatement, UnionType};
+use sea_query::{Alias, Cond, Expr, ExprTrait, LockType, Order, Query, SelectStatement, UnionType};
 
 use super::posts::{self, POST_COLUMN_COUNT, col, post_from_row, select_posts};
 use super::schema::{EventOrganizers, Posts, TermRelationships, Terms};
@@ -84,6 +84,22 @@ pub async fn get_by_slug(conn: &mut Conn, slug: &str) -> Result<Option<Event>, S
             .and_where(col(Posts::PostType).eq(PostType::Event.as_str()))
             .and_where(col(Posts::Slug).eq(slug)),
         event_from_row,
+    )
+    .await
+}
+
+/// An event's status and publication date, read inside a write transaction and locking
+/// the row on PostgreSQL (SQLite's writer is already exclusive), so that two concurrent
+/// writes of one event see each other and term counts move once, not twice.
+pub async fn lock_state(conn: &mut Conn, id: i64) -> Result<Option<(String, i64)>, StoreError> {
+    conn.query_opt(
+        Query::select()
+            .columns([Posts::Status, Posts::DateUtc])
+            .from(Posts::Table)
+            .and_where(Expr::col(Posts::Id).eq(id))
+            .and_where(Expr::col(Posts::PostType).eq(PostType::Event.as_str()))
+            .lock(LockType::Update),
+        |r| Ok((r.string(0)?, r.i64(1)?)),
     )
     .await
 }

@@ -97,6 +97,15 @@ impl Resp {
         self
     }
 
+    /// An error body without its per-request `data.request_id`, for exact comparisons.
+    pub fn error_body(&self) -> Value {
+        let mut body = self.body.clone();
+        if let Some(data) = body["data"].as_object_mut() {
+            data.remove("request_id");
+        }
+        body
+    }
+
     pub fn id(&self) -> i64 {
         self.body["id"]
             .as_i64()
@@ -144,6 +153,9 @@ pub fn settings() -> Settings {
         per_page_max: 50,
         languages: vec!["en".into(), "fr".into(), "de".into(), "es".into()],
         max_body_bytes: 1024 * 1024,
+        request_timeout: std::time::Duration::from_secs(30),
+        max_concurrent_requests: 1024,
+        cors_origins: Vec::new(),
     }
 }
 
@@ -240,10 +252,15 @@ static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new
 
 impl TestApp {
     pub async fn sqlite() -> TestApp {
+        TestApp::sqlite_with(settings()).await
+    }
+
+    /// A SQLite-backed app with custom settings.
+    pub async fn sqlite_with(settings: Settings) -> TestApp {
         let dir = tempfile::tempdir().expect("temp dir");
         let url = format!("sqlite://{}", dir.path().join("calendar.db").display());
         let store = Store::open(&url).await.expect("open sqlite");
-        TestApp::with_store(store, Some(dir), None).await
+        TestApp::with_store(store, Some(dir), None, settings).await
     }
 
     /// `None` when PostgreSQL is unavailable outside CI.
@@ -256,18 +273,19 @@ impl TestApp {
         let store = Store::open(&pg_url_for(&name))
             .await
             .expect("open postgres");
-        Some(TestApp::with_store(store, None, Some(name)).await)
+        Some(TestApp::with_store(store, None, Some(name), settings()).await)
     }
 
     async fn with_store(
         store: Store,
         dir: Option<tempfile::TempDir>,
         pg_database: Option<String>,
+        settings: Settings,
     ) -> TestApp {
         let admin = make_user(&store, "admin", Role::Administrator).await;
         let app = Arc::new(AppState {
             store: store.clone(),
-            settings: settings(),
+            settings,
         });
         TestApp {
             router: http::service(app),

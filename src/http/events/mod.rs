@@ -109,6 +109,10 @@ pub async fn get(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError> {
     Ok(json(StatusCode::OK, &render(ctx, &e, reveal, true).await?))
 }
 
+fn in_trash() -> ApiError {
+    ApiError::coded(410, "event-is-in-trash", Msg::EventIsInTrash)
+}
+
 pub async fn delete(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError> {
     let e = find(ctx, by, args).await?;
     let force = args.bool("force").unwrap_or(false);
@@ -118,21 +122,25 @@ pub async fn delete(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError
         });
     }
     if e.post.status() == Some(Status::Trash) && !force {
-        return Err(ApiError::coded(
-            410,
-            "event-is-in-trash",
-            Msg::EventIsInTrash,
-        ));
+        return Err(in_trash());
     }
     // Shown as it was, with its links, when it is deleted for good.
     let before = render(ctx, &e, Reveal::Full, false).await?;
     let app = ctx.app.clone();
     let now = ctx.now;
     let target = e.clone();
+    let param = write::id_param(by);
     detached(async move {
         let mut tx = app.store.pool.write().await?;
+        // Checked again under the row lock: a concurrent delete may have won the race.
+        let Some((status, date_utc)) = events::lock_state(&mut tx, target.post.id).await? else {
+            return Err(ApiError::invalid_param(param));
+        };
+        if status == Status::Trash.as_str() && !force {
+            return Err(in_trash());
+        }
         let terms = events::term_ids(&mut tx, target.post.id).await?;
-        let counted = target.post.is_published(now);
+        let counted = input::counts(&status, date_utc, now);
         events::adjust_counts(&mut tx, (&terms, counted), (&[], false)).await?;
         if force {
             posts::delete(&mut tx, &target.post).await?;

@@ -131,6 +131,14 @@ where
     }
 }
 
+/// The path parameter that names the event: an unknown one is a 400 on it.
+pub(super) fn id_param(by: By) -> &'static str {
+    match by {
+        By::Id => "id",
+        By::Slug => "slug",
+    }
+}
+
 async fn reload(ctx: &Ctx, id: i64) -> Result<Event, ApiError> {
     let mut conn = ctx.app.store.pool.read().await?;
     events::get(&mut conn, id)
@@ -221,6 +229,7 @@ pub async fn update(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError
     let now = ctx.now;
     let author = ctx.caller.0.as_ref().map_or(0, |u| u.id);
     let target = existing.clone();
+    let param = id_param(by);
     detached(async move {
         retrying(|| async {
             let mut tx = app.store.pool.write().await?;
@@ -232,18 +241,20 @@ pub async fn update(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError
                 ),
                 None => None,
             };
+            // Counts move from the stored state, which a concurrent write may have changed.
+            let Some((status_before, date_before)) =
+                events::lock_state(&mut tx, target.post.id).await?
+            else {
+                return Err(WriteError::Invalid(param));
+            };
             let before_terms = events::term_ids(&mut tx, target.post.id).await?;
-            let was = counts(&target.post.status, target.post.date_utc, now);
+            let was = counts(&status_before, date_before, now);
             posts::update(&mut tx, &target.post, &c.post, image_id, now).await?;
             let status = c
                 .post
                 .status
-                .map_or(target.post.status.clone(), |s| s.as_str().to_string());
-            let published = counts(
-                &status,
-                c.post.date_utc.unwrap_or(target.post.date_utc),
-                now,
-            );
+                .map_or(status_before, |s| s.as_str().to_string());
+            let published = counts(&status, c.post.date_utc.unwrap_or(date_before), now);
             write_rest(
                 &mut tx,
                 target.post.id,

@@ -1,0 +1,124 @@
+-- Shared by the scenario scripts: the JSON report, the sample files the generator's
+-- `manifest` command writes, and event bodies for the write scenarios.
+--
+-- Environment (set by bench/run.sh):
+--   BENCH_REPORT    file the done() hook writes its JSON to (stdout if unset)
+--   BENCH_MANIFEST  directory written by `calendar-bench manifest`
+--   BENCH_API       API base path, e.g. /calendar/events/v1
+
+local M = {}
+
+M.api = os.getenv("BENCH_API") or "/calendar/events/v1"
+
+function M.lines(name)
+  local dir = os.getenv("BENCH_MANIFEST") or "."
+  local path = dir .. "/" .. name
+  local f = assert(io.open(path, "r"), "cannot read " .. path)
+  local out = {}
+  for line in f:lines() do
+    if line ~= "" then
+      out[#out + 1] = line
+    end
+  end
+  f:close()
+  assert(#out > 0, path .. " is empty")
+  return out
+end
+
+function M.pick(list)
+  return list[math.random(#list)]
+end
+
+-- setup() runs in the main Lua state, once per wrk thread; giving each thread a number
+-- lets it seed its own random sequence, so runs repeat the same requests.
+local thread_count = 0
+function M.setup(thread)
+  thread_count = thread_count + 1
+  thread:set("thread_id", thread_count)
+end
+
+function M.init()
+  math.randomseed(1000 + (thread_id or 0))
+end
+
+-- Latencies in milliseconds. "non2xx" is wrk's count of responses with a status of 400
+-- or more (the server sends no 1xx or 3xx on the benchmarked routes); counting every
+-- status in a response() hook would make wrk copy each body into Lua and slow it down.
+function M.done(summary, latency, requests)
+  local e = summary.errors
+  local seconds = summary.duration / 1e6
+  local function ms(us) return us / 1000 end
+  local json = string.format(
+    '{"requests":%d,"duration_s":%.3f,"rps":%.1f,"bytes":%d,' ..
+    '"latency_ms":{"mean":%.3f,"stdev":%.3f,"min":%.3f,"max":%.3f,' ..
+    '"p50":%.3f,"p90":%.3f,"p99":%.3f,"p999":%.3f},' ..
+    '"errors":{"non2xx":%d,"connect":%d,"read":%d,"write":%d,"timeout":%d}}',
+    summary.requests, seconds, summary.requests / seconds, summary.bytes,
+    ms(latency.mean), ms(latency.stdev), ms(latency.min), ms(latency.max),
+    ms(latency:percentile(50)), ms(latency:percentile(90)),
+    ms(latency:percentile(99)), ms(latency:percentile(99.9)),
+    e.status, e.connect, e.read, e.write, e.timeout)
+  local out = os.getenv("BENCH_REPORT")
+  if out then
+    local f = assert(io.open(out, "w"))
+    f:write(json, "\n")
+    f:close()
+  else
+    io.write(json, "\n")
+  end
+end
+
+-- Event bodies for POST /events -----------------------------------------------------
+
+local adjectives = { "golden", "quiet", "bright", "hidden", "grand", "little", "northern",
+  "royal", "sunny", "velvet", "crystal", "modern", "secret", "lively", "cozy", "midnight" }
+local genres = { "rock", "folk", "blues", "salsa", "opera", "poetry", "comedy", "film",
+  "yoga", "chess", "pottery", "cooking", "cycling", "coding", "astronomy", "dance" }
+local kinds = { "festival", "concert", "workshop", "meetup", "fair", "class", "lecture",
+  "tour", "screening", "reading", "tasting", "night", "showcase", "social" }
+
+local writes = nil
+
+local function load_write_samples()
+  local auth = M.lines("authorization")[1]
+  writes = {
+    headers = { ["Content-Type"] = "application/json", ["Authorization"] = auth },
+    categories = M.lines("category_ids"),
+    tags = M.lines("tag_ids"),
+    venues = M.lines("venue_ids"),
+    organizers = M.lines("organizer_ids"),
+    counter = 0,
+  }
+end
+
+local function title_case(s)
+  return (s:gsub("^%l", string.upper))
+end
+
+-- A published event like the generated ones: one venue, one or two organizers, a
+-- category and a tag, sometime in the next year. Titles repeat words, as real ones do,
+-- so the server's slug de-duplication does real work.
+function M.event_request()
+  if not writes then load_write_samples() end
+  writes.counter = writes.counter + 1
+  local title = string.format("%s %s %s", title_case(M.pick(adjectives)),
+    title_case(M.pick(genres)), title_case(M.pick(kinds)))
+  local start = os.time() + math.random(1, 365) * 86400 + math.random(16, 44) * 1800
+  local finish = start + math.random(2, 8) * 1800
+  local organizers = '{"id":' .. M.pick(writes.organizers) .. '}'
+  if math.random() < 0.3 then
+    organizers = organizers .. ',{"id":' .. M.pick(writes.organizers) .. '}'
+  end
+  local body = string.format(
+    '{"title":"%s","description":"<p>Written by the load test: thread %d, request %d. ' ..
+    'Join us for an evening of %s with local artists and friends.</p>",' ..
+    '"start_date":"%s","end_date":"%s","status":"publish","cost":"%d",' ..
+    '"venue":{"id":%s},"organizer":[%s],"categories":[%s],"tags":[%s]}',
+    title, thread_id or 0, writes.counter, M.pick(genres),
+    os.date("!%Y-%m-%d %H:%M:%S", start), os.date("!%Y-%m-%d %H:%M:%S", finish),
+    5 * math.random(1, 20), M.pick(writes.venues), organizers,
+    M.pick(writes.categories), M.pick(writes.tags))
+  return wrk.format("POST", M.api .. "/events", writes.headers, body)
+end
+
+return M

@@ -1,0 +1,12 @@
+-- POST /events as the benchmark administrator (HTTP Basic): write throughput.
+local common = require("common")
+setup = common.setup
+done = common.done
+
+function init(args)
+  common.init()
+end
+
+function request()
+  return common.event_request()
+end

@@ -1,0 +1,340 @@
+#!/usr/bin/env bash
+# Load test of calendar-events with wrk: builds the release binaries, generates (or reuses)
+# a data set, serves a fresh copy of it, runs every scenario at every connection count, and
+# writes a JSON and a Markdown report into bench/results/. See bench/README.md.
+set -euo pipefail
+
+usage() {
+    cat <<'USAGE'
+usage: bench/run.sh [options]
+
+  --backend sqlite|postgres   database backend (default sqlite)
+  --size N                    events in the data set: 1k, 100k, 1m or a number (default 1k)
+  --duration SECONDS          per scenario and connection count (default 10)
+  --quick                     3-second scenarios, for smoke runs
+  --connections "16 64"       connection counts to run each scenario at
+  --scenarios "a b …"         only these scenarios (default: all; see --list)
+  --list                      list the scenarios and exit
+  --regenerate                generate the data set even if one exists
+  --no-build                  use the release binaries as they are
+  --port PORT                 port of the server under test (default 18080)
+  --pg-url URL                PostgreSQL server, without database
+                              (default postgres://postgres@127.0.0.1:5432)
+  --data-dir DIR              where data sets live (default <target>/bench-data)
+  --keep-copy                 keep the working copy of the database after the run
+
+Environment: BENCH_DATA_DIR, BENCH_PG_URL mirror --data-dir and --pg-url.
+USAGE
+}
+
+# name | Lua script | path (for static.lua) | what it measures
+SCENARIOS=(
+    "health|static.lua|/health|GET /health: the bare HTTP stack, no database"
+    "events|static.lua|@API/events|GET /events with the default query (today to +2 years, 10 per page)"
+    "events_filtered|static.lua|@API/events?@FILTER|GET /events for one month, one category and search=jazz"
+    "event_by_id|pick.lua|@API/events/<id>|GET /events/{id}, IDs sampled from the data set"
+    "event_by_slug|pick.lua|@API/events/by-slug/<slug>|GET /events/by-slug/{slug}, slugs sampled from the data set"
+    "venues|static.lua|@API/venues|GET /venues"
+    "categories|static.lua|@API/categories|GET /categories"
+    "index|static.lua|@API|GET the namespace index"
+    "doc|static.lua|@API/doc|GET /doc (the OpenAPI document)"
+    "post_events|post_event.lua|@API/events|POST /events as an administrator (Basic auth)"
+    "mix|mix.lua|@API/events|90% reads (events, filtered, by ID, by slug) / 10% POST /events"
+)
+
+BACKEND=sqlite
+SIZE=1k
+DURATION=10
+CONNECTIONS="16 64"
+ONLY=""
+REGENERATE=0
+BUILD=1
+PORT=18080
+PG_URL=${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432}
+DATA_DIR=${BENCH_DATA_DIR:-}
+KEEP_COPY=0
+THREADS=2
+API=/calendar/events/v1
+
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --backend) BACKEND=$2; shift 2 ;;
+        --size) SIZE=$2; shift 2 ;;
+        --duration) DURATION=$2; shift 2 ;;
+        --quick) DURATION=3; shift ;;
+        --connections) CONNECTIONS=$2; shift 2 ;;
+        --scenarios) ONLY=$2; shift 2 ;;
+        --regenerate) REGENERATE=1; shift ;;
+        --no-build) BUILD=0; shift ;;
+        --port) PORT=$2; shift 2 ;;
+        --pg-url) PG_URL=${2%/}; shift 2 ;;
+        --data-dir) DATA_DIR=$2; shift 2 ;;
+        --keep-copy) KEEP_COPY=1; shift ;;
+        --list)
+            for s in "${SCENARIOS[@]}"; do
+                IFS='|' read -r name _ _ what <<<"$s"
+                printf '%-16s %s\n' "$name" "$what"
+            done
+            exit 0 ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
+    esac
+done
+
+case $BACKEND in sqlite|postgres) ;; *) echo "--backend is sqlite or postgres" >&2; exit 2 ;; esac
+LABEL=$(tr '[:upper:]' '[:lower:]' <<<"$SIZE")
+case $LABEL in
+    *k) EVENTS=$(( ${LABEL%k} * 1000 )) ;;
+    *m) EVENTS=$(( ${LABEL%m} * 1000000 )) ;;
+    *[!0-9]*|'') echo "--size is a count such as 1k, 100k, 1m or 5000" >&2; exit 2 ;;
+    *) EVENTS=$LABEL ;;
+esac
+[[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || { echo "--duration is whole seconds" >&2; exit 2; }
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+# --- tools --------------------------------------------------------------------------------
+APT_UPDATED=0
+ensure() {
+    local cmd=$1 pkg=$2
+    command -v "$cmd" >/dev/null 2>&1 && return 0
+    local sudo=()
+    [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+    log "installing $pkg (for $cmd)"
+    if [[ $APT_UPDATED -eq 0 ]]; then
+        "${sudo[@]}" apt-get update -qq >/dev/null
+        APT_UPDATED=1
+    fi
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "$pkg" >/dev/null
+}
+ensure wrk wrk
+ensure jq jq
+ensure curl curl
+[[ $BACKEND == postgres ]] && ensure psql postgresql-client
+
+# --- binaries -----------------------------------------------------------------------------
+TARGET_DIR=$(cargo metadata --format-version 1 --no-deps | jq -r .target_directory)
+SERVER=$TARGET_DIR/release/calendar-events
+GEN=$TARGET_DIR/release/calendar-bench
+if [[ $BUILD -eq 1 ]]; then
+    log "building release binaries"
+    cargo build --release --features bench --bin calendar-events --bin calendar-bench
+fi
+[[ -x $SERVER && -x $GEN ]] || { echo "missing $SERVER or $GEN: build them or drop --no-build" >&2; exit 1; }
+
+# --- data set: a pristine copy, generated once, and a working copy per run ---------------------
+DATA_DIR=${DATA_DIR:-$TARGET_DIR/bench-data}
+mkdir -p "$DATA_DIR"
+GEN_SUMMARY=$DATA_DIR/$BACKEND-$LABEL.generate.json
+PG_ADMIN_URL=$PG_URL/postgres
+psql_admin() { psql "$PG_ADMIN_URL" -v ON_ERROR_STOP=1 -qtAX "$@"; }
+
+if [[ $BACKEND == sqlite ]]; then
+    PRISTINE=$DATA_DIR/sqlite-$LABEL.db
+    PRISTINE_URL=sqlite://$PRISTINE
+    have_data() { [[ -f $PRISTINE && -f $GEN_SUMMARY ]]; }
+    prepare_empty() { rm -f "$GEN_SUMMARY"; }
+else
+    PRISTINE_DB=calendar_bench_$LABEL
+    PRISTINE_URL=$PG_URL/$PRISTINE_DB
+    have_data() {
+        [[ -f $GEN_SUMMARY && $(psql_admin -c "SELECT 1 FROM pg_database WHERE datname = '$PRISTINE_DB'") == 1 ]]
+    }
+    prepare_empty() {
+        rm -f "$GEN_SUMMARY"
+        psql_admin -c "DROP DATABASE IF EXISTS $PRISTINE_DB WITH (FORCE)"
+        psql_admin -c "CREATE DATABASE $PRISTINE_DB"
+    }
+fi
+
+GENERATED=false
+if [[ $REGENERATE -eq 1 ]] || ! have_data; then
+    log "generating $EVENTS events on $BACKEND"
+    prepare_empty
+    # The summary file is written last, so its presence marks a complete data set.
+    "$GEN" generate --database-url "$PRISTINE_URL" --events "$EVENTS" --replace \
+        --summary-json "$GEN_SUMMARY.tmp"
+    mv "$GEN_SUMMARY.tmp" "$GEN_SUMMARY"
+    GENERATED=true
+else
+    log "reusing the $BACKEND data set of $EVENTS events (--regenerate to rebuild it)"
+fi
+
+# Write scenarios add events; each run starts from an untouched copy so runs compare.
+if [[ $BACKEND == sqlite ]]; then
+    WORK=$DATA_DIR/run-sqlite-$LABEL.db
+    rm -f "$WORK" "$WORK-wal" "$WORK-shm"
+    cp "$PRISTINE" "$WORK"
+    WORK_URL=sqlite://$WORK
+    DB_BYTES=$(stat -c %s "$PRISTINE")
+    drop_copy() { rm -f "$WORK" "$WORK-wal" "$WORK-shm"; }
+else
+    WORK_DB=${PRISTINE_DB}_run
+    psql_admin -c "DROP DATABASE IF EXISTS $WORK_DB WITH (FORCE)"
+    psql_admin -c "CREATE DATABASE $WORK_DB TEMPLATE $PRISTINE_DB"
+    WORK_URL=$PG_URL/$WORK_DB
+    DB_BYTES=$(psql_admin -c "SELECT pg_database_size('$PRISTINE_DB')")
+    drop_copy() { psql_admin -c "DROP DATABASE IF EXISTS $WORK_DB WITH (FORCE)" || true; }
+fi
+
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+RESULTS=$ROOT/bench/results
+RUN_DIR=$RESULTS/$STAMP-$BACKEND-$LABEL
+mkdir -p "$RUN_DIR"
+MANIFEST=$RUN_DIR/manifest
+"$GEN" manifest --database-url "$WORK_URL" --out "$MANIFEST" >/dev/null
+TOP_CATEGORY=$(jq -r '.top_category.id' "$MANIFEST/manifest.json")
+
+# One month (the next calendar month), the busiest category and a word in ~2% of titles.
+MONTH_START=$(date -u -d "$(date -u +%Y-%m-01) +1 month" +%Y-%m-%d)
+MONTH_END=$(date -u -d "$MONTH_START +1 month -1 day" +%Y-%m-%d)
+FILTER="start_date=$MONTH_START%2000:00:00&end_date=$MONTH_END%2023:59:59&categories=$TOP_CATEGORY&search=jazz"
+
+# --- server -------------------------------------------------------------------------------
+BASE=http://127.0.0.1:$PORT
+if curl -s -o /dev/null --max-time 2 "$BASE/"; then
+    echo "something already listens on 127.0.0.1:$PORT; pick another --port" >&2
+    exit 1
+fi
+SERVER_PID=""
+cleanup() {
+    if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+        kill -TERM "$SERVER_PID" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.2; done
+        kill -KILL "$SERVER_PID" 2>/dev/null || true
+        wait "$SERVER_PID" 2>/dev/null || true
+    fi
+    if [[ $KEEP_COPY -eq 0 ]]; then drop_copy; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log "starting the server on $BASE ($BACKEND, $EVENTS events)"
+# Logging at warn: the benchmark measures the server, not its request log.
+RUST_LOG=warn "$SERVER" serve --database-url "$WORK_URL" --bind "127.0.0.1:$PORT" \
+    >"$RUN_DIR/server.log" 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 150); do
+    curl -s -o /dev/null --max-time 2 "$BASE$API" && break
+    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$RUN_DIR/server.log" >&2; echo "the server exited" >&2; exit 1; }
+    sleep 0.2
+done
+curl -s -o /dev/null --max-time 2 "$BASE$API" || { echo "the server did not come up" >&2; exit 1; }
+
+CLK_TCK=$(getconf CLK_TCK)
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$SERVER_PID/stat"; }
+rss_kb() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$SERVER_PID/status"; }
+# Writing 5 to clear_refs resets VmHWM (Linux ≥ 4.0), so each peak is the scenario's own.
+HWM_RESETS=true
+reset_hwm() { { echo 5 >"/proc/$SERVER_PID/clear_refs"; } 2>/dev/null || HWM_RESETS=false; }
+
+status_of() { curl -s -o /dev/null -w '%{http_code}' --max-time 30 "$@"; }
+
+# --- scenarios ----------------------------------------------------------------------------
+ROWS=$RUN_DIR/rows.ndjson
+: >"$ROWS"
+selected() { [[ -z $ONLY ]] || [[ " $ONLY " == *" $1 "* ]]; }
+
+for entry in "${SCENARIOS[@]}"; do
+    IFS='|' read -r name script path what <<<"$entry"
+    selected "$name" || continue
+    path=${path//@API/$API}
+    path=${path//@FILTER/$FILTER}
+    env_vars=(BENCH_MANIFEST="$MANIFEST" BENCH_API="$API" BENCH_FILTER_QUERY="$FILTER")
+    note=""
+    # One request first: a scenario that answers an error would measure the error path.
+    case $name in
+        event_by_id)
+            env_vars+=(BENCH_LIST=event_ids BENCH_PREFIX="$API/events/")
+            code=$(status_of "$BASE$API/events/$(head -n1 "$MANIFEST/event_ids")") ;;
+        event_by_slug)
+            env_vars+=(BENCH_LIST=event_slugs BENCH_PREFIX="$API/events/by-slug/")
+            code=$(status_of "$BASE$API/events/by-slug/$(head -n1 "$MANIFEST/event_slugs")") ;;
+        post_events|mix)
+            code=$(status_of -X POST -H "Authorization: $(head -n1 "$MANIFEST/authorization")" \
+                -H 'Content-Type: application/json' \
+                -d "{\"title\":\"Preflight\",\"start_date\":\"$MONTH_START 10:00:00\",\"end_date\":\"$MONTH_START 11:00:00\",\"status\":\"draft\"}" \
+                "$BASE$API/events") ;;
+        *) code=$(status_of "$BASE$path") ;;
+    esac
+    if [[ $name == health && $code == 404 ]]; then
+        log "skipping health: GET /health answers 404 (not implemented yet)"
+        jq -nc --arg name "$name" --arg what "$what" \
+            '{scenario: $name, description: $what, skipped: "GET /health answers 404 (not implemented yet)"}' >>"$ROWS"
+        continue
+    fi
+    [[ $code == 2* ]] || note="preflight answered HTTP $code"
+
+    for c in $CONNECTIONS; do
+        log "$name: $c connections, ${DURATION}s"
+        report=$RUN_DIR/$name-c$c.json
+        reset_hwm
+        ticks_before=$(cpu_ticks)
+        load_before=$(cut -d' ' -f1 /proc/loadavg)
+        env "${env_vars[@]}" BENCH_REPORT="$report" LUA_PATH="$ROOT/bench/lua/?.lua;;" \
+            wrk -t"$THREADS" -c"$c" -d"${DURATION}s" --timeout 10s \
+            -s "$ROOT/bench/lua/$script" "$BASE${path%%<*}" >"$RUN_DIR/$name-c$c.wrk.txt" 2>&1 ||
+            { cat "$RUN_DIR/$name-c$c.wrk.txt" >&2; echo "wrk failed" >&2; exit 1; }
+        ticks_after=$(cpu_ticks)
+        kill -0 "$SERVER_PID" 2>/dev/null || { tail -n 50 "$RUN_DIR/server.log" >&2; echo "the server died during $name" >&2; exit 1; }
+        jq -c --arg name "$name" --arg what "$what" --arg path "$path" --arg note "$note" \
+            --argjson c "$c" --argjson hwm "$(rss_kb VmHWM)" --argjson rss "$(rss_kb VmRSS)" \
+            --argjson cpu "$(awk -v t=$((ticks_after - ticks_before)) -v hz="$CLK_TCK" -v d="$DURATION" 'BEGIN {printf "%.2f", t / hz / d}')" \
+            --argjson load "$load_before" \
+            '{scenario: $name, description: $what, path: $path, connections: $c} + .
+             + {server_rss_peak_kb: $hwm, server_rss_end_kb: $rss, server_cpu_cores: $cpu,
+                load1_before: $load}
+             + (if $note == "" then {} else {note: $note} end)' "$report" >>"$ROWS"
+        jq -r '"  \(.rps|floor) req/s, p50 \(.latency_ms.p50) ms, p99 \(.latency_ms.p99) ms, non-2xx \(.errors.non2xx), RSS peak \(.server_rss_peak_kb/1024|floor) MiB"' \
+            <<<"$(tail -n1 "$ROWS")" >&2
+    done
+done
+
+# --- reports ------------------------------------------------------------------------------
+GIT_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+[[ -z $(git status --porcelain -- src Cargo.toml Cargo.lock 2>/dev/null) ]] || GIT_COMMIT="$GIT_COMMIT+dirty"
+if [[ $BACKEND == postgres ]]; then
+    DB_VERSION="PostgreSQL $(psql_admin -c 'SHOW server_version')"
+else
+    DB_VERSION="SQLite (bundled)"
+fi
+MEM_GIB=$(awk '/^MemTotal:/ {printf "%.1f", $2 / 1048576}' /proc/meminfo)
+CPU_MODEL=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+
+JSON_OUT=$RESULTS/$STAMP-$BACKEND-$LABEL.json
+MD_OUT=$RESULTS/$STAMP-$BACKEND-$LABEL.md
+jq -n --slurpfile rows "$ROWS" --slurpfile gen "$GEN_SUMMARY" \
+    --arg stamp "$STAMP" --arg backend "$BACKEND" --arg db "$DB_VERSION" \
+    --argjson events "$EVENTS" --argjson db_bytes "$DB_BYTES" --argjson generated "$GENERATED" \
+    --argjson duration "$DURATION" --argjson threads "$THREADS" \
+    --arg commit "$GIT_COMMIT" --argjson nproc "$(nproc)" --arg cpu "$CPU_MODEL" \
+    --argjson mem "$MEM_GIB" --arg kernel "$(uname -r)" --arg filter "$FILTER" \
+    --argjson hwm_resets "$HWM_RESETS" \
+    '{run: $stamp, backend: $backend, database: $db, events: $events, database_bytes: $db_bytes,
+      data_set: ($gen[0] + {generated_this_run: $generated}),
+      wrk: {threads: $threads, duration_s: $duration}, filter_query: $filter,
+      rss_peak_per_scenario: $hwm_resets, commit: $commit,
+      machine: {nproc: $nproc, cpu: $cpu, memory_gib: $mem, kernel: $kernel},
+      results: $rows}' >"$JSON_OUT"
+
+jq -r '
+  def f1: (. * 10 | round) / 10;
+  def f2: (. * 100 | round) / 100;
+  "## \(.backend), \(.events) events — \(.run)",
+  "",
+  "Commit \(.commit); \(.database); data set \(.database_bytes / 1048576 | f1) MiB. " +
+  "Machine: \(.machine.nproc) CPUs (\(.machine.cpu)), \(.machine.memory_gib) GiB, Linux \(.machine.kernel). " +
+  "wrk -t\(.wrk.threads), \(.wrk.duration_s) s per row; client and server share the machine.",
+  "",
+  "| scenario | conns | req/s | p50 ms | p99 ms | non-2xx | socket errors | server CPU | RSS peak MiB |",
+  "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+  (.results[] |
+    if .skipped then "| \(.scenario) | – | – | – | – | – | – | – | skipped: \(.skipped) |"
+    else "| \(.scenario)\(if .note then " (\(.note))" else "" end) | \(.connections) | \(.rps | floor) | \(.latency_ms.p50 | f2) | \(.latency_ms.p99 | f2) | \(.errors.non2xx) | \(.errors.connect + .errors.read + .errors.write + .errors.timeout) | \(.server_cpu_cores) | \(.server_rss_peak_kb / 1024 | f1) |"
+    end)
+' "$JSON_OUT" >"$MD_OUT"
+rm -f "$ROWS"
+log "wrote $JSON_OUT and $MD_OUT"
+cat "$MD_OUT"

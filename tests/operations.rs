@@ -1,0 +1,113 @@
+//! Operating the server: health, request IDs, CORS, security headers, timeouts.
+
+mod common;
+
+use axum::body::Body;
+use axum::http::{Method, Request};
+use common::*;
+use serde_json::json;
+
+both!(health_answers_without_touching_the_api, |app| async move {
+    let r = app.get("/health").await;
+    r.assert(200);
+    assert_eq!(r.body, json!({"status": "ok"}));
+});
+
+both!(
+    every_response_carries_a_request_id_and_errors_repeat_it,
+    |app| async move {
+        let ok = app.get("venues").await;
+        let id = ok
+            .header("x-request-id")
+            .expect("generated request id")
+            .to_string();
+        assert!(id.len() >= 32, "{id}");
+        let req = Request::builder()
+            .uri(format!("{API}/venues/999999"))
+            .header("x-request-id", "trace-me-123")
+            .body(Body::empty())
+            .unwrap();
+        let err = app.send(req).await;
+        err.assert_error(400, "rest_invalid_param");
+        assert_eq!(err.header("x-request-id"), Some("trace-me-123"));
+        assert_eq!(err.body["data"]["request_id"], "trace-me-123");
+    }
+);
+
+both!(no_cors_headers_by_default, |app| async move {
+    let req = Request::builder()
+        .uri(format!("{API}/venues"))
+        .header("origin", "https://evil.example")
+        .body(Body::empty())
+        .unwrap();
+    let r = app.send(req).await;
+    r.assert(200);
+    assert!(r.header("access-control-allow-origin").is_none());
+    assert!(r.header("server").is_none(), "no server banner");
+});
+
+#[tokio::test]
+async fn cors_can_be_opened_to_configured_origins() {
+    let mut settings = common::settings();
+    settings.cors_origins = vec!["https://app.example".into()];
+    let app = TestApp::sqlite_with(settings).await;
+    let allowed = Request::builder()
+        .uri(format!("{API}/venues"))
+        .header("origin", "https://app.example")
+        .body(Body::empty())
+        .unwrap();
+    let r = app.send(allowed).await;
+    assert_eq!(
+        r.header("access-control-allow-origin"),
+        Some("https://app.example")
+    );
+    assert!(
+        r.header("access-control-expose-headers")
+            .unwrap()
+            .to_ascii_lowercase()
+            .contains("x-tec-total")
+    );
+    let other = Request::builder()
+        .uri(format!("{API}/venues"))
+        .header("origin", "https://evil.example")
+        .body(Body::empty())
+        .unwrap();
+    assert!(
+        app.send(other)
+            .await
+            .header("access-control-allow-origin")
+            .is_none()
+    );
+    let preflight = Request::builder()
+        .method(Method::OPTIONS)
+        .uri(format!("{API}/events"))
+        .header("origin", "https://app.example")
+        .header("access-control-request-method", "POST")
+        .header(
+            "access-control-request-headers",
+            "authorization,content-type",
+        )
+        .body(Body::empty())
+        .unwrap();
+    let r = app.send(preflight).await;
+    assert!(r.status.is_success(), "{}", r.status);
+    assert!(
+        r.header("access-control-allow-methods")
+            .unwrap()
+            .contains("POST")
+    );
+}
+
+#[tokio::test]
+async fn body_limit_is_configurable() {
+    let mut settings = common::settings();
+    settings.max_body_bytes = 64;
+    let app = TestApp::sqlite_with(settings).await;
+    let body = json!({"venue": "x".repeat(100)});
+    app.post("venues", body)
+        .await
+        .assert_error(413, "rest_payload_too_large");
+    app.post("venues", json!({"venue": "small"}))
+        .await
+        .assert(201);
+}
