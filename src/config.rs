@@ -67,6 +67,18 @@ pub struct ServeArgs {
     #[arg(long, env = "CALENDAR_MAX_CONCURRENT_REQUESTS", default_value_t = 1024)]
     pub max_concurrent_requests: usize,
 
+    /// Seconds a client has to send a request's headers (defends against slow clients).
+    #[arg(long, env = "CALENDAR_HEADER_READ_TIMEOUT_SECS", default_value_t = 10)]
+    pub header_read_timeout_secs: u64,
+
+    /// Largest request head (request line and headers) accepted, in bytes.
+    #[arg(long, env = "CALENDAR_MAX_HEADER_BYTES", default_value_t = 64 * 1024)]
+    pub max_header_bytes: usize,
+
+    /// Open connections at most; further clients wait in the listen backlog.
+    #[arg(long, env = "CALENDAR_MAX_CONNECTIONS", default_value_t = 4096)]
+    pub max_connections: usize,
+
     /// Origins allowed by CORS, comma-separated, or `*`; empty sends no CORS headers.
     #[arg(
         long,

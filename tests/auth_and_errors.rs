@@ -50,7 +50,7 @@ both!(
         let r = app.post_as("venues", json!({"venue": "A"}), &wrong).await;
         r.assert_error(401, "incorrect_password");
         assert_eq!(
-            r.body,
+            r.error_body(),
             json!({"code":"incorrect_password","message":"The provided password is an invalid application password.","data":{"status":401}})
         );
         // Even reads: a bad credential is refused, not downgraded.
@@ -91,7 +91,7 @@ both!(
             .await;
         r.assert_error(401, "rest_forbidden");
         assert_eq!(
-            r.body,
+            r.error_body(),
             json!({"code":"rest_forbidden","message":"Sorry, you are not allowed to do that.","data":{"status":401}})
         );
         app.post_as("organizers", json!({"organizer": "A"}), &subscriber.auth())
@@ -215,7 +215,7 @@ both!(
         let r = app.get("nonexistent").await;
         r.assert_error(404, "rest_no_route");
         assert_eq!(
-            r.body,
+            r.error_body(),
             json!({"code":"rest_no_route","message":"No route was found matching the URL and request method.","data":{"status":404}})
         );
         app.call(Method::PUT, "venues", Some(json!({})), &app.admin.auth())

@@ -182,6 +182,7 @@ both!(writes_follow_the_role_matrix, |app| async move {
     let contributor = app.user(Role::Contributor).await;
     let author = app.user(Role::Author).await;
     let other_author = app.user(Role::Author).await;
+    let other_contributor = app.user(Role::Contributor).await;
     let editor = app.user(Role::Editor).await;
     let body = feb("Event", json!({}));
     app.post_as("events", body.clone(), &Auth::None)
@@ -216,6 +217,9 @@ both!(writes_follow_the_role_matrix, |app| async move {
         .await
         .assert_error(403, "rest_forbidden");
     update(own_draft, contributor.auth()).await.assert(200);
+    update(own_draft, other_contributor.auth())
+        .await
+        .assert_error(403, "rest_forbidden");
     update(own_draft, author.auth())
         .await
         .assert_error(403, "rest_forbidden");

@@ -238,7 +238,7 @@ both!(
         let r = app.get("venues/999999").await;
         r.assert_error(400, "rest_invalid_param");
         assert_eq!(
-            r.body,
+            r.error_body(),
             json!({"code":"rest_invalid_param","message":"Invalid parameter(s): id","data":{"status":400,"params":{"id":"Invalid parameter."},"details":[]}})
         );
         app.get(&format!("organizers/{venue}"))

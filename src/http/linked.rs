@@ -13,6 +13,7 @@ use super::{App, json};
 use crate::api::args::{self, Args};
 use crate::api::table::By;
 use crate::domain::dates::parse_instant;
+use crate::domain::html::strip_tags;
 use crate::domain::post::{ImageRef, LinkedPostQuery, Post, PostChanges, PostType, Status};
 use crate::store::{StoreError, posts, users};
 
@@ -403,14 +404,6 @@ fn looks_like_email(s: &str) -> bool {
         }
         None => false,
     }
-}
-
-/// Plain-text fields keep no markup.
-pub fn strip_tags(s: &str) -> String {
-    if !s.contains('<') {
-        return s.to_string();
-    }
-    super::views::plain_text(s)
 }
 
 /// Runs a write to completion even if the client goes away, so a change is

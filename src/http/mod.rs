@@ -30,6 +30,10 @@ use error::ApiError;
 
 pub use auth::hash_secret as auth_secret_hash;
 
+/// The address of the client a request came from (for rate limits and logs).
+#[derive(Clone, Copy, Debug)]
+pub struct ClientAddr(pub std::net::SocketAddr);
+
 /// The language a request was routed under.
 #[derive(Debug)]
 pub struct Lang {
@@ -73,10 +77,9 @@ pub fn router(app: App) -> Router {
                     });
                 }
             }
+            // List URLs end in `/` (as in the reference), so every route also answers with one.
             router = router.route(&format!("{base}{}", route.path), methods.clone());
-            if route.path.is_empty() {
-                router = router.route(&format!("{base}/"), methods);
-            }
+            router = router.route(&format!("{base}{}/", route.path), methods);
         }
     }
     router
@@ -103,7 +106,7 @@ pub fn service(app: App) -> Router {
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),
         ))
-        .layer(cors)
+        .layer(tower::util::option_layer(cors))
         .layer(tower::limit::GlobalConcurrencyLimitLayer::new(limit))
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
         .layer(tower_http::trace::TraceLayer::new_for_http().make_span_with(|req: &Request| {
@@ -117,17 +120,17 @@ pub fn service(app: App) -> Router {
 pub const REQUEST_ID: &str = "x-request-id";
 
 /// No CORS headers unless origins are configured (a restrictive default).
-fn cors(origins: &[String]) -> tower_http::cors::CorsLayer {
+fn cors(origins: &[String]) -> Option<tower_http::cors::CorsLayer> {
     use tower_http::cors::{AllowOrigin, CorsLayer};
     if origins.is_empty() {
-        return CorsLayer::new();
+        return None;
     }
     let allow = if origins.iter().any(|o| o == "*") {
         AllowOrigin::any()
     } else {
         AllowOrigin::list(origins.iter().filter_map(|o| HeaderValue::from_str(o).ok()))
     };
-    CorsLayer::new()
+    let layer = CorsLayer::new()
         .allow_origin(allow)
         .allow_methods([
             axum::http::Method::GET,
@@ -143,7 +146,8 @@ fn cors(origins: &[String]) -> tower_http::cors::CorsLayer {
             header::HeaderName::from_static("x-wp-total"),
             header::HeaderName::from_static("x-wp-totalpages"),
             header::LINK,
-        ])
+        ]);
+    Some(layer)
 }
 
 /// A fixed answer from the process itself: liveness, and the ceiling of the benchmark.

@@ -11,6 +11,7 @@ use utoipa::openapi::schema::{
 
 use super::urls::Urls;
 use crate::domain::dates::{format_in, format_utc};
+use crate::domain::html::strip_tags;
 use crate::domain::post::{Image, Post, PostType};
 use crate::domain::term::{Taxonomy, Term};
 
@@ -182,7 +183,7 @@ pub fn venue_json_ld(post: &Post) -> Value {
     json!({
         "@type": "Place",
         "name": post.title,
-        "description": plain_text(&post.excerpt),
+        "description": strip_tags(&post.excerpt),
         "url": "",
         "address": {
             "@type": "PostalAddress",
@@ -259,27 +260,12 @@ pub fn organizer_json_ld(post: &Post) -> Value {
     json!({
         "@type": "Person",
         "name": post.title,
-        "description": plain_text(&post.excerpt),
+        "description": strip_tags(&post.excerpt),
         "url": post.website,
         "telephone": post.phone,
         "email": post.email,
         "sameAs": post.website,
     })
-}
-
-/// Text without tags, for JSON-LD descriptions.
-pub fn plain_text(html: &str) -> String {
-    let mut out = String::with_capacity(html.len());
-    let mut in_tag = false;
-    for ch in html.chars() {
-        match ch {
-            '<' => in_tag = true,
-            '>' => in_tag = false,
-            c if !in_tag => out.push(c),
-            _ => {}
-        }
-    }
-    out.trim().to_string()
 }
 
 #[derive(Serialize, ToSchema)]

@@ -164,7 +164,7 @@ fn pg_admin_url() -> String {
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
 }
 
-fn pg_url_for(db: &str) -> String {
+pub fn pg_url_for(db: &str) -> String {
     let admin = pg_admin_url();
     match admin.rfind('/') {
         Some(i) if i > admin.find("://").map_or(0, |s| s + 2) => format!("{}/{db}", &admin[..i]),
@@ -172,12 +172,12 @@ fn pg_url_for(db: &str) -> String {
     }
 }
 
-fn ci() -> bool {
+pub fn ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
 }
 
 /// Runs an admin statement on a connection of its own, outside any test runtime.
-fn pg_admin(sql: String) -> Result<(), String> {
+pub fn pg_admin(sql: String) -> Result<(), String> {
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -211,12 +211,62 @@ fn pg_admin(sql: String) -> Result<(), String> {
     .map_err(|_| "admin thread panicked".to_string())?
 }
 
+/// Drops test databases left by test processes that no longer run (a killed
+/// `cargo test` cannot clean up after itself).
+fn drop_stale_databases() {
+    let Ok(names) =
+        pg_admin_names("SELECT datname FROM pg_database WHERE datname LIKE 'cal\\_test\\_%'")
+    else {
+        return;
+    };
+    for name in names {
+        // Names are cal_test_<pid>_<n>, cal_test_tmpl_<pid> and cal_test_crash_<pid>.
+        let rest = name.trim_start_matches("cal_test_");
+        let rest = rest
+            .strip_prefix("tmpl_")
+            .or_else(|| rest.strip_prefix("crash_"))
+            .unwrap_or(rest);
+        let pid = rest.split('_').next().and_then(|p| p.parse::<u32>().ok());
+        let owner_alive = pid.is_some_and(|p| std::path::Path::new(&format!("/proc/{p}")).exists());
+        if pid.is_some() && !owner_alive {
+            let _ = pg_admin(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+        }
+    }
+}
+
+/// Runs a query on the admin connection and returns its first column.
+fn pg_admin_names(sql: &'static str) -> Result<Vec<String>, String> {
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        rt.block_on(async move {
+            let mut cfg: tokio_postgres::Config =
+                pg_admin_url().parse().map_err(|e| format!("{e}"))?;
+            cfg.connect_timeout(std::time::Duration::from_secs(3));
+            let (client, conn) = cfg
+                .connect(tokio_postgres::NoTls)
+                .await
+                .map_err(|e| e.to_string())?;
+            let handle = tokio::spawn(conn);
+            let rows = client.query(sql, &[]).await.map_err(|e| e.to_string());
+            drop(client);
+            let _ = handle.await;
+            Ok(rows?.iter().map(|r| r.get::<_, String>(0)).collect())
+        })
+    })
+    .join()
+    .map_err(|_| "admin thread panicked".to_string())?
+}
+
 /// A migrated template database, made once per test process; each test copies it.
 fn pg_template() -> Option<&'static str> {
     static TEMPLATE: OnceLock<Option<String>> = OnceLock::new();
     TEMPLATE
         .get_or_init(|| {
             let name = format!("cal_test_tmpl_{}", std::process::id());
+            drop_stale_databases();
             if let Err(e) = pg_admin(format!("DROP DATABASE IF EXISTS {name}; CREATE DATABASE {name}")) {
                 if ci() {
                     panic!("CI=true but PostgreSQL is not reachable at {}: {e}", pg_admin_url());

@@ -12,7 +12,7 @@ use crate::domain::post::{Post, PostType};
 use crate::domain::term::Term;
 use crate::domain::timezone::{EventZone, parse_zone};
 use crate::http::urls::Urls;
-use crate::http::views::{ImageView, OrganizerView, Reveal, TermUrls, VenueView, plain_text};
+use crate::http::views::{ImageView, OrganizerView, Reveal, TermUrls, VenueView};
 
 #[derive(Serialize, ToSchema)]
 pub struct DateDetails {
@@ -310,7 +310,7 @@ fn json_ld(
         "@context": "http://schema.org",
         "@type": "Event",
         "name": p.title,
-        "description": plain_text(if p.excerpt.is_empty() { &p.description } else { &p.excerpt }),
+        "description": crate::domain::html::strip_tags(if p.excerpt.is_empty() { &p.description } else { &p.excerpt }),
         "url": urls.permalink(PostType::Event, &p.slug, p.id),
         "eventAttendanceMode": "https://schema.org/OfflineEventAttendanceMode",
         "eventStatus": "https://schema.org/EventScheduled",

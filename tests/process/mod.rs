@@ -1,0 +1,167 @@
+//! Driving the real `calendar-events` binary: start it, talk HTTP to it over
+//! loopback, stop it with signals.
+
+#![allow(dead_code)]
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use serde_json::Value;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_calendar-events");
+
+/// A free loopback port (racy in theory, fine on a test machine).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Creates an administrator through the CLI and returns its application password.
+pub fn create_admin(database_url: &str, login: &str) -> String {
+    let out = Command::new(BIN)
+        .args([
+            "user",
+            "create",
+            login,
+            "--role",
+            "administrator",
+            "--database-url",
+            database_url,
+        ])
+        .output()
+        .expect("run user create");
+    assert!(
+        out.status.success(),
+        "user create failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    stdout
+        .lines()
+        .last()
+        .expect("password line")
+        .trim()
+        .to_string()
+}
+
+pub struct Server {
+    pub child: Child,
+    pub port: u16,
+}
+
+impl Server {
+    pub fn start(database_url: &str) -> Server {
+        let port = free_port();
+        let child = Command::new(BIN)
+            .args([
+                "--database-url",
+                database_url,
+                "--bind",
+                &format!("127.0.0.1:{port}"),
+            ])
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start server");
+        let server = Server { child, port };
+        server.wait_ready();
+        server
+    }
+
+    fn wait_ready(&self) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("server did not start listening on {}", self.port);
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    pub fn kill9(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// SIGTERM, then the exit status once it has stopped.
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("server did not stop after SIGTERM");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A small HTTP client for loopback tests.
+#[derive(Clone)]
+pub struct Http {
+    client: Client<hyper_util::client::legacy::connect::HttpConnector, Full<bytes::Bytes>>,
+    auth: String,
+}
+
+impl Http {
+    pub fn new(login: &str, password: &str) -> Http {
+        let token = base64::engine::general_purpose::STANDARD.encode(format!("{login}:{password}"));
+        Http {
+            client: Client::builder(TokioExecutor::new()).build_http(),
+            auth: format!("Basic {token}"),
+        }
+    }
+
+    /// `(status, body)`; `None` when the connection failed (server down).
+    pub async fn send(
+        &self,
+        method: &str,
+        url: &str,
+        body: Option<&Value>,
+    ) -> Option<(u16, Value)> {
+        let bytes = body
+            .map(|b| serde_json::to_vec(b).unwrap())
+            .unwrap_or_default();
+        let req = hyper::Request::builder()
+            .method(method)
+            .uri(url)
+            .header("authorization", &self.auth)
+            .header("content-type", "application/json")
+            .body(Full::new(bytes::Bytes::from(bytes)))
+            .unwrap();
+        let resp = tokio::time::timeout(Duration::from_secs(30), self.client.request(req))
+            .await
+            .ok()?
+            .ok()?;
+        let status = resp.status().as_u16();
+        let body = resp.into_body().collect().await.ok()?.to_bytes();
+        Some((status, serde_json::from_slice(&body).unwrap_or(Value::Null)))
+    }
+}
