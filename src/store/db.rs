@@ -123,6 +123,19 @@ impl Conn {
         }
     }
 
+    /// Serialises concurrent transactions that would race on the same key (a slug,
+    /// a venue's name, a term's name) until this transaction ends. SQLite already
+    /// has a single writer, so only PostgreSQL needs it.
+    pub async fn lock_key(&mut self, key: &str) -> Result<(), StoreError> {
+        if let Conn::Postgres(c) = self {
+            let st = c
+                .prepare_cached("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+                .await?;
+            c.execute(&st, &[&key]).await?;
+        }
+        Ok(())
+    }
+
     /// Runs a query and maps every row.
     pub async fn query<T>(
         &mut self,

@@ -156,6 +156,8 @@ pub async fn unique_slug(
     } else {
         wanted.to_string()
     };
+    conn.lock_key(&format!("slug:{}:{base}", post_type.as_str()))
+        .await?;
     let mut q = Query::select();
     q.column(Posts::Slug)
         .from(Posts::Table)
@@ -658,6 +660,9 @@ pub async fn find_or_create(
     author: i64,
     now: i64,
 ) -> Result<Result<i64, ()>, StoreError> {
+    // Two identical creates at once must find each other, not make two venues.
+    let name = changes.title.as_deref().unwrap_or_default().to_lowercase();
+    tx.lock_key(&format!("dedup:{}:{name}", t.as_str())).await?;
     if let Some(id) = find_duplicate(tx, t, changes).await? {
         return Ok(Ok(id));
     }

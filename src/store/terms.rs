@@ -127,6 +127,8 @@ async fn unique_slug(
     base: &str,
 ) -> Result<String, StoreError> {
     let base = if base.is_empty() { "term" } else { base };
+    conn.lock_key(&format!("term-slug:{}:{base}", taxonomy.as_str()))
+        .await?;
     let taken = conn
         .query(
             Query::select()

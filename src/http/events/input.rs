@@ -469,6 +469,12 @@ pub async fn resolve_terms(
             TermRef::Existing(id) => ids.push(*id),
             TermRef::New(name) => {
                 // A concurrent writer may have created it since the request was read.
+                conn.lock_key(&format!(
+                    "term:{}:{}",
+                    taxonomy.as_str(),
+                    name.to_lowercase()
+                ))
+                .await?;
                 let id = match terms::find(conn, taxonomy, name).await? {
                     Some(t) => t.id,
                     None => {
