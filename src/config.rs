@@ -79,6 +79,19 @@ pub struct ServeArgs {
     #[arg(long, env = "CALENDAR_MAX_CONNECTIONS", default_value_t = 4096)]
     pub max_connections: usize,
 
+    /// Failed authentications allowed per client address and per login in a window;
+    /// beyond it, requests get 429 until the window ends.
+    #[arg(long, env = "CALENDAR_AUTH_FAILURE_LIMIT", default_value_t = 10)]
+    pub auth_failure_limit: u32,
+
+    /// Length of the failed-authentication window, in seconds.
+    #[arg(long, env = "CALENDAR_AUTH_FAILURE_WINDOW_SECS", default_value_t = 300)]
+    pub auth_failure_window_secs: u64,
+
+    /// Take the client address from `X-Forwarded-For` (only behind a trusted proxy).
+    #[arg(long, env = "CALENDAR_TRUST_FORWARDED_FOR", default_value_t = false)]
+    pub trust_forwarded_for: bool,
+
     /// Origins allowed by CORS, comma-separated, or `*`; empty sends no CORS headers.
     #[arg(
         long,
@@ -106,6 +119,9 @@ pub struct Settings {
     pub request_timeout: std::time::Duration,
     pub max_concurrent_requests: usize,
     pub cors_origins: Vec<String>,
+    pub auth_failure_limit: u32,
+    pub auth_failure_window: std::time::Duration,
+    pub trust_forwarded_for: bool,
 }
 
 impl Settings {
@@ -146,6 +162,11 @@ impl Settings {
                 .map(|o| o.trim().trim_end_matches('/').to_string())
                 .filter(|o| !o.is_empty())
                 .collect(),
+            auth_failure_limit: args.auth_failure_limit,
+            auth_failure_window: std::time::Duration::from_secs(
+                args.auth_failure_window_secs.max(1),
+            ),
+            trust_forwarded_for: args.trust_forwarded_for,
         }
     }
 }

@@ -212,3 +212,39 @@ async fn sigterm_finishes_in_flight_writes_then_exits() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secrets_never_reach_the_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("log.db").display());
+    let password = create_admin(&url, "log-admin");
+    let log = dir.path().join("server.log");
+    let server = Server::start_logging(&url, "trace", Some(&log));
+    let base = server.url("/calendar/events/v1");
+    let good = Http::new("log-admin", &password);
+    let bad = Http::new("log-admin", "wrong-secret-value-123");
+    good.send(
+        "POST",
+        &format!("{base}/venues"),
+        Some(&json!({"venue": "Logged"})),
+    )
+    .await
+    .unwrap();
+    bad.send("GET", &format!("{base}/venues"), None)
+        .await
+        .unwrap();
+    let status = server.terminate();
+    assert!(status.success());
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text.contains("request"),
+        "the log has request lines: {text}"
+    );
+    for secret in [password.as_str(), "wrong-secret-value-123"] {
+        assert!(!text.contains(secret), "a secret appears in the log");
+    }
+    assert!(
+        !text.to_ascii_lowercase().contains("authorization: basic"),
+        "no credentials header in the log"
+    );
+}

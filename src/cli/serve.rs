@@ -25,7 +25,7 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     let store = Store::open(&args.db.database_url)
         .await
         .map_err(|e| format!("cannot open the database: {e}"))?;
-    let app = Arc::new(AppState { store, settings });
+    let app = Arc::new(AppState::new(store, settings));
     let router = http::service(app.clone());
     let listener = tokio::net::TcpListener::bind(&args.bind)
         .await

@@ -72,7 +72,7 @@ async fn run(
         }
     }
 
-    let caller = auth::caller(&app.store, &parts.headers).await?;
+    let caller = authenticate(&app, &parts).await?;
 
     let mut params = args::parse_form(parts.uri.query().unwrap_or(""));
     if parts.method != Method::GET {
@@ -105,6 +105,44 @@ async fn run(
         now: chrono::Utc::now().timestamp(),
     };
     route(&ctx, endpoint.op, args).await
+}
+
+/// The caller, unless their address or login is locked out by recent failures.
+async fn authenticate(app: &App, parts: &axum::http::request::Parts) -> Result<Caller, ApiError> {
+    if !parts
+        .headers
+        .contains_key(axum::http::header::AUTHORIZATION)
+    {
+        return Ok(Caller(None));
+    }
+    let keys = auth::failure_keys(&parts.headers, client_ip(app, parts));
+    if let Some(retry_after_secs) = app.auth_failures.blocked(&keys) {
+        return Err(ApiError::TooManyRequests { retry_after_secs });
+    }
+    let result = auth::caller(&app.store, &parts.headers).await;
+    if matches!(result, Err(ApiError::IncorrectPassword)) {
+        app.auth_failures.record_failure(&keys);
+    }
+    result
+}
+
+/// The client's address: the connection's, or the first `X-Forwarded-For` hop when trusted.
+fn client_ip(app: &App, parts: &axum::http::request::Parts) -> Option<std::net::IpAddr> {
+    if app.settings.trust_forwarded_for {
+        let forwarded = parts
+            .headers
+            .get("x-forwarded-for")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(',').next())
+            .and_then(|ip| ip.trim().parse().ok());
+        if forwarded.is_some() {
+            return forwarded;
+        }
+    }
+    parts
+        .extensions
+        .get::<super::ClientAddr>()
+        .map(|c| c.0.ip())
 }
 
 fn parse_body(content_type: &str, bytes: &[u8]) -> Result<Map<String, Value>, ApiError> {

@@ -160,6 +160,27 @@ fn arg_schema(a: &Arg, per_page_default: u64) -> Schema {
     Schema::Object(b.build())
 }
 
+/// A path parameter: IDs are positive integers (the route matches digits only) and
+/// slugs are non-empty runs of anything but `/`.
+fn path_schema(a: &Arg) -> Schema {
+    match a.kind {
+        Kind::Integer => Schema::Object(
+            typed(Type::Integer)
+                .format(Some(SchemaFormat::KnownFormat(
+                    utoipa::openapi::KnownFormat::Int64,
+                )))
+                .minimum(Some(1))
+                .build(),
+        ),
+        _ => Schema::Object(
+            typed(Type::String)
+                .min_length(Some(1))
+                .pattern(Some("^[^/]+$"))
+                .build(),
+        ),
+    }
+}
+
 fn operation_id(op: Op, method: &Method) -> String {
     let t = |p: PostType| match p {
         PostType::Venue => "Venue",
@@ -234,24 +255,49 @@ fn success(op: Op) -> (u16, Cow<'static, str>) {
 
 /// The error statuses an operation can answer with.
 fn error_statuses(op: Op, method: &Method) -> Vec<u16> {
-    let mut s = vec![400, 401];
-    let write = *method != Method::GET;
+    // Any request: a wrong credential (401), the rate limit (429), the database (503).
+    let mut s = vec![401, 429, 503];
+    // Every operation but `/doc` takes arguments that can be invalid.
+    if op != Op::Doc {
+        s.push(400);
+    }
+    // The body of anything but GET is read and bounded.
+    if *method != Method::GET {
+        s.push(413);
+    }
     match op {
+        // An unknown `namespace`.
         Op::Index => s.push(404),
-        Op::Doc => s.clear(),
+        Op::Doc | Op::TermList(_) => {}
+        // A page past the last one.
         Op::EventList | Op::LinkedList(_) => s.push(404),
-        Op::TermList(_) => {}
-        Op::EventGet(_) | Op::LinkedGet(..) => s.push(403),
+        // Trashed posts answer 410 to a second delete.
         Op::EventDelete(_) | Op::LinkedDelete(..) => s.extend([403, 410]),
         _ => s.push(403),
     }
-    if write {
-        s.push(413);
+    // An `{id}` that is not all digits (or an empty slug) matches no route, as in the
+    // reference (`(?P<id>\d+)`): a 404 `rest_no_route`.
+    if has_path_argument(op) {
+        s.push(404);
     }
-    s.push(503);
     s.sort_unstable();
     s.dedup();
     s
+}
+
+fn has_path_argument(op: Op) -> bool {
+    matches!(
+        op,
+        Op::EventGet(_)
+            | Op::EventUpdate(_)
+            | Op::EventDelete(_)
+            | Op::LinkedGet(..)
+            | Op::LinkedUpdate(..)
+            | Op::LinkedDelete(..)
+            | Op::TermGet(_)
+            | Op::TermUpdate(_)
+            | Op::TermDelete(_)
+    )
 }
 
 fn operation(lang: &str, endpoint: &Endpoint, method: &Method, per_page_default: u64) -> Operation {
@@ -269,7 +315,7 @@ fn operation(lang: &str, endpoint: &Endpoint, method: &Method, per_page_default:
                         .parameter_in(ParameterIn::Path)
                         .required(Required::True)
                         .description(description)
-                        .schema(Some(arg_schema(a, per_page_default)))
+                        .schema(Some(path_schema(a)))
                         .build(),
                 );
             }

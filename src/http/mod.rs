@@ -45,6 +45,20 @@ pub struct Lang {
 pub struct AppState {
     pub store: Store,
     pub settings: Settings,
+    pub auth_failures: auth::FailureGuard,
+}
+
+impl AppState {
+    pub fn new(store: Store, settings: Settings) -> AppState {
+        AppState {
+            auth_failures: auth::FailureGuard::new(
+                settings.auth_failure_limit,
+                settings.auth_failure_window,
+            ),
+            store,
+            settings,
+        }
+    }
 }
 
 pub type App = Arc<AppState>;

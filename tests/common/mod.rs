@@ -156,6 +156,9 @@ pub fn settings() -> Settings {
         request_timeout: std::time::Duration::from_secs(30),
         max_concurrent_requests: 1024,
         cors_origins: Vec::new(),
+        auth_failure_limit: 10,
+        auth_failure_window: std::time::Duration::from_secs(300),
+        trust_forwarded_for: false,
     }
 }
 
@@ -333,10 +336,7 @@ impl TestApp {
         settings: Settings,
     ) -> TestApp {
         let admin = make_user(&store, "admin", Role::Administrator).await;
-        let app = Arc::new(AppState {
-            store: store.clone(),
-            settings,
-        });
+        let app = Arc::new(AppState::new(store.clone(), settings));
         TestApp {
             router: http::service(app),
             store,

@@ -59,7 +59,19 @@ pub struct Server {
 
 impl Server {
     pub fn start(database_url: &str) -> Server {
+        Server::start_logging(database_url, "warn", None)
+    }
+
+    /// Starts the server with a log level, writing its output to `log` when given.
+    pub fn start_logging(database_url: &str, level: &str, log: Option<&std::path::Path>) -> Server {
         let port = free_port();
+        let (out, err) = match log {
+            Some(path) => {
+                let file = std::fs::File::create(path).unwrap();
+                (Stdio::from(file.try_clone().unwrap()), Stdio::from(file))
+            }
+            None => (Stdio::null(), Stdio::null()),
+        };
         let child = Command::new(BIN)
             .args([
                 "--database-url",
@@ -67,9 +79,9 @@ impl Server {
                 "--bind",
                 &format!("127.0.0.1:{port}"),
             ])
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .env("RUST_LOG", level)
+            .stdout(out)
+            .stderr(err)
             .spawn()
             .expect("start server");
         let server = Server { child, port };

@@ -1,0 +1,82 @@
+//! Authentication abuse: failures are counted per client address and per login,
+//! and a locked-out client gets 429 with Retry-After, even with the right secret.
+
+mod common;
+
+use axum::body::Body;
+use axum::http::Request;
+use base64::Engine;
+use calendar_events::domain::permissions::Role;
+use calendar_events::http::ClientAddr;
+use common::*;
+
+fn request_from(ip: &str, login: &str, password: &str) -> Request<Body> {
+    let token = base64::engine::general_purpose::STANDARD.encode(format!("{login}:{password}"));
+    let mut req = Request::builder()
+        .uri(format!("{API}/venues"))
+        .header("authorization", format!("Basic {token}"))
+        .body(Body::empty())
+        .unwrap();
+    req.extensions_mut()
+        .insert(ClientAddr(format!("{ip}:40000").parse().unwrap()));
+    req
+}
+
+both!(
+    repeated_failures_from_one_address_are_locked_out,
+    |app| async move {
+        let user = app.user(Role::Editor).await;
+        for _ in 0..10 {
+            app.send(request_from("10.0.0.1", "nobody", "wrong"))
+                .await
+                .assert_error(401, "incorrect_password");
+        }
+        let locked = app
+            .send(request_from("10.0.0.1", &user.login, &user.password))
+            .await;
+        locked.assert_error(429, "rest_too_many_requests");
+        let retry: u64 = locked.header("retry-after").unwrap().parse().unwrap();
+        assert!((1..=300).contains(&retry), "{retry}");
+        // Another address with the right secret is unaffected.
+        app.send(request_from("10.0.0.2", &user.login, &user.password))
+            .await
+            .assert(200);
+        // Requests without credentials are never locked out.
+        let mut anonymous = Request::builder()
+            .uri(format!("{API}/venues"))
+            .body(Body::empty())
+            .unwrap();
+        anonymous
+            .extensions_mut()
+            .insert(ClientAddr("10.0.0.1:1".parse().unwrap()));
+        app.send(anonymous).await.assert(200);
+    }
+);
+
+both!(
+    repeated_failures_for_one_login_are_locked_out_from_any_address,
+    |app| async move {
+        let user = app.user(Role::Author).await;
+        for i in 0..10 {
+            app.send(request_from(&format!("10.1.0.{i}"), &user.login, "guess"))
+                .await
+                .assert_error(401, "incorrect_password");
+        }
+        app.send(request_from("10.9.9.9", &user.login, &user.password))
+            .await
+            .assert_error(429, "rest_too_many_requests");
+        let other = app.user(Role::Author).await;
+        app.send(request_from("10.9.9.9", &other.login, &other.password))
+            .await
+            .assert(200);
+    }
+);
+
+both!(successes_do_not_count_against_the_limit, |app| async move {
+    let user = app.user(Role::Subscriber).await;
+    for _ in 0..30 {
+        app.send(request_from("10.2.0.1", &user.login, &user.password))
+            .await
+            .assert(200);
+    }
+});

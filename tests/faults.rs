@@ -1,0 +1,170 @@
+//! Database faults: an unreachable PostgreSQL gives a quick 503 and the server
+//! recovers by itself; a full or read-only SQLite refuses writes with 503 while
+//! reads keep working.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use calendar_events::http::{self, AppState};
+use calendar_events::store::Store;
+use common::*;
+use serde_json::json;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinHandle;
+
+/// A TCP proxy to PostgreSQL that can be cut (every connection dropped, nothing
+/// listening) and restored on the same port: a database outage without touching
+/// the shared server.
+struct Proxy {
+    port: u16,
+    accept: Option<JoinHandle<()>>,
+    links: Arc<std::sync::Mutex<Vec<JoinHandle<()>>>>,
+}
+
+impl Proxy {
+    async fn start(port: u16) -> Proxy {
+        let listener = TcpListener::bind(("127.0.0.1", port)).await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let links: Arc<std::sync::Mutex<Vec<JoinHandle<()>>>> = Arc::default();
+        let tasks = links.clone();
+        let accept = tokio::spawn(async move {
+            while let Ok((mut client, _)) = listener.accept().await {
+                let link = tokio::spawn(async move {
+                    if let Ok(mut server) = TcpStream::connect("127.0.0.1:5432").await {
+                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                    }
+                });
+                tasks.lock().unwrap().push(link);
+            }
+        });
+        Proxy {
+            port,
+            accept: Some(accept),
+            links,
+        }
+    }
+
+    fn cut(&mut self) {
+        if let Some(a) = self.accept.take() {
+            a.abort();
+        }
+        for link in self.links.lock().unwrap().drain(..) {
+            link.abort();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unreachable_postgres_is_a_quick_503_and_the_server_recovers() {
+    let name = format!("cal_test_{}_fault", std::process::id());
+    if let Err(e) = pg_admin(format!(
+        "DROP DATABASE IF EXISTS {name}; CREATE DATABASE {name}"
+    )) {
+        assert!(!ci(), "CI=true but PostgreSQL is unreachable: {e}");
+        return;
+    }
+    let mut proxy = Proxy::start(0).await;
+    let port = proxy.port;
+    let url = pg_url_for(&name).replace("127.0.0.1:5432", &format!("127.0.0.1:{port}"));
+    let store = Store::open(&url).await.expect("open through the proxy");
+    let router = http::service(Arc::new(AppState::new(store, settings())));
+    let get = |router: axum::Router| async move {
+        let req = axum::http::Request::builder()
+            .uri(format!("{API}/venues"))
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let resp = tower::ServiceExt::oneshot(router, req).await.unwrap();
+        let status = resp.status().as_u16();
+        let body: serde_json::Value = serde_json::from_slice(
+            &axum::body::to_bytes(resp.into_body(), usize::MAX)
+                .await
+                .unwrap(),
+        )
+        .unwrap_or_default();
+        (status, body)
+    };
+    assert_eq!(get(router.clone()).await.0, 200);
+
+    proxy.cut();
+    for _ in 0..3 {
+        let started = Instant::now();
+        let (status, body) = get(router.clone()).await;
+        assert_eq!(status, 503, "{body}");
+        assert_eq!(body["code"], "rest_unavailable");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "answered in {:?}",
+            started.elapsed()
+        );
+    }
+
+    let _proxy = Proxy::start(port).await;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let (status, _) = get(router.clone()).await;
+        if status == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the server did not recover");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    drop(router);
+    let _ = pg_admin(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+}
+
+/// Applies a pragma to the SQLite writer connection the server uses.
+async fn on_writer(app: &TestApp, pragma: &str) {
+    let mut tx = app.store.pool.write().await.unwrap();
+    tx.batch(pragma).await.unwrap();
+    tx.commit().await.unwrap();
+}
+
+#[tokio::test]
+async fn full_sqlite_refuses_writes_with_503_and_keeps_reading() {
+    let app = TestApp::sqlite().await;
+    let id = app.post("venues", json!({"venue": "Before"})).await.id();
+    // The database may not grow any more: the same error a full disk gives.
+    let pages: i64 = {
+        let mut conn = app.store.pool.read().await.unwrap();
+        let q = sea_query::Query::select()
+            .expr(sea_query::Expr::cust("page_count"))
+            .from(sea_query::Alias::new("pragma_page_count"))
+            .to_owned();
+        conn.query_one(&q, |r| r.i64(0)).await.unwrap()
+    };
+    on_writer(&app, &format!("PRAGMA max_page_count = {pages}")).await;
+    let big = "x".repeat(60_000);
+    let mut refused = None;
+    for i in 0..50 {
+        let r = app
+            .post(
+                "venues",
+                json!({"venue": format!("Filler {i}"), "description": big}),
+            )
+            .await;
+        if r.status.as_u16() != 201 {
+            refused = Some(r);
+            break;
+        }
+    }
+    let refused = refused.expect("a write was refused once the database was full");
+    refused.assert_error(503, "rest_unavailable");
+    app.get(&format!("venues/{id}")).await.assert(200);
+    app.get("venues").await.assert(200);
+}
+
+#[tokio::test]
+async fn read_only_sqlite_refuses_writes_with_503_and_keeps_reading() {
+    let app = TestApp::sqlite().await;
+    let id = app
+        .post("organizers", json!({"organizer": "Before"}))
+        .await
+        .id();
+    on_writer(&app, "PRAGMA query_only = ON").await;
+    app.post("organizers", json!({"organizer": "After"}))
+        .await
+        .assert_error(503, "rest_unavailable");
+    app.get(&format!("organizers/{id}")).await.assert(200);
+}
