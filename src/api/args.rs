@@ -306,9 +306,14 @@ fn type_error(spec: &Arg, ty: &'static str) -> Invalid {
     invalid(spec, Reason::NotOfType(ty))
 }
 
-fn check_len(spec: &Arg, s: &str) -> Result<(), Invalid> {
+/// Bounds every string an argument carries, and refuses NUL characters: no field has a
+/// use for them and PostgreSQL cannot store them in text (they were a 500 there).
+fn check_text(spec: &Arg, s: &str) -> Result<(), Invalid> {
     if s.len() > MAX_STRING_BYTES {
         return Err(invalid(spec, Reason::TooLong(MAX_STRING_BYTES)));
+    }
+    if s.contains('\0') {
+        return Err(invalid(spec, Reason::Generic));
     }
     Ok(())
 }
@@ -393,7 +398,7 @@ fn coerce(spec: &Arg, v: &Value) -> Result<Val, Invalid> {
         Kind::Boolean => Val::Bool(parse_bool(v).ok_or_else(|| type_error(spec, "boolean"))?),
         Kind::String | Kind::DateTime => {
             let s = scalar_text(v).ok_or_else(|| type_error(spec, "string"))?;
-            check_len(spec, &s)?;
+            check_text(spec, &s)?;
             Val::Str(s)
         }
         Kind::Status => {
@@ -421,7 +426,7 @@ fn coerce(spec: &Arg, v: &Value) -> Result<Val, Invalid> {
                 return Err(invalid(spec, Reason::TooManyItems(MAX_LIST_ITEMS)));
             }
             for i in items {
-                check_len(spec, i)?;
+                check_text(spec, i)?;
             }
         }
         Val::Raw(raw) => check_raw_size(spec, raw, 0)?,
@@ -442,7 +447,7 @@ fn check_raw_size(spec: &Arg, v: &Value, depth: usize) -> Result<(), Invalid> {
         return Err(invalid(spec, Reason::TooDeep));
     }
     match v {
-        Value::String(s) => check_len(spec, s),
+        Value::String(s) => check_text(spec, s),
         Value::Array(a) => {
             if a.len() > MAX_LIST_ITEMS {
                 return Err(invalid(spec, Reason::TooManyItems(MAX_LIST_ITEMS)));
@@ -454,8 +459,10 @@ fn check_raw_size(spec: &Arg, v: &Value, depth: usize) -> Result<(), Invalid> {
             if o.len() > MAX_LIST_ITEMS {
                 return Err(invalid(spec, Reason::TooManyItems(MAX_LIST_ITEMS)));
             }
-            o.values()
-                .try_for_each(|x| check_raw_size(spec, x, depth + 1))
+            o.iter().try_for_each(|(k, x)| {
+                check_text(spec, k)?;
+                check_raw_size(spec, x, depth + 1)
+            })
         }
         _ => Ok(()),
     }
@@ -504,6 +511,33 @@ mod tests {
         assert_eq!(parse_int(&json!("abc")), None);
         assert_eq!(parse_int(&json!(1.5)), None);
         assert_eq!(parse_int(&json!("99999999999999999999")), None);
+    }
+
+    #[test]
+    fn nul_characters_are_refused_wherever_text_goes() {
+        let spec = |kind| Arg {
+            name: "x",
+            kind,
+            required: false,
+            default: Default::None,
+            one_of: &[],
+            location: Location::Param,
+            description: "",
+        };
+        for (kind, v) in [
+            (Kind::String, json!("a\0b")),
+            (Kind::DateTime, json!("2030-01-01\0")),
+            (Kind::List(Item::String), json!(["ok", "a\0"])),
+            (Kind::Any, json!({"venue": "a\0"})),
+            (Kind::Any, json!({"a\0": 1})),
+        ] {
+            assert_eq!(
+                coerce(&spec(kind), &v).map_err(|e| e.reason),
+                Err(Reason::Generic),
+                "{v}"
+            );
+        }
+        assert!(coerce(&spec(Kind::String), &json!("fine")).is_ok());
     }
 
     #[test]

@@ -8,12 +8,13 @@ use axum::http::{Method, StatusCode};
 use axum::response::Response;
 use serde_json::json;
 use utoipa::ToSchema;
+use utoipa::openapi::header::Header;
 use utoipa::openapi::path::{
     HttpMethod, Operation, OperationBuilder, ParameterBuilder, ParameterIn, ParameterStyle,
 };
 use utoipa::openapi::request_body::RequestBodyBuilder;
 use utoipa::openapi::schema::{
-    ArrayBuilder, ObjectBuilder, Schema, SchemaFormat, SchemaType, Type,
+    AnyOfBuilder, ArrayBuilder, KnownFormat, ObjectBuilder, Schema, SchemaFormat, SchemaType, Type,
 };
 use utoipa::openapi::{
     ComponentsBuilder, ContentBuilder, InfoBuilder, OpenApi, OpenApiBuilder, PathItem,
@@ -120,15 +121,18 @@ fn typed(t: Type) -> ObjectBuilder {
 /// The schema of one argument as a client sends it.
 fn arg_schema(a: &Arg, per_page_default: u64) -> Schema {
     let item = |i: Item| match i {
-        Item::Integer => typed(Type::Integer).build(),
+        Item::Integer => int64().build(),
         Item::String => typed(Type::String).build(),
     };
     let base = match a.kind {
-        Kind::Integer => typed(Type::Integer),
-        Kind::Number => typed(Type::Number).format(Some(SchemaFormat::KnownFormat(
-            utoipa::openapi::KnownFormat::Double,
-        ))),
-        Kind::String | Kind::DateTime | Kind::Status => typed(Type::String),
+        // Pages and page sizes start at 1; anything lower is a 400.
+        Kind::Integer if matches!(a.name, "page" | "per_page") => int64().minimum(Some(1)),
+        Kind::Integer => int64(),
+        Kind::Number => {
+            typed(Type::Number).format(Some(SchemaFormat::KnownFormat(KnownFormat::Double)))
+        }
+        Kind::DateTime => return date_time_schema(),
+        Kind::String | Kind::Status => typed(Type::String),
         Kind::Boolean => typed(Type::Boolean),
         Kind::List(i) => {
             // Slugs are as welcome as IDs for terms; the reference declares integers.
@@ -160,18 +164,37 @@ fn arg_schema(a: &Arg, per_page_default: u64) -> Schema {
     Schema::Object(b.build())
 }
 
+/// A date-time argument in the forms every client can rely on: RFC 3339,
+/// `YYYY-MM-DD[ HH:MM[:SS]]` (wall time in the event's or the site's zone) or a unix
+/// timestamp (seconds since 1973). Simple relative English (`tomorrow 9am`) is accepted too but not promised.
+fn date_time_schema() -> Schema {
+    Schema::AnyOf(
+        AnyOfBuilder::new()
+            .item(
+                typed(Type::String).format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime))),
+            )
+            .item(typed(Type::String).pattern(Some(
+                r"^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2}(:[0-9]{2})?)?$",
+            )))
+            // Nine to twelve digits: shorter numbers could be compact dates.
+            .item(
+                int64()
+                    .minimum(Some(100_000_000))
+                    .maximum(Some(999_999_999_999i64)),
+            )
+            .build(),
+    )
+}
+
+fn int64() -> ObjectBuilder {
+    typed(Type::Integer).format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
+}
+
 /// A path parameter: IDs are positive integers (the route matches digits only) and
 /// slugs are non-empty runs of anything but `/`.
 fn path_schema(a: &Arg) -> Schema {
     match a.kind {
-        Kind::Integer => Schema::Object(
-            typed(Type::Integer)
-                .format(Some(SchemaFormat::KnownFormat(
-                    utoipa::openapi::KnownFormat::Int64,
-                )))
-                .minimum(Some(1))
-                .build(),
-        ),
+        Kind::Integer => Schema::Object(int64().minimum(Some(1)).build()),
         _ => Schema::Object(
             typed(Type::String)
                 .min_length(Some(1))
@@ -322,8 +345,10 @@ fn operation(lang: &str, endpoint: &Endpoint, method: &Method, per_page_default:
             Location::Param if write => {
                 has_body = true;
                 let mut prop = arg_schema(a, per_page_default);
-                if let Schema::Object(o) = &mut prop {
-                    o.description = description;
+                match &mut prop {
+                    Schema::Object(o) => o.description = description,
+                    Schema::AnyOf(o) => o.description = description,
+                    _ => {}
                 }
                 body = body.property(a.name, prop);
                 if a.required {
@@ -366,18 +391,33 @@ fn operation(lang: &str, endpoint: &Endpoint, method: &Method, per_page_default:
         ));
     }
     let (status, schema) = success(endpoint.op);
-    let mut responses = ResponsesBuilder::new().response(
-        status.to_string(),
-        ResponseBuilder::new()
-            .description(i18n::text(lang, i18n::DOC_RESPONSE_SUCCESS))
-            .content(
-                "application/json",
-                ContentBuilder::new()
-                    .schema(Some(reference(&schema)))
-                    .build(),
-            )
-            .build(),
-    );
+    let mut ok = ResponseBuilder::new()
+        .description(i18n::text(lang, i18n::DOC_RESPONSE_SUCCESS))
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(reference(&schema)))
+                .build(),
+        );
+    if matches!(
+        endpoint.op,
+        Op::EventList | Op::LinkedList(_) | Op::TermList(_)
+    ) {
+        // The totals every list sends, and the RFC 8288 links to its neighbours.
+        for name in [
+            "X-TEC-Total",
+            "X-TEC-TotalPages",
+            "X-WP-Total",
+            "X-WP-TotalPages",
+        ] {
+            ok = ok.header(
+                name,
+                Header::new(typed(Type::Integer).minimum(Some(0)).build()),
+            );
+        }
+        ok = ok.header("Link", Header::new(typed(Type::String).build()));
+    }
+    let mut responses = ResponsesBuilder::new().response(status.to_string(), ok.build());
     for code in error_statuses(endpoint.op, method) {
         responses = responses.response(
             code.to_string(),

@@ -637,15 +637,17 @@ pub async fn list_linked(
         .from(Posts::Table);
     linked_filters(&mut count, lq);
     let total = u64::try_from(conn.query_one(&count, |r| r.i64(0)).await?).unwrap_or(0);
-    if total == 0 {
-        return Ok((Vec::new(), 0));
+    // A page past the last one is empty; its offset may not even fit a database integer.
+    let offset = (lq.page - 1).saturating_mul(lq.per_page);
+    if offset >= total {
+        return Ok((Vec::new(), total));
     }
     let mut page = select_posts();
     linked_filters(&mut page, lq);
     page.order_by((Posts::Table, Posts::DateUtc), Order::Desc)
         .order_by((Posts::Table, Posts::Id), Order::Desc)
         .limit(lq.per_page)
-        .offset((lq.page - 1).saturating_mul(lq.per_page));
+        .offset(offset);
     let posts = conn.query(&page, post_from_row).await?;
     Ok((posts, total))
 }

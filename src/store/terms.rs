@@ -291,6 +291,11 @@ pub async fn list(conn: &mut Conn, tq: &TermQuery) -> Result<(Vec<Term>, u64), S
     count.expr(col(Terms::Id).count()).from(Terms::Table);
     term_filters(&mut count, tq);
     let total = u64::try_from(conn.query_one(&count, |r| r.i64(0)).await?).unwrap_or(0);
+    // A page past the last one is empty; its offset may not even fit a database integer.
+    let offset = (tq.page - 1).saturating_mul(tq.per_page);
+    if offset >= total {
+        return Ok((Vec::new(), total));
+    }
     let mut page = select_terms();
     term_filters(&mut page, tq);
     let order = if tq.order_desc {
@@ -308,7 +313,7 @@ pub async fn list(conn: &mut Conn, tq: &TermQuery) -> Result<(Vec<Term>, u64), S
     page.order_by((Terms::Table, column), order.clone())
         .order_by((Terms::Table, Terms::Id), order)
         .limit(tq.per_page)
-        .offset((tq.page - 1).saturating_mul(tq.per_page));
+        .offset(offset);
     let terms = conn.query(&page, term_from_row).await?;
     Ok((terms, total))
 }
