@@ -54,22 +54,34 @@ fn page_not_found(t: PostType) -> ApiError {
     }
 }
 
+/// A venue or an organizer, as its own representation.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+pub enum LinkedView<'a> {
+    Venue(VenueView<'a>),
+    Organizer(OrganizerView<'a>),
+}
+
 /// The representation of a venue or organizer.
-pub fn view(ctx: &Ctx, post: &Post, reveal: Reveal, with_json_ld: bool) -> Value {
+pub fn view<'a>(
+    ctx: &'a Ctx,
+    post: &'a Post,
+    reveal: Reveal,
+    with_json_ld: bool,
+) -> LinkedView<'a> {
     let tz = &ctx.app.settings.timezone;
-    let v = match post.post_type {
+    match post.post_type {
         Some(PostType::Venue) => {
-            serde_json::to_value(VenueView::new(post, &ctx.urls, tz, reveal, with_json_ld))
+            LinkedView::Venue(VenueView::new(post, &ctx.urls, tz, reveal, with_json_ld))
         }
-        _ => serde_json::to_value(OrganizerView::new(
+        _ => LinkedView::Organizer(OrganizerView::new(
             post,
             &ctx.urls,
             tz,
             reveal,
             with_json_ld,
         )),
-    };
-    v.unwrap_or(Value::Null)
+    }
 }
 
 /// Whether a caller sees a protected post in full: with the right password, or as its editor.
@@ -164,7 +176,7 @@ pub async fn list(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, ApiEr
     }
     let base = format!("{}/", ctx.urls.collection(t.collection()));
     let paging = Paging::new(&base, page, per_page, total, &echo, true);
-    let views: Vec<Value> = items
+    let views: Vec<LinkedView<'_>> = items
         .iter()
         .map(|p| view(ctx, p, reveal(ctx, p, None), false))
         .collect();

@@ -12,6 +12,7 @@ mod terms;
 pub mod urls;
 mod viewer;
 mod views;
+mod wire;
 
 use std::sync::Arc;
 
@@ -183,6 +184,17 @@ async fn no_route(uri: axum::http::Uri) -> Response {
         "en"
     };
     ApiError::NoRoute.response(lang)
+}
+
+/// A response with an already serialised JSON body.
+pub fn json_raw(status: StatusCode, body: Vec<u8>) -> Response {
+    let mut resp = Response::new(Body::from(body));
+    *resp.status_mut() = status;
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json; charset=UTF-8"),
+    );
+    resp
 }
 
 /// A JSON response with the reference's content type.

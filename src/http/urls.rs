@@ -57,8 +57,11 @@ impl Urls {
         format!("{}/{collection}/{id}", self.api)
     }
 
-    pub fn global_id(&self, id: i64) -> String {
-        format!("{}?id={id}", self.site_host)
+    pub fn global_id(&self, id: i64) -> super::wire::GlobalId<'_> {
+        super::wire::GlobalId {
+            host: &self.site_host,
+            id,
+        }
     }
 
     /// The front-end permalink of a post; trashed posts get the plain form, as in WordPress.

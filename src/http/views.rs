@@ -10,7 +10,7 @@ use utoipa::openapi::schema::{
 };
 
 use super::urls::Urls;
-use crate::domain::dates::{format_in, format_utc};
+use super::wire::{EmptyList, GlobalId, IdString, TextOrEmpty, WpDate};
 use crate::domain::html::strip_tags;
 use crate::domain::post::{Image, Post, PostType};
 use crate::domain::term::{Taxonomy, Term};
@@ -23,107 +23,123 @@ pub enum Reveal {
     Blanked,
 }
 
-fn nonempty(s: &str) -> Option<String> {
-    (!s.is_empty()).then(|| s.to_string())
+fn nonempty(s: &str) -> Option<&str> {
+    (!s.is_empty()).then_some(s)
 }
 
 /// A protected post's field: present fields become `""`, absent ones stay absent.
-fn guarded(s: &str, reveal: Reveal) -> Option<String> {
+fn guarded(s: &str, reveal: Reveal) -> Option<&str> {
     let v = nonempty(s)?;
-    Some(if reveal == Reveal::Blanked {
-        String::new()
-    } else {
-        v
-    })
+    Some(if reveal == Reveal::Blanked { "" } else { v })
 }
 
 #[derive(Serialize, ToSchema)]
-pub struct ImageView {
-    pub url: String,
+pub struct ImageView<'a> {
+    pub url: &'a str,
     pub id: i64,
-    pub extension: String,
+    pub extension: &'a str,
 }
 
-impl ImageView {
-    pub fn new(image: &Image) -> ImageView {
+impl<'a> ImageView<'a> {
+    pub fn new(image: &'a Image) -> ImageView<'a> {
         ImageView {
-            url: image.url.clone(),
+            url: &image.url,
             id: image.id,
-            extension: image.extension().to_string(),
+            extension: image.extension(),
         }
     }
 }
 
-/// `false` when there is no image or it is hidden, as the reference prints it.
-fn image_or_false(image: &Option<Image>, reveal: Reveal) -> Value {
-    match (image, reveal) {
-        (Some(img), Reveal::Full) => {
-            serde_json::to_value(ImageView::new(img)).unwrap_or(Value::Bool(false))
+/// An image object, or `false` when there is none or it is hidden, as the reference prints it.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum ImageOrFalse<'a> {
+    Image(ImageView<'a>),
+    False(bool),
+}
+
+impl<'a> ImageOrFalse<'a> {
+    pub fn new(image: &'a Option<Image>, reveal: Reveal) -> ImageOrFalse<'a> {
+        match (image, reveal) {
+            (Some(img), Reveal::Full) => ImageOrFalse::Image(ImageView::new(img)),
+            _ => ImageOrFalse::False(false),
         }
-        _ => Value::Bool(false),
     }
 }
 
 /// Fields every post representation starts with.
 #[derive(Serialize, ToSchema)]
-struct PostHead {
+struct PostHead<'a> {
     id: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    author: Option<String>,
-    status: String,
-    date: String,
-    date_utc: String,
-    modified: String,
-    modified_utc: String,
+    #[schema(value_type = Option<String>)]
+    author: Option<IdString>,
+    status: &'a str,
+    #[schema(value_type = String)]
+    date: WpDate,
+    #[schema(value_type = String)]
+    date_utc: WpDate,
+    #[schema(value_type = String)]
+    modified: WpDate,
+    #[schema(value_type = String)]
+    modified_utc: WpDate,
     url: String,
 }
 
-fn head(post: &Post, post_type: PostType, urls: &Urls, tz: &chrono_tz::Tz) -> PostHead {
+fn head<'a>(post: &'a Post, post_type: PostType, urls: &Urls, tz: &chrono_tz::Tz) -> PostHead<'a> {
     PostHead {
         id: post.id,
-        author: (post.author != 0).then(|| post.author.to_string()),
-        status: post.status.clone(),
-        date: format_in(post.date_utc, tz),
-        date_utc: format_utc(post.date_utc),
-        modified: format_in(post.modified_utc, tz),
-        modified_utc: format_utc(post.modified_utc),
+        author: (post.author != 0).then_some(IdString(post.author)),
+        status: &post.status,
+        date: WpDate(local(post.date_utc, tz)),
+        date_utc: WpDate(local(post.date_utc, &chrono_tz::Tz::UTC)),
+        modified: WpDate(local(post.modified_utc, tz)),
+        modified_utc: WpDate(local(post.modified_utc, &chrono_tz::Tz::UTC)),
         url: urls.permalink(post_type, &post.slug, post.id),
     }
 }
 
+/// Wall time of an instant in a zone.
+pub fn local(ts: i64, tz: &chrono_tz::Tz) -> chrono::NaiveDateTime {
+    chrono::DateTime::from_timestamp(ts, 0)
+        .unwrap_or_default()
+        .with_timezone(tz)
+        .naive_local()
+}
+
 #[derive(Serialize, ToSchema)]
-pub struct VenueView {
+pub struct VenueView<'a> {
     #[serde(flatten)]
-    head: PostHead,
+    head: PostHead<'a>,
     /// The venue name; `[]` when password-protected (the reference's quirk).
     #[schema(schema_with = text_or_empty)]
-    venue: Value,
+    venue: TextOrEmpty<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    description: Option<String>,
+    description: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    excerpt: Option<String>,
-    slug: String,
+    excerpt: Option<&'a str>,
+    slug: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(schema_with = image_or_false_schema)]
-    image: Option<Value>,
+    image: Option<ImageOrFalse<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    address: Option<String>,
+    address: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    city: Option<String>,
+    city: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    country: Option<String>,
+    country: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    province: Option<String>,
+    province: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    state: Option<String>,
+    state: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    zip: Option<String>,
+    zip: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    phone: Option<String>,
+    phone: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    website: Option<String>,
+    website: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    stateprovince: Option<String>,
+    stateprovince: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     geo_lat: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -133,30 +149,36 @@ pub struct VenueView {
     json_ld: Option<Value>,
     show_map: Option<bool>,
     show_map_link: Option<bool>,
-    global_id: String,
-    global_id_lineage: Vec<String>,
+    #[schema(value_type = String)]
+    global_id: GlobalId<'a>,
+    #[schema(value_type = Vec<String>)]
+    global_id_lineage: [GlobalId<'a>; 1],
 }
 
-impl VenueView {
+impl<'a> VenueView<'a> {
     pub fn new(
-        post: &Post,
-        urls: &Urls,
+        post: &'a Post,
+        urls: &'a Urls,
         tz: &chrono_tz::Tz,
         reveal: Reveal,
         with_json_ld: bool,
-    ) -> VenueView {
+    ) -> VenueView<'a> {
         let blank = reveal == Reveal::Blanked;
         let global_id = urls.global_id(post.id);
         VenueView {
             head: head(post, PostType::Venue, urls, tz),
-            venue: if blank { json!([]) } else { json!(post.title) },
+            venue: if blank {
+                TextOrEmpty::Empty
+            } else {
+                TextOrEmpty::Text(&post.title)
+            },
             description: guarded(&post.description, reveal),
             excerpt: guarded(&post.excerpt, reveal),
-            slug: post.slug.clone(),
+            slug: &post.slug,
             image: post
                 .image
                 .as_ref()
-                .map(|_| image_or_false(&post.image, reveal)),
+                .map(|_| ImageOrFalse::new(&post.image, reveal)),
             address: guarded(&post.address, reveal),
             city: guarded(&post.city, reveal),
             country: guarded(&post.country, reveal),
@@ -172,7 +194,7 @@ impl VenueView {
             json_ld: (with_json_ld && !blank).then(|| venue_json_ld(post)),
             show_map: (!blank).then_some(post.show_map),
             show_map_link: (!blank).then_some(post.show_map_link),
-            global_id_lineage: vec![global_id.clone()],
+            global_id_lineage: [global_id],
             global_id,
         }
     }
@@ -199,57 +221,63 @@ pub fn venue_json_ld(post: &Post) -> Value {
 }
 
 #[derive(Serialize, ToSchema)]
-pub struct OrganizerView {
+pub struct OrganizerView<'a> {
     #[serde(flatten)]
-    head: PostHead,
+    head: PostHead<'a>,
     #[schema(schema_with = text_or_empty)]
-    organizer: Value,
+    organizer: TextOrEmpty<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    description: Option<String>,
+    description: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    excerpt: Option<String>,
-    slug: String,
+    excerpt: Option<&'a str>,
+    slug: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(schema_with = image_or_false_schema)]
-    image: Option<Value>,
+    image: Option<ImageOrFalse<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    phone: Option<String>,
+    phone: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    website: Option<String>,
+    website: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    email: Option<String>,
+    email: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     json_ld: Option<Value>,
-    global_id: String,
-    global_id_lineage: Vec<String>,
+    #[schema(value_type = String)]
+    global_id: GlobalId<'a>,
+    #[schema(value_type = Vec<String>)]
+    global_id_lineage: [GlobalId<'a>; 1],
 }
 
-impl OrganizerView {
+impl<'a> OrganizerView<'a> {
     pub fn new(
-        post: &Post,
-        urls: &Urls,
+        post: &'a Post,
+        urls: &'a Urls,
         tz: &chrono_tz::Tz,
         reveal: Reveal,
         with_json_ld: bool,
-    ) -> OrganizerView {
+    ) -> OrganizerView<'a> {
         let blank = reveal == Reveal::Blanked;
         let global_id = urls.global_id(post.id);
         OrganizerView {
             head: head(post, PostType::Organizer, urls, tz),
-            organizer: if blank { json!([]) } else { json!(post.title) },
+            organizer: if blank {
+                TextOrEmpty::Empty
+            } else {
+                TextOrEmpty::Text(&post.title)
+            },
             description: guarded(&post.description, reveal),
             excerpt: guarded(&post.excerpt, reveal),
-            slug: post.slug.clone(),
+            slug: &post.slug,
             image: post
                 .image
                 .as_ref()
-                .map(|_| image_or_false(&post.image, reveal)),
+                .map(|_| ImageOrFalse::new(&post.image, reveal)),
             phone: guarded(&post.phone, reveal),
             website: guarded(&post.website, reveal),
             email: guarded(&post.email, reveal),
             json_ld: (with_json_ld && !blank).then(|| organizer_json_ld(post)),
-            global_id_lineage: vec![global_id.clone()],
+            global_id_lineage: [global_id],
             global_id,
         }
     }
@@ -290,32 +318,32 @@ impl TermUrls {
 
 /// A term as `/categories` and `/tags` return it.
 #[derive(Serialize, ToSchema)]
-pub struct TermView {
+pub struct TermView<'a> {
     id: i64,
     count: i64,
-    description: String,
-    name: String,
-    slug: String,
+    description: &'a str,
+    name: &'a str,
+    slug: &'a str,
     taxonomy: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     parent: Option<i64>,
     #[schema(schema_with = empty_array)]
-    meta: [(); 0],
+    meta: EmptyList,
     url: String,
     urls: TermUrls,
 }
 
-impl TermView {
-    pub fn new(term: &Term, urls: &Urls) -> TermView {
+impl<'a> TermView<'a> {
+    pub fn new(term: &'a Term, urls: &Urls) -> TermView<'a> {
         TermView {
             id: term.id,
             count: term.count,
-            description: term.description.clone(),
-            name: term.name.clone(),
-            slug: term.slug.clone(),
+            description: &term.description,
+            name: &term.name,
+            slug: &term.slug,
             taxonomy: term.taxonomy.as_str(),
             parent: (term.taxonomy == Taxonomy::Category).then_some(term.parent),
-            meta: [],
+            meta: EmptyList,
             url: urls.term_link(term.taxonomy, &term.slug),
             urls: TermUrls::new(term, urls),
         }
@@ -382,7 +410,7 @@ pub struct ListSchemas;
 #[derive(ToSchema)]
 #[allow(dead_code)]
 struct VenueList {
-    venues: Vec<VenueView>,
+    venues: Vec<VenueView<'static>>,
     rest_url: String,
     next_rest_url: Option<String>,
     previous_rest_url: Option<String>,
@@ -393,7 +421,7 @@ struct VenueList {
 #[derive(ToSchema)]
 #[allow(dead_code)]
 struct OrganizerList {
-    organizers: Vec<OrganizerView>,
+    organizers: Vec<OrganizerView<'static>>,
     rest_url: String,
     next_rest_url: Option<String>,
     previous_rest_url: Option<String>,
@@ -407,7 +435,7 @@ struct CategoryList {
     rest_url: String,
     total: u64,
     total_pages: u64,
-    categories: Vec<TermView>,
+    categories: Vec<TermView<'static>>,
     next_rest_url: Option<String>,
     previous_rest_url: Option<String>,
 }
@@ -418,7 +446,7 @@ struct TagList {
     rest_url: String,
     total: u64,
     total_pages: u64,
-    tags: Vec<TermView>,
+    tags: Vec<TermView<'static>>,
     next_rest_url: Option<String>,
     previous_rest_url: Option<String>,
 }

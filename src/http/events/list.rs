@@ -2,7 +2,6 @@
 
 use crate::api::i18n::Msg;
 use chrono::{DateTime, NaiveTime, Utc};
-use serde_json::Value;
 
 use super::view::EventView;
 use super::{reveal, view_context};
@@ -273,12 +272,11 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
     let cx = view_context(ctx);
     let password = args.str("password");
     let empty = Default::default();
-    let views: Vec<Value> = items
+    let views: Vec<EventView<'_>> = items
         .iter()
         .map(|e| {
             let l = links.get(&e.post.id).unwrap_or(&empty);
-            serde_json::to_value(EventView::new(e, l, &cx, reveal(ctx, e, password), false))
-                .unwrap_or(Value::Null)
+            EventView::new(e, l, &cx, reveal(ctx, e, password), false)
         })
         .collect();
     let base = format!("{}/", ctx.urls.collection("events"));

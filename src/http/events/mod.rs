@@ -16,7 +16,7 @@ pub use write::{create, update};
 
 use super::dispatch::Ctx;
 use super::error::ApiError;
-use super::json;
+use super::json_raw;
 use super::linked::detached;
 use super::views::Reveal;
 use crate::api::args::Args;
@@ -61,23 +61,20 @@ fn reveal(ctx: &Ctx, e: &Event, password: Option<&str>) -> Reveal {
     super::linked::reveal(ctx, &e.post, password)
 }
 
-/// Renders one event with its links, loaded in two statements.
+/// The JSON of one event with its links (loaded in two statements).
 async fn render(
     ctx: &Ctx,
     e: &Event,
     reveal: Reveal,
     with_json_ld: bool,
-) -> Result<EventView, ApiError> {
+) -> Result<Vec<u8>, ApiError> {
     let mut conn = ctx.app.store.pool.read().await?;
     let mut links = events::load_links(&mut conn, std::slice::from_ref(e)).await?;
+    drop(conn);
     let links = links.remove(&e.post.id).unwrap_or_default();
-    Ok(EventView::new(
-        e,
-        &links,
-        &view_context(ctx),
-        reveal,
-        with_json_ld,
-    ))
+    let view = EventView::new(e, &links, &view_context(ctx), reveal, with_json_ld);
+    serde_json::to_vec(&view)
+        .map_err(|err| ApiError::Internal(format!("serialising an event: {err}")))
 }
 
 pub async fn get(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError> {
@@ -106,7 +103,10 @@ pub async fn get(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError> {
             Msg::EventPasswordProtected,
         ));
     }
-    Ok(json(StatusCode::OK, &render(ctx, &e, reveal, true).await?))
+    Ok(json_raw(
+        StatusCode::OK,
+        render(ctx, &e, reveal, true).await?,
+    ))
 }
 
 fn in_trash() -> ApiError {
@@ -152,15 +152,15 @@ pub async fn delete(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError
     })
     .await?;
     if force {
-        return Ok(json(StatusCode::OK, &before));
+        return Ok(json_raw(StatusCode::OK, before));
     }
     let mut conn = ctx.app.store.pool.read().await?;
     let trashed = events::get(&mut conn, e.post.id)
         .await?
         .ok_or_else(|| ApiError::Internal("event vanished after trashing".into()))?;
     drop(conn);
-    Ok(json(
+    Ok(json_raw(
         StatusCode::OK,
-        &render(ctx, &trashed, Reveal::Full, false).await?,
+        render(ctx, &trashed, Reveal::Full, false).await?,
     ))
 }

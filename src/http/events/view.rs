@@ -1,6 +1,7 @@
 //! The event representation (reference §1.1), its embedded terms (§1.5), and JSON-LD.
 
-use chrono::NaiveDateTime;
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
@@ -12,40 +13,18 @@ use crate::domain::post::{Post, PostType};
 use crate::domain::term::Term;
 use crate::domain::timezone::{EventZone, parse_zone};
 use crate::http::urls::Urls;
-use crate::http::views::{ImageView, OrganizerView, Reveal, TermUrls, VenueView};
-
-#[derive(Serialize, ToSchema)]
-pub struct DateDetails {
-    year: String,
-    month: String,
-    day: String,
-    hour: String,
-    minutes: String,
-    seconds: String,
-}
-
-impl DateDetails {
-    fn new(dt: &NaiveDateTime) -> DateDetails {
-        DateDetails {
-            year: dt.format("%Y").to_string(),
-            month: dt.format("%m").to_string(),
-            day: dt.format("%d").to_string(),
-            hour: dt.format("%H").to_string(),
-            minutes: dt.format("%M").to_string(),
-            seconds: dt.format("%S").to_string(),
-        }
-    }
-}
+use crate::http::views::{ImageOrFalse, OrganizerView, Reveal, TermUrls, VenueView, local};
+use crate::http::wire::{DateDetails, DateDetailsSchema, EmptyList, GlobalId, IdString, WpDate};
 
 /// A term inside an event: WordPress's raw term object with `id` and `urls`.
 #[derive(Serialize, ToSchema)]
-pub struct EmbeddedTerm {
-    name: String,
-    slug: String,
+pub struct EmbeddedTerm<'a> {
+    name: &'a str,
+    slug: &'a str,
     term_group: i64,
     term_taxonomy_id: i64,
     taxonomy: &'static str,
-    description: String,
+    description: &'a str,
     parent: i64,
     count: i64,
     filter: &'static str,
@@ -53,15 +32,15 @@ pub struct EmbeddedTerm {
     urls: TermUrls,
 }
 
-impl EmbeddedTerm {
-    pub fn new(t: &Term, urls: &Urls) -> EmbeddedTerm {
+impl<'a> EmbeddedTerm<'a> {
+    pub fn new(t: &'a Term, urls: &Urls) -> EmbeddedTerm<'a> {
         EmbeddedTerm {
-            name: t.name.clone(),
-            slug: t.slug.clone(),
+            name: &t.name,
+            slug: &t.slug,
             term_group: 0,
             term_taxonomy_id: t.id,
             taxonomy: t.taxonomy.as_str(),
-            description: t.description.clone(),
+            description: &t.description,
             parent: t.parent,
             count: t.count,
             filter: "raw",
@@ -71,53 +50,75 @@ impl EmbeddedTerm {
     }
 }
 
+/// A venue object, or `[]` when the event has none (the reference's shape).
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum VenueOrEmpty<'a> {
+    Venue(Box<VenueView<'a>>),
+    Empty(EmptyList),
+}
+
 #[derive(Serialize, ToSchema)]
-pub struct EventView {
+pub struct EventView<'a> {
     id: i64,
-    global_id: String,
-    global_id_lineage: Vec<String>,
-    author: String,
-    status: String,
-    date: String,
-    date_utc: String,
-    modified: String,
-    modified_utc: String,
+    #[schema(value_type = String)]
+    global_id: GlobalId<'a>,
+    #[schema(value_type = Vec<String>)]
+    global_id_lineage: [GlobalId<'a>; 1],
+    #[schema(value_type = String)]
+    author: IdString,
+    status: &'a str,
+    #[schema(value_type = String)]
+    date: WpDate,
+    #[schema(value_type = String)]
+    date_utc: WpDate,
+    #[schema(value_type = String)]
+    modified: WpDate,
+    #[schema(value_type = String)]
+    modified_utc: WpDate,
     url: String,
     rest_url: String,
-    title: String,
-    description: String,
-    excerpt: String,
-    slug: String,
+    title: &'a str,
+    description: &'a str,
+    excerpt: &'a str,
+    slug: &'a str,
     #[schema(schema_with = crate::http::views::image_or_false_schema)]
-    image: Value,
+    image: ImageOrFalse<'a>,
     all_day: Option<bool>,
-    start_date: String,
+    #[schema(value_type = String)]
+    start_date: WpDate,
+    #[schema(value_type = DateDetailsSchema)]
     start_date_details: DateDetails,
-    end_date: String,
+    #[schema(value_type = String)]
+    end_date: WpDate,
+    #[schema(value_type = DateDetailsSchema)]
     end_date_details: DateDetails,
-    utc_start_date: String,
+    #[schema(value_type = String)]
+    utc_start_date: WpDate,
+    #[schema(value_type = DateDetailsSchema)]
     utc_start_date_details: DateDetails,
-    utc_end_date: String,
+    #[schema(value_type = String)]
+    utc_end_date: WpDate,
+    #[schema(value_type = DateDetailsSchema)]
     utc_end_date_details: DateDetails,
     timezone: String,
     timezone_abbr: String,
     cost: String,
     cost_details: CostDetails,
-    website: String,
+    website: Cow<'a, str>,
     show_map: Option<bool>,
     show_map_link: Option<bool>,
     hide_from_listings: Option<bool>,
     sticky: Option<bool>,
     featured: Option<bool>,
-    categories: Vec<EmbeddedTerm>,
-    tags: Vec<EmbeddedTerm>,
-    /// A venue object, or `[]` when there is none (the reference's shape).
+    categories: Vec<EmbeddedTerm<'a>>,
+    tags: Vec<EmbeddedTerm<'a>>,
     #[schema(schema_with = venue_or_empty)]
-    venue: Value,
-    organizer: Vec<OrganizerView>,
+    venue: VenueOrEmpty<'a>,
+    organizer: Vec<OrganizerView<'a>>,
     #[schema(schema_with = crate::http::views::empty_array)]
-    custom_fields: [(); 0],
-    tickets: Vec<Ticket>,
+    custom_fields: EmptyList,
+    tickets: &'a [Ticket],
     post_parent: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
@@ -129,10 +130,6 @@ pub fn zone_of(event: &Event, site: chrono_tz::Tz) -> EventZone {
     parse_zone(&event.timezone).unwrap_or(EventZone::Named(site))
 }
 
-fn format(dt: &NaiveDateTime) -> String {
-    dt.format("%Y-%m-%d %H:%M:%S").to_string()
-}
-
 pub struct ViewContext<'a> {
     pub urls: &'a Urls,
     pub site_zone: chrono_tz::Tz,
@@ -140,24 +137,22 @@ pub struct ViewContext<'a> {
     pub now: i64,
 }
 
-impl EventView {
+impl<'a> EventView<'a> {
     pub fn new(
-        e: &Event,
-        links: &EventLinks,
-        cx: &ViewContext<'_>,
+        e: &'a Event,
+        links: &'a EventLinks,
+        cx: &ViewContext<'a>,
         reveal: Reveal,
         with_json_ld: bool,
-    ) -> EventView {
+    ) -> EventView<'a> {
         let p = &e.post;
         let urls = cx.urls;
-        let site = EventZone::Named(cx.site_zone);
         let zone = zone_of(e, cx.site_zone);
         let full = reveal == Reveal::Full;
         let local_start = zone.local(e.start_utc);
         let local_end = zone.local(e.end_utc);
-        let utc = EventZone::Named(chrono_tz::Tz::UTC);
-        let (utc_start, utc_end) = (utc.local(e.start_utc), utc.local(e.end_utc));
-        let (date, modified) = (site.local(p.date_utc), site.local(p.modified_utc));
+        let utc = chrono_tz::Tz::UTC;
+        let (utc_start, utc_end) = (local(e.start_utc, &utc), local(e.end_utc, &utc));
         let permalink = urls.permalink(PostType::Event, &p.slug, p.id);
         let (cost, cost_details) = if full {
             parse_cost(&e.cost)
@@ -177,57 +172,51 @@ impl EventView {
             .venue
             .as_ref()
             .filter(|v| cx.caller.can_read(v, cx.now));
-        let organizers: Vec<&Post> = links
+        let organizers: Vec<&'a Post> = links
             .organizers
             .iter()
             .filter(|o| cx.caller.can_read(o, cx.now))
             .collect();
+        let terms = |list: &'a [Term]| {
+            if full {
+                list.iter().map(|t| EmbeddedTerm::new(t, urls)).collect()
+            } else {
+                Vec::new()
+            }
+        };
         EventView {
             id: p.id,
-            global_id_lineage: vec![global_id.clone()],
+            global_id_lineage: [global_id],
             global_id,
-            author: p.author.to_string(),
-            status: p.status.clone(),
-            date: format(&date),
-            date_utc: format(&utc.local(p.date_utc)),
-            modified: format(&modified),
-            modified_utc: format(&utc.local(p.modified_utc)),
+            author: IdString(p.author),
+            status: &p.status,
+            date: WpDate(local(p.date_utc, &cx.site_zone)),
+            date_utc: WpDate(local(p.date_utc, &utc)),
+            modified: WpDate(local(p.modified_utc, &cx.site_zone)),
+            modified_utc: WpDate(local(p.modified_utc, &utc)),
             rest_url: urls.item("events", p.id),
-            title: p.title.clone(),
-            description: if full {
-                p.description.clone()
-            } else {
-                String::new()
-            },
-            excerpt: if full {
-                p.excerpt.clone()
-            } else {
-                String::new()
-            },
-            slug: p.slug.clone(),
-            image: match (&p.image, full) {
-                (Some(img), true) => {
-                    serde_json::to_value(ImageView::new(img)).unwrap_or(Value::Bool(false))
-                }
-                _ => Value::Bool(false),
-            },
+            title: &p.title,
+            description: if full { &p.description } else { "" },
+            excerpt: if full { &p.excerpt } else { "" },
+            slug: &p.slug,
+            image: ImageOrFalse::new(&p.image, reveal),
             all_day: full.then_some(e.all_day),
-            start_date: format(&local_start),
-            start_date_details: DateDetails::new(&local_start),
-            end_date: format(&local_end),
-            end_date_details: DateDetails::new(&local_end),
-            utc_start_date: format(&utc_start),
-            utc_start_date_details: DateDetails::new(&utc_start),
-            utc_end_date: format(&utc_end),
-            utc_end_date_details: DateDetails::new(&utc_end),
+            start_date: WpDate(local_start),
+            start_date_details: DateDetails(local_start),
+            end_date: WpDate(local_end),
+            end_date_details: DateDetails(local_end),
+            utc_start_date: WpDate(utc_start),
+            utc_start_date_details: DateDetails(utc_start),
+            utc_end_date: WpDate(utc_end),
+            utc_end_date_details: DateDetails(utc_end),
             timezone: zone.name(),
             timezone_abbr: zone.abbreviation_at(e.start_utc),
             cost,
             cost_details,
             website: match (&e.website, full) {
-                (_, false) => String::new(),
-                (Some(w), true) => w.clone(),
-                (None, true) => permalink.clone(),
+                (_, false) => Cow::Borrowed(""),
+                (Some(w), true) => Cow::Borrowed(w.as_str()),
+                (None, true) => Cow::Owned(permalink.clone()),
             },
             url: permalink,
             show_map: full.then_some(p.show_map),
@@ -235,36 +224,19 @@ impl EventView {
             hide_from_listings: full.then_some(e.hide_from_listings),
             sticky: full.then_some(e.sticky),
             featured: full.then_some(e.featured),
-            categories: if full {
-                links
-                    .categories
-                    .iter()
-                    .map(|t| EmbeddedTerm::new(t, urls))
-                    .collect()
-            } else {
-                Vec::new()
-            },
-            tags: if full {
-                links
-                    .tags
-                    .iter()
-                    .map(|t| EmbeddedTerm::new(t, urls))
-                    .collect()
-            } else {
-                Vec::new()
-            },
+            categories: terms(&links.categories),
+            tags: terms(&links.tags),
             // The running reference gives embedded venues and organizers their JSON-LD
             // on single GETs (samples/event_single.json), not in lists.
             venue: match venue {
-                Some(v) if full => serde_json::to_value(VenueView::new(
+                Some(v) if full => VenueOrEmpty::Venue(Box::new(VenueView::new(
                     v,
                     urls,
                     &cx.site_zone,
                     linked_reveal(v),
                     with_json_ld,
-                ))
-                .unwrap_or(json!([])),
-                _ => json!([]),
+                ))),
+                _ => VenueOrEmpty::Empty(EmptyList),
             },
             organizer: if full {
                 organizers
@@ -276,8 +248,8 @@ impl EventView {
             } else {
                 Vec::new()
             },
-            custom_fields: [],
-            tickets: if full { e.tickets.clone() } else { Vec::new() },
+            custom_fields: EmptyList,
+            tickets: if full { &e.tickets } else { &[] },
             post_parent: e.post_parent,
             json_ld: (with_json_ld && full).then(|| json_ld(e, venue, &organizers, &zone, urls)),
         }
@@ -286,15 +258,10 @@ impl EventView {
 
 fn iso(zone: &EventZone, ts: i64) -> String {
     let offset = zone.offset_seconds_at(ts);
-    let local = zone.local(ts);
+    let wall = WpDate(zone.local(ts)).to_string().replacen(' ', "T", 1);
     let sign = if offset < 0 { '-' } else { '+' };
     let abs = offset.abs();
-    format!(
-        "{}{sign}{:02}:{:02}",
-        local.format("%Y-%m-%dT%H:%M:%S"),
-        abs / 3600,
-        (abs % 3600) / 60
-    )
+    format!("{wall}{sign}{:02}:{:02}", abs / 3600, (abs % 3600) / 60)
 }
 
 /// schema.org `Event` for a single event.
@@ -364,7 +331,7 @@ fn venue_or_empty() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
 #[derive(ToSchema)]
 #[allow(dead_code)]
 pub struct EventList {
-    events: Vec<EventView>,
+    events: Vec<EventView<'static>>,
     rest_url: String,
     next_rest_url: Option<String>,
     previous_rest_url: Option<String>,

@@ -13,7 +13,7 @@ use crate::domain::post::{PostType, Status, TRASHED_SUFFIX};
 use crate::domain::term::Taxonomy;
 use crate::http::dispatch::Ctx;
 use crate::http::error::ApiError;
-use crate::http::json;
+use crate::http::json_raw;
 use crate::http::linked::detached;
 use crate::http::views::Reveal;
 use crate::store::events::{self, EventRow};
@@ -191,9 +191,9 @@ pub async fn create(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
     })
     .await?;
     let e = reload(ctx, id).await?;
-    Ok(json(
+    Ok(json_raw(
         StatusCode::CREATED,
-        &render(ctx, &e, Reveal::Full, false).await?,
+        render(ctx, &e, Reveal::Full, false).await?,
     ))
 }
 
@@ -272,8 +272,8 @@ pub async fn update(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError
     })
     .await?;
     let e = reload(ctx, existing.post.id).await?;
-    Ok(json(
+    Ok(json_raw(
         StatusCode::OK,
-        &render(ctx, &e, Reveal::Full, false).await?,
+        render(ctx, &e, Reveal::Full, false).await?,
     ))
 }
