@@ -92,6 +92,10 @@ pub struct ServeArgs {
     #[arg(long, env = "CALENDAR_TRUST_FORWARDED_FOR", default_value_t = false)]
     pub trust_forwarded_for: bool,
 
+    /// Memory for cached anonymous GET responses, in MiB; 0 disables the cache.
+    #[arg(long, env = "CALENDAR_RESPONSE_CACHE_MB", default_value_t = 16)]
+    pub response_cache_mb: usize,
+
     /// Origins allowed by CORS, comma-separated, or `*`; empty sends no CORS headers.
     #[arg(
         long,
@@ -122,6 +126,7 @@ pub struct Settings {
     pub auth_failure_limit: u32,
     pub auth_failure_window: std::time::Duration,
     pub trust_forwarded_for: bool,
+    pub response_cache_bytes: usize,
 }
 
 impl Settings {
@@ -167,6 +172,7 @@ impl Settings {
                 args.auth_failure_window_secs.max(1),
             ),
             trust_forwarded_for: args.trust_forwarded_for,
+            response_cache_bytes: args.response_cache_mb.saturating_mul(1024 * 1024),
         }
     }
 }

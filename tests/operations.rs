@@ -111,3 +111,72 @@ async fn body_limit_is_configurable() {
         .await
         .assert(201);
 }
+
+both!(
+    cached_anonymous_reads_see_every_write_at_once,
+    |app| async move {
+        let id = app
+            .post("venues", json!({"venue": "Cached Hall"}))
+            .await
+            .id();
+        for _ in 0..3 {
+            assert_eq!(
+                app.get(&format!("venues/{id}")).await.body["venue"],
+                "Cached Hall"
+            );
+        }
+        app.post(&format!("venues/{id}"), json!({"venue": "Renamed Hall"}))
+            .await
+            .assert(200);
+        assert_eq!(
+            app.get(&format!("venues/{id}")).await.body["venue"],
+            "Renamed Hall"
+        );
+        assert_eq!(
+            app.get("venues").await.body["venues"][0]["venue"],
+            "Renamed Hall"
+        );
+    }
+);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_on_one_instance_invalidates_the_cache_of_another() {
+    let Some(a) = TestApp::postgres().await else {
+        return;
+    };
+    let Some(b) = a.second_instance().await else {
+        return;
+    };
+    let id = a
+        .post("organizers", json!({"organizer": "Shared"}))
+        .await
+        .id();
+    let read_b = |b: axum::Router| async move {
+        let req = Request::builder()
+            .uri(format!("{API}/organizers/{id}"))
+            .body(Body::empty())
+            .unwrap();
+        let resp = tower::ServiceExt::oneshot(b, req).await.unwrap();
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        serde_json::from_slice::<serde_json::Value>(&bytes).unwrap()["organizer"].clone()
+    };
+    assert_eq!(read_b(b.clone()).await, "Shared");
+    assert_eq!(
+        read_b(b.clone()).await,
+        "Shared",
+        "served from instance B's cache"
+    );
+    a.post(
+        &format!("organizers/{id}"),
+        json!({"organizer": "Changed on A"}),
+    )
+    .await
+    .assert(200);
+    assert_eq!(
+        read_b(b.clone()).await,
+        "Changed on A",
+        "B sees A's write immediately"
+    );
+}

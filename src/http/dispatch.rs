@@ -40,14 +40,33 @@ pub async fn handle(
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
     let timeout = app.settings.request_timeout;
-    let result = match tokio::time::timeout(timeout, run(app, endpoint, lang, req)).await {
+    let now = chrono::Utc::now().timestamp();
+    // Anonymous reads may be answered from the cache (see `cache.rs` for why that is safe).
+    let cache_key = (req.method() == Method::GET
+        && !req
+            .headers()
+            .contains_key(axum::http::header::AUTHORIZATION)
+        && app.settings.response_cache_bytes > 0)
+        .then(|| format!("{}{}", code, req.uri()));
+    let version = match &cache_key {
+        Some(_) => app.store.pool.data_version().await.ok(),
+        None => None,
+    };
+    if let (Some(key), Some(v)) = (&cache_key, version)
+        && let Some(hit) = app.cache.get(v, now, key)
+    {
+        return hit.response();
+    }
+    let cache = app.clone();
+    let result = match tokio::time::timeout(timeout, run(app, endpoint, lang, req, now)).await {
         Ok(r) => r,
         // Writes run detached and still finish; the client just stops waiting.
         Err(_) => Err(ApiError::Unavailable("request timed out".into())),
     };
-    match result {
-        Ok(resp) => resp,
-        Err(e) => e.response_with_id(&code, request_id.as_deref()),
+    match (result, cache_key, version) {
+        (Ok(resp), Some(key), Some(v)) => cache.cache.put(v, now, key, resp).await,
+        (Ok(resp), _, _) => resp,
+        (Err(e), _, _) => e.response_with_id(&code, request_id.as_deref()),
     }
 }
 
@@ -56,6 +75,7 @@ async fn run(
     endpoint: &'static Endpoint,
     lang: Arc<Lang>,
     req: Request,
+    now: i64,
 ) -> Result<Response, ApiError> {
     let (mut parts, body) = req.into_parts();
     let raw_path = RawPathParams::from_request_parts(&mut parts, &())
@@ -102,7 +122,7 @@ async fn run(
         app,
         caller,
         lang,
-        now: chrono::Utc::now().timestamp(),
+        now,
     };
     route(&ctx, endpoint.op, args).await
 }

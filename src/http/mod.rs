@@ -1,6 +1,7 @@
 //! HTTP: routing from the route table, request context, responses.
 
 mod auth;
+mod cache;
 mod dispatch;
 mod doc;
 pub mod error;
@@ -47,6 +48,7 @@ pub struct AppState {
     pub store: Store,
     pub settings: Settings,
     pub auth_failures: auth::FailureGuard,
+    pub cache: cache::ResponseCache,
 }
 
 impl AppState {
@@ -56,6 +58,7 @@ impl AppState {
                 settings.auth_failure_limit,
                 settings.auth_failure_window,
             ),
+            cache: cache::ResponseCache::new(settings.response_cache_bytes),
             store,
             settings,
         }

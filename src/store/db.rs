@@ -4,6 +4,8 @@
 //! backend in use, binds their values, and reads rows through [`Row`], so the
 //! rest of the store never branches on the backend.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use sea_query::{
@@ -56,6 +58,8 @@ pub enum Pool {
         /// `SQLITE_BUSY` storms and keeps write latency predictable.
         writer: deadpool::unmanaged::Pool<rusqlite::Connection>,
         readers: deadpool::unmanaged::Pool<rusqlite::Connection>,
+        /// Bumped after every commit; one process owns a SQLite file, so memory suffices.
+        version: Arc<AtomicU64>,
     },
     Postgres(deadpool_postgres::Pool),
 }
@@ -94,7 +98,31 @@ impl Pool {
         Ok(Tx {
             conn: Some(conn),
             finished: false,
+            version: match self {
+                Pool::Sqlite { version, .. } => Some(version.clone()),
+                Pool::Postgres(_) => None,
+            },
         })
+    }
+
+    /// A number that changes whenever committed data may have changed, seen alike by
+    /// every process sharing the database. Responses cached under one version are
+    /// never served under another.
+    pub async fn data_version(&self) -> Result<u64, StoreError> {
+        match self {
+            Pool::Sqlite { version, .. } => Ok(version.load(Ordering::Acquire)),
+            Pool::Postgres(_) => {
+                let mut conn = self.read().await?;
+                let Conn::Postgres(c) = &mut conn else {
+                    return Err(StoreError::Internal("backend mismatch".into()));
+                };
+                let st = c
+                    .prepare_cached("SELECT last_value FROM calendar_data_version")
+                    .await?;
+                let row = c.query_one(&st, &[]).await?;
+                Ok(row.try_get::<_, i64>(0)? as u64)
+            }
+        }
     }
 }
 
@@ -231,6 +259,7 @@ fn pg_values(values: Values) -> PostgresValues {
 pub struct Tx {
     conn: Option<Conn>,
     finished: bool,
+    version: Option<Arc<AtomicU64>>,
 }
 
 impl Tx {
@@ -240,10 +269,28 @@ impl Tx {
             .expect("transaction connection is present until drop")
     }
 
+    /// Commits, then announces the change through the data version. The bump comes
+    /// after the commit, so no reader sees a new version before the new data.
     pub async fn commit(mut self) -> Result<(), StoreError> {
         let result = self.conn().batch("COMMIT").await;
         self.finished = result.is_ok();
-        result
+        result?;
+        match &self.version {
+            Some(v) => {
+                v.fetch_add(1, Ordering::AcqRel);
+            }
+            None => {
+                if let Err(e) = self
+                    .conn()
+                    .batch("SELECT nextval('calendar_data_version')")
+                    .await
+                {
+                    // Cached responses then live until their one-second expiry at most.
+                    tracing::warn!(error = %e, "could not announce a committed write");
+                }
+            }
+        }
+        Ok(())
     }
 }
 

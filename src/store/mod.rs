@@ -134,7 +134,11 @@ fn open_sqlite(path: &Path) -> Result<Pool, StoreError> {
             .try_add(conn)
             .map_err(|(_, e)| StoreError::Internal(e.to_string()))?;
     }
-    Ok(Pool::Sqlite { writer, readers })
+    Ok(Pool::Sqlite {
+        writer,
+        readers,
+        version: Default::default(),
+    })
 }
 
 fn open_postgres(url: &str) -> Result<Pool, StoreError> {

@@ -159,6 +159,7 @@ pub fn settings() -> Settings {
         auth_failure_limit: 10,
         auth_failure_window: std::time::Duration::from_secs(300),
         trust_forwarded_for: false,
+        response_cache_bytes: 16 * 1024 * 1024,
     }
 }
 
@@ -344,6 +345,13 @@ impl TestApp {
             pg_database,
             admin,
         }
+    }
+
+    /// Another server instance on the same PostgreSQL database (its own pools and cache).
+    pub async fn second_instance(&self) -> Option<axum::Router> {
+        let db = self.pg_database.as_ref()?;
+        let store = Store::open(&pg_url_for(db)).await.expect("second instance");
+        Some(http::service(Arc::new(AppState::new(store, settings()))))
     }
 
     pub fn backend(&self) -> Backend {

@@ -59,7 +59,7 @@ CREATE TABLE posts (
 );
 CREATE INDEX posts_type_status_date ON posts(post_type, status, date_utc, id);
 -- Event lists walk this in order; the extra columns let counts skip the table.
-CREATE INDEX posts_type_start ON posts(post_type, start_utc, id, end_utc, status, hide_from_listings);
+CREATE INDEX posts_type_start ON posts(post_type, start_utc, id, end_utc, status, hide_from_listings, date_utc);
 CREATE INDEX posts_venue ON posts(venue_id) WHERE venue_id IS NOT NULL;
 CREATE INDEX posts_parent ON posts(post_parent) WHERE post_parent <> 0;
 CREATE INDEX posts_author ON posts(author);

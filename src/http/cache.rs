@@ -1,0 +1,141 @@
+//! A response cache for anonymous reads, correct across instances.
+//!
+//! An entry is valid only for the data version it was computed under (see
+//! `Pool::data_version`, which every instance sharing a database sees alike) and
+//! for the second it was computed in, since answers also depend on the clock
+//! (default date windows, scheduled posts going live). Entries of an older
+//! version or second are dropped wholesale, so memory is bounded by what one
+//! second of distinct requests produces, and capped besides.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+
+/// A response as it was sent.
+pub struct Cached {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Bytes,
+}
+
+impl Cached {
+    pub fn response(&self) -> Response {
+        let mut resp = Response::new(Body::from(self.body.clone()));
+        *resp.status_mut() = self.status;
+        *resp.headers_mut() = self.headers.clone();
+        resp
+    }
+}
+
+struct Generation {
+    version: u64,
+    second: i64,
+    entries: HashMap<String, Arc<Cached>>,
+    bytes: usize,
+}
+
+pub struct ResponseCache {
+    max_bytes: usize,
+    current: Mutex<Generation>,
+}
+
+/// Larger bodies are not worth keeping.
+const MAX_ENTRY_BYTES: usize = 1024 * 1024;
+const MAX_ENTRIES: usize = 4096;
+
+impl ResponseCache {
+    pub fn new(max_bytes: usize) -> ResponseCache {
+        ResponseCache {
+            max_bytes,
+            current: Mutex::new(Generation {
+                version: u64::MAX,
+                second: i64::MIN,
+                entries: HashMap::new(),
+                bytes: 0,
+            }),
+        }
+    }
+
+    pub fn get(&self, version: u64, second: i64, key: &str) -> Option<Arc<Cached>> {
+        let g = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        if g.version != version || g.second != second {
+            return None;
+        }
+        g.entries.get(key).cloned()
+    }
+
+    /// Keeps a successful response; returns it ready to send.
+    pub async fn put(&self, version: u64, second: i64, key: String, resp: Response) -> Response {
+        if resp.status() != StatusCode::OK || self.max_bytes == 0 {
+            return resp;
+        }
+        let (parts, body) = resp.into_parts();
+        let Ok(body) = axum::body::to_bytes(body, MAX_ENTRY_BYTES).await else {
+            return Response::from_parts(parts, Body::empty());
+        };
+        let cached = Arc::new(Cached {
+            status: parts.status,
+            headers: parts.headers,
+            body,
+        });
+        {
+            let mut g = self.current.lock().unwrap_or_else(|e| e.into_inner());
+            if g.version != version || g.second != second {
+                // Only ever move forward: a slow request must not reset a newer generation.
+                if (version, second) < (g.version, g.second) && g.version != u64::MAX {
+                    return cached.response();
+                }
+                g.version = version;
+                g.second = second;
+                g.entries.clear();
+                g.bytes = 0;
+            }
+            let size = cached.body.len() + key.len();
+            if g.bytes + size <= self.max_bytes && g.entries.len() < MAX_ENTRIES {
+                g.bytes += size;
+                g.entries.insert(key, cached.clone());
+            }
+        }
+        cached.response()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(text: &'static str) -> Response {
+        Response::new(Body::from(text))
+    }
+
+    #[tokio::test]
+    async fn entries_live_for_one_version_and_second() {
+        let cache = ResponseCache::new(1 << 20);
+        cache.put(1, 100, "a".into(), ok("x")).await;
+        assert!(cache.get(1, 100, "a").is_some());
+        assert!(cache.get(2, 100, "a").is_none(), "a write invalidates");
+        assert!(
+            cache.get(1, 101, "a").is_none(),
+            "the next second invalidates"
+        );
+        cache.put(2, 100, "b".into(), ok("y")).await;
+        assert!(cache.get(1, 100, "a").is_none());
+        // An older generation never replaces a newer one.
+        cache.put(1, 100, "c".into(), ok("z")).await;
+        assert!(cache.get(2, 100, "b").is_some());
+    }
+
+    #[tokio::test]
+    async fn size_is_capped_and_errors_are_not_kept() {
+        let cache = ResponseCache::new(10);
+        cache.put(1, 1, "big".into(), ok("0123456789abc")).await;
+        assert!(cache.get(1, 1, "big").is_none());
+        let mut not_found = ok("nope");
+        *not_found.status_mut() = StatusCode::NOT_FOUND;
+        cache.put(1, 1, "nf".into(), not_found).await;
+        assert!(cache.get(1, 1, "nf").is_none());
+    }
+}
