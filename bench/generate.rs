@@ -1158,6 +1158,15 @@ async fn generate(args: GenerateArgs) -> Result<()> {
     let mut timings = Timings::new();
     let store = Store::open(&url).await?;
     debug_assert_eq!(store.backend() == Backend::Postgres, postgres);
+    // Explicit IDs from 1 up would collide with existing rows.
+    let existing = text_rows(&url, "SELECT CAST(COUNT(*) AS TEXT) FROM posts").await?;
+    if existing[0][0] != "0" {
+        return Err(format!(
+            "the database already holds {} posts; --replace empties it first",
+            existing[0][0]
+        )
+        .into());
+    }
     let (admin, password) = admin_with_password(&store, &args.admin_login).await?;
     // The loaders use their own connections; SQLite's journal mode can only change once
     // no other connection has the file open.

@@ -149,6 +149,15 @@ else
     }
 fi
 
+# A data set made under other migrations (they are edited in place during development) or by
+# another generator would silently benchmark a stale schema: regenerate it.
+SOURCE_HASH=$(cat src/store/migrations/*/*.sql bench/generate.rs | sha256sum | cut -c1-16)
+HASH_FILE=$DATA_DIR/$BACKEND-$LABEL.source-hash
+if [[ $REGENERATE -eq 0 ]] && have_data && [[ $(cat "$HASH_FILE" 2>/dev/null) != "$SOURCE_HASH" ]]; then
+    log "the migrations or the generator changed since the data set was made: regenerating"
+    REGENERATE=1
+fi
+
 GENERATED=false
 if [[ $REGENERATE -eq 1 ]] || ! have_data; then
     log "generating $EVENTS events on $BACKEND"
@@ -157,6 +166,7 @@ if [[ $REGENERATE -eq 1 ]] || ! have_data; then
     "$GEN" generate --database-url "$PRISTINE_URL" --events "$EVENTS" --replace \
         --summary-json "$GEN_SUMMARY.tmp"
     mv "$GEN_SUMMARY.tmp" "$GEN_SUMMARY"
+    echo "$SOURCE_HASH" >"$HASH_FILE"
     GENERATED=true
 else
     log "reusing the $BACKEND data set of $EVENTS events (--regenerate to rebuild it)"
@@ -179,6 +189,19 @@ else
     drop_copy() { psql_admin -c "DROP DATABASE IF EXISTS $WORK_DB WITH (FORCE)" || true; }
 fi
 
+SERVER_PID=""
+cleanup() {
+    if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+        kill -TERM "$SERVER_PID" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.2; done
+        kill -KILL "$SERVER_PID" 2>/dev/null || true
+        wait "$SERVER_PID" 2>/dev/null || true
+    fi
+    if [[ $KEEP_COPY -eq 0 ]]; then drop_copy; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 RESULTS=$ROOT/bench/results
 RUN_DIR=$RESULTS/$STAMP-$BACKEND-$LABEL
@@ -198,20 +221,9 @@ if curl -s -o /dev/null --max-time 2 "$BASE/"; then
     echo "something already listens on 127.0.0.1:$PORT; pick another --port" >&2
     exit 1
 fi
-SERVER_PID=""
-cleanup() {
-    if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-        kill -TERM "$SERVER_PID" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.2; done
-        kill -KILL "$SERVER_PID" 2>/dev/null || true
-        wait "$SERVER_PID" 2>/dev/null || true
-    fi
-    if [[ $KEEP_COPY -eq 0 ]]; then drop_copy; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
-log "starting the server on $BASE ($BACKEND, $EVENTS events)"
+LOAD_START=$(cut -d' ' -f1 /proc/loadavg)
+log "starting the server on $BASE ($BACKEND, $EVENTS events; load average $LOAD_START)"
 # Logging at warn: the benchmark measures the server, not its request log.
 RUST_LOG=warn "$SERVER" serve --database-url "$WORK_URL" --bind "127.0.0.1:$PORT" \
     >"$RUN_DIR/server.log" 2>&1 &
@@ -230,6 +242,29 @@ rss_kb() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$SERVER_PID/status"; }
 HWM_RESETS=true
 reset_hwm() { { echo 5 >"/proc/$SERVER_PID/clear_refs"; } 2>/dev/null || HWM_RESETS=false; }
 
+# PostgreSQL does the queries in its own processes: the backends serving the run's database.
+declare -A DB_TICKS=()
+db_pids() {
+    [[ $BACKEND == postgres ]] || return 0
+    psql_admin -c "SELECT pid FROM pg_stat_activity WHERE datname = '$WORK_DB' AND pid <> pg_backend_pid()"
+}
+db_ticks_snapshot() {
+    DB_TICKS=()
+    local pid
+    for pid in $(db_pids); do
+        DB_TICKS[$pid]=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)
+    done
+}
+# CPU ticks the backends used since the snapshot; a backend started since counts in full.
+db_ticks_since() {
+    local pid now total=0
+    for pid in $(db_pids); do
+        now=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)
+        total=$((total + now - ${DB_TICKS[$pid]:-0}))
+    done
+    echo "$total"
+}
+
 status_of() { curl -s -o /dev/null -w '%{http_code}' --max-time 30 "$@"; }
 
 # --- scenarios ----------------------------------------------------------------------------
@@ -240,10 +275,10 @@ selected() { [[ -z $ONLY ]] || [[ " $ONLY " == *" $1 "* ]]; }
 for entry in "${SCENARIOS[@]}"; do
     IFS='|' read -r name script path what <<<"$entry"
     selected "$name" || continue
-    path=${path//@API/$API}
-    path=${path//@FILTER/$FILTER}
+    # Quoted replacements: bash 5.2 would otherwise put the matched text in place of '&'.
+    path=${path//@API/"$API"}
+    path=${path//@FILTER/"$FILTER"}
     env_vars=(BENCH_MANIFEST="$MANIFEST" BENCH_API="$API" BENCH_FILTER_QUERY="$FILTER")
-    note=""
     # One request first: a scenario that answers an error would measure the error path.
     case $name in
         event_by_id)
@@ -259,34 +294,43 @@ for entry in "${SCENARIOS[@]}"; do
                 "$BASE$API/events") ;;
         *) code=$(status_of "$BASE$path") ;;
     esac
-    if [[ $name == health && $code == 404 ]]; then
-        log "skipping health: GET /health answers 404 (not implemented yet)"
-        jq -nc --arg name "$name" --arg what "$what" \
-            '{scenario: $name, description: $what, skipped: "GET /health answers 404 (not implemented yet)"}' >>"$ROWS"
+    if [[ $code != 2* ]]; then
+        # Measuring how fast the server says no would be meaningless.
+        if [[ $name == health && $code == 404 ]]; then
+            note="GET /health answers 404 (not implemented yet)"
+        else
+            note="the first request answered HTTP $code"
+        fi
+        log "skipping $name: $note"
+        jq -nc --arg name "$name" --arg what "$what" --arg path "$path" --arg note "$note" \
+            '{scenario: $name, description: $what, path: $path, skipped: $note}' >>"$ROWS"
         continue
     fi
-    [[ $code == 2* ]] || note="preflight answered HTTP $code"
 
     for c in $CONNECTIONS; do
         log "$name: $c connections, ${DURATION}s"
         report=$RUN_DIR/$name-c$c.json
         reset_hwm
         ticks_before=$(cpu_ticks)
+        db_ticks_snapshot
         load_before=$(cut -d' ' -f1 /proc/loadavg)
         env "${env_vars[@]}" BENCH_REPORT="$report" LUA_PATH="$ROOT/bench/lua/?.lua;;" \
             wrk -t"$THREADS" -c"$c" -d"${DURATION}s" --timeout 10s \
             -s "$ROOT/bench/lua/$script" "$BASE${path%%<*}" >"$RUN_DIR/$name-c$c.wrk.txt" 2>&1 ||
             { cat "$RUN_DIR/$name-c$c.wrk.txt" >&2; echo "wrk failed" >&2; exit 1; }
         ticks_after=$(cpu_ticks)
+        db_ticks=$(db_ticks_since)
         kill -0 "$SERVER_PID" 2>/dev/null || { tail -n 50 "$RUN_DIR/server.log" >&2; echo "the server died during $name" >&2; exit 1; }
-        jq -c --arg name "$name" --arg what "$what" --arg path "$path" --arg note "$note" \
+        jq -c --arg name "$name" --arg what "$what" --arg path "$path" \
             --argjson c "$c" --argjson hwm "$(rss_kb VmHWM)" --argjson rss "$(rss_kb VmRSS)" \
             --argjson cpu "$(awk -v t=$((ticks_after - ticks_before)) -v hz="$CLK_TCK" -v d="$DURATION" 'BEGIN {printf "%.2f", t / hz / d}')" \
             --argjson load "$load_before" \
+            --argjson db_cpu "$(if [[ $BACKEND == postgres ]]; then awk -v t="$db_ticks" -v hz="$CLK_TCK" -v d="$DURATION" 'BEGIN {printf "%.2f", t / hz / d}'; else echo null; fi)" \
             '{scenario: $name, description: $what, path: $path, connections: $c} + .
              + {server_rss_peak_kb: $hwm, server_rss_end_kb: $rss, server_cpu_cores: $cpu,
-                load1_before: $load}
-             + (if $note == "" then {} else {note: $note} end)' "$report" >>"$ROWS"
+                server_cpu_ms_per_request: (if .rps > 0 then ($cpu * 1000 / .rps * 1000 | round) / 1000 else null end),
+                postgres_cpu_cores: $db_cpu,
+                load1_before: $load}' "$report" >>"$ROWS"
         jq -r '"  \(.rps|floor) req/s, p50 \(.latency_ms.p50) ms, p99 \(.latency_ms.p99) ms, non-2xx \(.errors.non2xx), RSS peak \(.server_rss_peak_kb/1024|floor) MiB"' \
             <<<"$(tail -n1 "$ROWS")" >&2
     done
@@ -311,12 +355,13 @@ jq -n --slurpfile rows "$ROWS" --slurpfile gen "$GEN_SUMMARY" \
     --argjson duration "$DURATION" --argjson threads "$THREADS" \
     --arg commit "$GIT_COMMIT" --argjson nproc "$(nproc)" --arg cpu "$CPU_MODEL" \
     --argjson mem "$MEM_GIB" --arg kernel "$(uname -r)" --arg filter "$FILTER" \
-    --argjson hwm_resets "$HWM_RESETS" \
+    --argjson hwm_resets "$HWM_RESETS" --argjson load "$LOAD_START" \
     '{run: $stamp, backend: $backend, database: $db, events: $events, database_bytes: $db_bytes,
       data_set: ($gen[0] + {generated_this_run: $generated}),
       wrk: {threads: $threads, duration_s: $duration}, filter_query: $filter,
       rss_peak_per_scenario: $hwm_resets, commit: $commit,
-      machine: {nproc: $nproc, cpu: $cpu, memory_gib: $mem, kernel: $kernel},
+      machine: {nproc: $nproc, cpu: $cpu, memory_gib: $mem, kernel: $kernel,
+                load1_at_start: $load},
       results: $rows}' >"$JSON_OUT"
 
 jq -r '
@@ -326,13 +371,14 @@ jq -r '
   "",
   "Commit \(.commit); \(.database); data set \(.database_bytes / 1048576 | f1) MiB. " +
   "Machine: \(.machine.nproc) CPUs (\(.machine.cpu)), \(.machine.memory_gib) GiB, Linux \(.machine.kernel). " +
-  "wrk -t\(.wrk.threads), \(.wrk.duration_s) s per row; client and server share the machine.",
+  "wrk -t\(.wrk.threads), \(.wrk.duration_s) s per row; client and server share the machine " +
+  "(1-minute load average \(.machine.load1_at_start) when the run started).",
   "",
-  "| scenario | conns | req/s | p50 ms | p99 ms | non-2xx | socket errors | server CPU | RSS peak MiB |",
-  "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+  "| scenario | conns | req/s | p50 ms | p99 ms | non-2xx | socket errors | server CPU (cores) | CPU ms/req | PostgreSQL CPU (cores) | RSS peak MiB |",
+  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   (.results[] |
-    if .skipped then "| \(.scenario) | – | – | – | – | – | – | – | skipped: \(.skipped) |"
-    else "| \(.scenario)\(if .note then " (\(.note))" else "" end) | \(.connections) | \(.rps | floor) | \(.latency_ms.p50 | f2) | \(.latency_ms.p99 | f2) | \(.errors.non2xx) | \(.errors.connect + .errors.read + .errors.write + .errors.timeout) | \(.server_cpu_cores) | \(.server_rss_peak_kb / 1024 | f1) |"
+    if .skipped then "| \(.scenario) | – | – | – | – | – | – | – | – | – | skipped: \(.skipped) |"
+    else "| \(.scenario) | \(.connections) | \(.rps | floor) | \(.latency_ms.p50 | f2) | \(.latency_ms.p99 | f2) | \(.errors.non2xx) | \(.errors.connect + .errors.read + .errors.write + .errors.timeout) | \(.server_cpu_cores) | \(.server_cpu_ms_per_request // "–") | \(.postgres_cpu_cores // "–") | \(.server_rss_peak_kb / 1024 | f1) |"
     end)
 ' "$JSON_OUT" >"$MD_OUT"
 rm -f "$ROWS"

@@ -464,6 +464,10 @@ fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventQuery) {
         (eq.starts_after, Posts::StartUtc, "gt"),
         (eq.ends_before, Posts::EndUtc, "lt"),
         (eq.ends_after, Posts::EndUtc, "gt"),
+        // No event ends before it starts, so upper bounds on the end bound the start
+        // too: that turns a window into a range of the (post_type, start_utc) index.
+        (eq.end_max, Posts::StartUtc, "lte"),
+        (eq.ends_before, Posts::StartUtc, "lt"),
     ];
     for (value, column, op) in bounds {
         if let Some(v) = value {

@@ -165,13 +165,22 @@ pub async fn unique_slug(
         .cond_where(
             Cond::any()
                 .add(Expr::col(Posts::Slug).eq(base.as_str()))
-                .add(Expr::col(Posts::Slug).like(format!("{}-%", escape_like(&base)))),
+                .add(slug_suffixes(Expr::col(Posts::Slug), &base)),
         );
     if let Some(id) = except {
         q.and_where(Expr::col(Posts::Id).ne(id));
     }
     let taken = conn.query(&q, |r| r.string(0)).await?;
     Ok(slug::unique(&base, &taken))
+}
+
+/// `column` starts with `base-`, as a range the slug index serves (slugs compare
+/// bytewise: SQLite's default collation, and `COLLATE "C"` on PostgreSQL).
+pub fn slug_suffixes(column: Expr, base: &str) -> Expr {
+    column
+        .clone()
+        .gte(format!("{base}-"))
+        .and(column.lt(format!("{base}.")))
 }
 
 /// Escapes `%` and `_` for a LIKE pattern. Both backends treat `\` as the escape
