@@ -530,3 +530,29 @@ both!(category_lists_filter_by_event, |app| async move {
     tags.assert(200);
     assert_eq!(tags.body["tags"], json!([]));
 });
+
+both!(
+    searching_cannot_probe_the_hidden_text_of_protected_events,
+    |app| async move {
+        app.post(
+        "events",
+        json!({"title": "Members night", "description": "the secret code is zebra",
+               "start_date": "2027-08-01 20:00:00", "end_date": "2027-08-01 22:00:00", "password": "pw"}),
+    )
+    .await
+    .assert(201);
+        let window = "start_date=2027-08-01&end_date=2027-08-02";
+        let probe = app.get(&format!("events?{window}&search=zebra")).await;
+        assert_eq!(
+            probe.body["total"], 0,
+            "the hidden description must not be searchable"
+        );
+        let by_title = app.get(&format!("events?{window}&search=members")).await;
+        assert_eq!(by_title.body["total"], 1, "the title is public");
+        assert_eq!(by_title.body["events"][0]["description"], "");
+        let editor = app
+            .get_as(&format!("events?{window}&search=zebra"), &app.admin.auth())
+            .await;
+        assert_eq!(editor.body["total"], 1, "editors search everything");
+    }
+);

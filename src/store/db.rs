@@ -126,6 +126,15 @@ impl Pool {
     }
 }
 
+tokio::task_local! {
+    /// When set (tests, diagnostics), counts every SQL statement run by the task.
+    pub static STATEMENT_COUNTER: Arc<AtomicU64>;
+}
+
+fn count_statement() {
+    let _ = STATEMENT_COUNTER.try_with(|c| c.fetch_add(1, Ordering::Relaxed));
+}
+
 fn unavailable(e: impl std::fmt::Display) -> StoreError {
     StoreError::Unavailable(e.to_string())
 }
@@ -170,6 +179,7 @@ impl Conn {
         stmt: &impl Statement,
         mut map: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
     ) -> Result<Vec<T>, StoreError> {
+        count_statement();
         let (sql, values) = stmt.render(self.backend());
         match self {
             Conn::Sqlite(c) => {
@@ -212,6 +222,7 @@ impl Conn {
 
     /// Runs a statement and returns the number of rows it changed.
     pub async fn execute(&mut self, stmt: &impl Statement) -> Result<u64, StoreError> {
+        count_statement();
         let (sql, values) = stmt.render(self.backend());
         match self {
             Conn::Sqlite(c) => {

@@ -427,10 +427,24 @@ fn status_filters(q: &mut SelectStatement, statuses: &[Status], visibility: &Vis
     }
 }
 
-fn search_filter(q: &mut SelectStatement, backend: Backend, words: &[String]) {
+fn search_filter(
+    q: &mut SelectStatement,
+    backend: Backend,
+    words: &[String],
+    protected_content: bool,
+) {
     let haystack = "LOWER(posts.title || ' ' || posts.excerpt || ' ' || posts.description)";
     for word in words {
         let pattern = format!("%{}%", posts::escape_like(word));
+        if !protected_content {
+            // A password-protected event may match on its title only: matching on its
+            // hidden text would tell the searcher what that text contains.
+            q.cond_where(
+                Cond::any()
+                    .add(col(Posts::Password).eq(""))
+                    .add(posts::contains((Posts::Table, Posts::Title), word)),
+            );
+        }
         // Trigram indexes serve words of three characters or more; shorter ones
         // still match correctly through LIKE, just without the index.
         if backend == Backend::Sqlite && word.chars().count() >= 3 {
@@ -480,7 +494,12 @@ fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventQuery) {
             });
         }
     }
-    search_filter(q, backend, &eq.search_words);
+    search_filter(
+        q,
+        backend,
+        &eq.search_words,
+        eq.visibility == Visibility::All,
+    );
     for ids in [&eq.categories, &eq.tags] {
         if !ids.is_empty() {
             q.and_where(Expr::exists(

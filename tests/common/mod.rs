@@ -319,6 +319,11 @@ impl TestApp {
 
     /// `None` when PostgreSQL is unavailable outside CI.
     pub async fn postgres() -> Option<TestApp> {
+        TestApp::postgres_with(settings()).await
+    }
+
+    /// A PostgreSQL-backed app with custom settings.
+    pub async fn postgres_with(settings: Settings) -> Option<TestApp> {
         let template = pg_template()?;
         let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let name = format!("cal_test_{}_{n}", std::process::id());
@@ -327,7 +332,7 @@ impl TestApp {
         let store = Store::open(&pg_url_for(&name))
             .await
             .expect("open postgres");
-        Some(TestApp::with_store(store, None, Some(name), settings()).await)
+        Some(TestApp::with_store(store, None, Some(name), settings).await)
     }
 
     async fn with_store(
