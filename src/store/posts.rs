@@ -162,11 +162,7 @@ pub async fn unique_slug(
     q.column(Posts::Slug)
         .from(Posts::Table)
         .and_where(Expr::col(Posts::PostType).eq(post_type.as_str()))
-        .cond_where(
-            Cond::any()
-                .add(Expr::col(Posts::Slug).eq(base.as_str()))
-                .add(slug_suffixes(Expr::col(Posts::Slug), &base)),
-        );
+        .and_where(slug_family(Expr::col(Posts::Slug), &base));
     if let Some(id) = except {
         q.and_where(Expr::col(Posts::Id).ne(id));
     }
@@ -174,13 +170,11 @@ pub async fn unique_slug(
     Ok(slug::unique(&base, &taken))
 }
 
-/// `column` starts with `base-`, as a range the slug index serves (slugs compare
-/// bytewise: SQLite's default collation, and `COLLATE "C"` on PostgreSQL).
-pub fn slug_suffixes(column: Expr, base: &str) -> Expr {
-    column
-        .clone()
-        .gte(format!("{base}-"))
-        .and(column.lt(format!("{base}.")))
+/// `column` is `base` or starts with `base-`, as one range the slug index serves:
+/// slugs hold only `[a-z0-9_-]`, and between `base` and `base.` (bytewise: SQLite's
+/// default collation, `COLLATE "C"` on PostgreSQL) only those sort.
+pub fn slug_family(column: Expr, base: &str) -> Expr {
+    column.clone().gte(base).and(column.lt(format!("{base}.")))
 }
 
 /// Escapes `%` and `_` for a LIKE pattern. Both backends treat `\` as the escape

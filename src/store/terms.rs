@@ -135,11 +135,7 @@ async fn unique_slug(
                 .column(Terms::Slug)
                 .from(Terms::Table)
                 .and_where(Expr::col(Terms::Taxonomy).eq(taxonomy.as_str()))
-                .cond_where(
-                    Cond::any()
-                        .add(Expr::col(Terms::Slug).eq(base))
-                        .add(super::posts::slug_suffixes(Expr::col(Terms::Slug), base)),
-                ),
+                .and_where(super::posts::slug_family(Expr::col(Terms::Slug), base)),
             |r| r.string(0),
         )
         .await?;
