@@ -428,17 +428,29 @@ pub async fn detached<T: Send + 'static>(
         .map_err(|e| ApiError::Internal(format!("write task failed: {e}")))?
 }
 
-/// Retries a write whose unique slug lost a race with a concurrent writer.
-async fn with_retry<T, F, Fut>(mut attempt: F) -> Result<T, ApiError>
+/// Errors that say a write lost a uniqueness race with a concurrent writer.
+pub trait Retryable {
+    fn is_conflict(&self) -> bool;
+}
+
+impl Retryable for StoreError {
+    fn is_conflict(&self) -> bool {
+        matches!(self, StoreError::Conflict(_))
+    }
+}
+
+/// Retries a write whose unique slug or term lost a race with a concurrent writer.
+pub async fn with_retry<T, E, F, Fut>(mut attempt: F) -> Result<T, ApiError>
 where
+    E: Retryable + Into<ApiError>,
     F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, StoreError>>,
+    Fut: std::future::Future<Output = Result<T, E>>,
 {
     let mut tries = 0;
     loop {
         match attempt().await {
-            Err(StoreError::Conflict(_)) if tries < 4 => tries += 1,
-            other => return other.map_err(ApiError::from),
+            Err(e) if e.is_conflict() && tries < 4 => tries += 1,
+            other => return other.map_err(Into::into),
         }
     }
 }
@@ -470,7 +482,7 @@ pub async fn create(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, Api
     let app = ctx.app.clone();
     let now = ctx.now;
     let id = detached(async move {
-        with_retry(|| async {
+        with_retry::<_, StoreError, _, _>(|| async {
             let mut tx = app.store.pool.write().await?;
             let id =
                 posts::find_or_create(&mut tx, t, &changes, image.as_ref(), user.id, now).await?;
@@ -507,7 +519,7 @@ pub async fn update(ctx: &Ctx, t: PostType, by: By, args: &Args) -> Result<Respo
     let author = ctx.caller.0.as_ref().map_or(0, |u| u.id);
     let target = post.clone();
     detached(async move {
-        with_retry(|| async {
+        with_retry::<_, StoreError, _, _>(|| async {
             let mut tx = app.store.pool.write().await?;
             let image_id = match &image {
                 Some(img) => match posts::resolve_image(&mut tx, img, author, now).await? {

@@ -14,7 +14,7 @@ use crate::domain::term::Taxonomy;
 use crate::http::dispatch::Ctx;
 use crate::http::error::ApiError;
 use crate::http::json_raw;
-use crate::http::linked::detached;
+use crate::http::linked::{Retryable, detached, with_retry};
 use crate::http::views::Reveal;
 use crate::store::events::{self, EventRow};
 use crate::store::{Conn, StoreError, posts};
@@ -116,18 +116,9 @@ async fn write_rest(
     Ok(())
 }
 
-/// Retries a write whose unique slug or term lost a race with a concurrent writer.
-async fn retrying<T, F, Fut>(mut attempt: F) -> Result<T, ApiError>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, WriteError>>,
-{
-    let mut tries = 0;
-    loop {
-        match attempt().await {
-            Err(WriteError::Store(StoreError::Conflict(_))) if tries < 4 => tries += 1,
-            other => return other.map_err(ApiError::from),
-        }
+impl Retryable for WriteError {
+    fn is_conflict(&self) -> bool {
+        matches!(self, WriteError::Store(e) if e.is_conflict())
     }
 }
 
@@ -172,7 +163,7 @@ pub async fn create(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
     let app = ctx.app.clone();
     let now = ctx.now;
     let id = detached(async move {
-        retrying(|| async {
+        with_retry::<_, WriteError, _, _>(|| async {
             let mut tx = app.store.pool.write().await?;
             let image_id = match &c.image {
                 Some(img) => posts::resolve_image(&mut tx, img, user.id, now)
@@ -231,7 +222,7 @@ pub async fn update(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError
     let target = existing.clone();
     let param = id_param(by);
     detached(async move {
-        retrying(|| async {
+        with_retry::<_, WriteError, _, _>(|| async {
             let mut tx = app.store.pool.write().await?;
             let image_id = match &c.image {
                 Some(img) => Some(
