@@ -59,6 +59,18 @@ pub struct ServeArgs {
     #[arg(long, env = "CALENDAR_MAX_BODY_BYTES", default_value_t = 1024 * 1024)]
     pub max_body_bytes: usize,
 
+    /// Longest string accepted in any argument, in bytes.
+    #[arg(long, env = "CALENDAR_MAX_STRING_BYTES", default_value_t = 64 * 1024)]
+    pub max_string_bytes: usize,
+
+    /// Most items in any list argument (organizers, terms, IDs, tickets…).
+    #[arg(long, env = "CALENDAR_MAX_LIST_ITEMS", default_value_t = 100)]
+    pub max_list_items: usize,
+
+    /// Deepest nesting accepted in structured arguments (inline venues, tickets…).
+    #[arg(long, env = "CALENDAR_MAX_JSON_DEPTH", default_value_t = 4)]
+    pub max_json_depth: usize,
+
     /// Seconds a request may take before it is answered with 503.
     #[arg(long, env = "CALENDAR_REQUEST_TIMEOUT_SECS", default_value_t = 30)]
     pub request_timeout_secs: u64,
@@ -127,6 +139,7 @@ pub struct Settings {
     pub auth_failure_window: std::time::Duration,
     pub trust_forwarded_for: bool,
     pub response_cache_bytes: usize,
+    pub limits: crate::api::args::Limits,
 }
 
 impl Settings {
@@ -173,6 +186,12 @@ impl Settings {
             ),
             trust_forwarded_for: args.trust_forwarded_for,
             response_cache_bytes: args.response_cache_mb.saturating_mul(1024 * 1024),
+            limits: crate::api::args::Limits {
+                per_page_default: args.per_page_default.min(args.per_page_max),
+                max_string_bytes: args.max_string_bytes.max(1),
+                max_list_items: args.max_list_items.max(1),
+                max_depth: args.max_json_depth.max(1),
+            },
         }
     }
 }

@@ -180,3 +180,32 @@ async fn a_write_on_one_instance_invalidates_the_cache_of_another() {
         "B sees A's write immediately"
     );
 }
+
+#[tokio::test]
+async fn argument_limits_are_configurable() {
+    let mut settings = common::settings();
+    settings.limits.max_string_bytes = 10;
+    settings.limits.max_list_items = 2;
+    settings.limits.max_depth = 1;
+    let app = TestApp::sqlite_with(settings).await;
+    let r = app
+        .post("venues", json!({"venue": "a name that is too long"}))
+        .await;
+    r.assert_error(400, "rest_invalid_param");
+    assert_eq!(r.body["data"]["details"]["venue"]["code"], "rest_too_long");
+    app.post("venues", json!({"venue": "short"}))
+        .await
+        .assert(201);
+    let r = app.get("events?include=1,2,3").await;
+    assert_eq!(
+        r.body["data"]["details"]["include"]["code"],
+        "rest_too_many_items"
+    );
+    let deep = json!({"title": "T", "start_date": "2027-01-01", "end_date": "2027-01-01",
+                      "tickets": [{"name": {"nested": {"too": "deep"}}}]});
+    let r = app.post("events", deep).await;
+    assert_eq!(
+        r.body["data"]["details"]["tickets"]["code"],
+        "rest_too_deep"
+    );
+}

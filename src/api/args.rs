@@ -8,10 +8,29 @@ use serde_json::{Map, Value};
 use super::i18n::{self, Msg};
 use super::table::{Arg, Default, Endpoint, Item, Kind, Location};
 
-/// Longest string accepted in any argument.
-pub const MAX_STRING_BYTES: usize = 64 * 1024;
-/// Most items accepted in any list argument.
-pub const MAX_LIST_ITEMS: usize = 100;
+/// Bounds on what one request's arguments may hold.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// `per_page` when a list request names none.
+    pub per_page_default: u64,
+    /// Longest string accepted in any argument.
+    pub max_string_bytes: usize,
+    /// Most items in any list argument (and members in any object).
+    pub max_list_items: usize,
+    /// Deepest nesting of untyped values (inline venues, tickets, …).
+    pub max_depth: usize,
+}
+
+impl std::default::Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            per_page_default: 10,
+            max_string_bytes: 64 * 1024,
+            max_list_items: 100,
+            max_depth: 4,
+        }
+    }
+}
 
 /// A checked argument value.
 #[derive(Clone, Debug, PartialEq)]
@@ -226,7 +245,7 @@ pub fn parse_form(input: &str) -> Map<String, Value> {
 
 /// Checks raw arguments against an endpoint's declaration: first every required
 /// argument must be present, then every present one must be valid.
-pub fn check(endpoint: &Endpoint, raw: RawArgs, per_page_default: u64) -> Result<Args, ArgError> {
+pub fn check(endpoint: &Endpoint, raw: RawArgs, limits: &Limits) -> Result<Args, ArgError> {
     let mut args = Args::default();
     let mut missing = Vec::new();
     let mut invalid = Vec::new();
@@ -237,7 +256,7 @@ pub fn check(endpoint: &Endpoint, raw: RawArgs, per_page_default: u64) -> Result
         .filter(|a| a.location == Location::Path)
     {
         if let Some(v) = raw.path.get(spec.name) {
-            match coerce(spec, &Value::String(v.clone())) {
+            match coerce(spec, limits, &Value::String(v.clone())) {
                 Ok(val) => {
                     args.path.insert(spec.name, val);
                 }
@@ -255,11 +274,11 @@ pub fn check(endpoint: &Endpoint, raw: RawArgs, per_page_default: u64) -> Result
             None | Some(Value::Null) => {
                 if spec.required {
                     missing.push(spec.name);
-                } else if let Some(val) = default_value(spec, per_page_default) {
+                } else if let Some(val) = default_value(spec, limits.per_page_default) {
                     args.values.insert(spec.name, val);
                 }
             }
-            Some(v) => match coerce(spec, v) {
+            Some(v) => match coerce(spec, limits, v) {
                 Ok(val) => {
                     args.values.insert(spec.name, val);
                     args.given.push(spec.name);
@@ -308,9 +327,9 @@ fn type_error(spec: &Arg, ty: &'static str) -> Invalid {
 
 /// Bounds every string an argument carries, and refuses NUL characters: no field has a
 /// use for them and PostgreSQL cannot store them in text (they were a 500 there).
-fn check_text(spec: &Arg, s: &str) -> Result<(), Invalid> {
-    if s.len() > MAX_STRING_BYTES {
-        return Err(invalid(spec, Reason::TooLong(MAX_STRING_BYTES)));
+fn check_text(spec: &Arg, limits: &Limits, s: &str) -> Result<(), Invalid> {
+    if s.len() > limits.max_string_bytes {
+        return Err(invalid(spec, Reason::TooLong(limits.max_string_bytes)));
     }
     if s.contains('\0') {
         return Err(invalid(spec, Reason::Generic));
@@ -391,14 +410,14 @@ fn parse_list(v: &Value) -> Option<Vec<String>> {
     )
 }
 
-fn coerce(spec: &Arg, v: &Value) -> Result<Val, Invalid> {
+fn coerce(spec: &Arg, limits: &Limits, v: &Value) -> Result<Val, Invalid> {
     let val = match spec.kind {
         Kind::Integer => Val::Int(parse_int(v).ok_or_else(|| type_error(spec, "integer"))?),
         Kind::Number => Val::Num(parse_num(v).ok_or_else(|| type_error(spec, "number"))?),
         Kind::Boolean => Val::Bool(parse_bool(v).ok_or_else(|| type_error(spec, "boolean"))?),
         Kind::String | Kind::DateTime => {
             let s = scalar_text(v).ok_or_else(|| type_error(spec, "string"))?;
-            check_text(spec, &s)?;
+            check_text(spec, limits, &s)?;
             Val::Str(s)
         }
         Kind::Status => {
@@ -422,14 +441,14 @@ fn coerce(spec: &Arg, v: &Value) -> Result<Val, Invalid> {
     };
     match &val {
         Val::List(items) => {
-            if items.len() > MAX_LIST_ITEMS {
-                return Err(invalid(spec, Reason::TooManyItems(MAX_LIST_ITEMS)));
+            if items.len() > limits.max_list_items {
+                return Err(invalid(spec, Reason::TooManyItems(limits.max_list_items)));
             }
             for i in items {
-                check_text(spec, i)?;
+                check_text(spec, limits, i)?;
             }
         }
-        Val::Raw(raw) => check_raw_size(spec, raw, 0)?,
+        Val::Raw(raw) => check_raw_size(spec, limits, raw, 0)?,
         _ => {}
     }
     if !spec.one_of.is_empty()
@@ -442,26 +461,26 @@ fn coerce(spec: &Arg, v: &Value) -> Result<Val, Invalid> {
 }
 
 /// Bounds untyped values: string lengths, list lengths and nesting depth.
-fn check_raw_size(spec: &Arg, v: &Value, depth: usize) -> Result<(), Invalid> {
-    if depth > 4 {
+fn check_raw_size(spec: &Arg, limits: &Limits, v: &Value, depth: usize) -> Result<(), Invalid> {
+    if depth > limits.max_depth {
         return Err(invalid(spec, Reason::TooDeep));
     }
     match v {
-        Value::String(s) => check_text(spec, s),
+        Value::String(s) => check_text(spec, limits, s),
         Value::Array(a) => {
-            if a.len() > MAX_LIST_ITEMS {
-                return Err(invalid(spec, Reason::TooManyItems(MAX_LIST_ITEMS)));
+            if a.len() > limits.max_list_items {
+                return Err(invalid(spec, Reason::TooManyItems(limits.max_list_items)));
             }
             a.iter()
-                .try_for_each(|x| check_raw_size(spec, x, depth + 1))
+                .try_for_each(|x| check_raw_size(spec, limits, x, depth + 1))
         }
         Value::Object(o) => {
-            if o.len() > MAX_LIST_ITEMS {
-                return Err(invalid(spec, Reason::TooManyItems(MAX_LIST_ITEMS)));
+            if o.len() > limits.max_list_items {
+                return Err(invalid(spec, Reason::TooManyItems(limits.max_list_items)));
             }
             o.iter().try_for_each(|(k, x)| {
-                check_text(spec, k)?;
-                check_raw_size(spec, x, depth + 1)
+                check_text(spec, limits, k)?;
+                check_raw_size(spec, limits, x, depth + 1)
             })
         }
         _ => Ok(()),
@@ -532,12 +551,12 @@ mod tests {
             (Kind::Any, json!({"a\0": 1})),
         ] {
             assert_eq!(
-                coerce(&spec(kind), &v).map_err(|e| e.reason),
+                coerce(&spec(kind), &Limits::default(), &v).map_err(|e| e.reason),
                 Err(Reason::Generic),
                 "{v}"
             );
         }
-        assert!(coerce(&spec(Kind::String), &json!("fine")).is_ok());
+        assert!(coerce(&spec(Kind::String), &Limits::default(), &json!("fine")).is_ok());
     }
 
     #[test]

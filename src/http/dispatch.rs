@@ -112,11 +112,7 @@ async fn run(
         }
     }
 
-    let args = args::check(
-        endpoint,
-        RawArgs { path, params },
-        app.settings.per_page_default,
-    )?;
+    let args = args::check(endpoint, RawArgs { path, params }, &app.settings.limits)?;
     let ctx = Ctx {
         urls: Urls::new(&app.settings, &lang.prefix),
         app,

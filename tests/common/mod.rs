@@ -160,6 +160,7 @@ pub fn settings() -> Settings {
         auth_failure_window: std::time::Duration::from_secs(300),
         trust_forwarded_for: false,
         response_cache_bytes: 16 * 1024 * 1024,
+        limits: calendar_events::api::args::Limits::default(),
     }
 }
 

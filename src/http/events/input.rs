@@ -381,7 +381,7 @@ async fn inline_fields(
         path: Default::default(),
         params: fields.clone(),
     };
-    let inline_args = args::check(endpoint, raw, ctx.app.settings.per_page_default)?;
+    let inline_args = args::check(endpoint, raw, &ctx.app.settings.limits)?;
     read_linked(ctx, t, &inline_args, true).await
 }
 
