@@ -1359,12 +1359,16 @@ fn load_sqlite(
         // `'rebuild'`: that would index venues and organizers too, which the triggers
         // never do. A 256 MiB term buffer (default 1 MiB) means far fewer segments to
         // write and merge; the setting is removed again so the server runs with defaults.
+        // `'optimize'` then merges the big segments into one: left unmerged, FTS5's
+        // incremental merging would make every later write pay for them (seconds per
+        // commit at 1M events).
         conn.execute_batch(&format!(
             "INSERT INTO posts_fts(posts_fts, rank) VALUES ('hashsize', 268435456);
              INSERT INTO posts_fts(rowid, title, excerpt, description)
              SELECT id, title, excerpt, description FROM posts
              WHERE post_type = '{}' ORDER BY id;
-             DELETE FROM posts_fts_config WHERE k = 'hashsize';",
+             DELETE FROM posts_fts_config WHERE k = 'hashsize';
+             INSERT INTO posts_fts(posts_fts) VALUES ('optimize');",
             PostType::Event.as_str()
         ))?;
         for (_, sql) in &fts_triggers {

@@ -106,7 +106,7 @@ fn sqlite_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
          PRAGMA synchronous = NORMAL;
          PRAGMA foreign_keys = ON;
          PRAGMA temp_store = MEMORY;
-         PRAGMA cache_size = -16000;",
+         PRAGMA cache_size = -8000;",
     )?;
     conn.set_prepared_statement_cache_capacity(256);
     Ok(conn)
