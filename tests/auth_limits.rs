@@ -80,3 +80,30 @@ both!(successes_do_not_count_against_the_limit, |app| async move {
             .assert(200);
     }
 });
+
+/// Statements run while answering one request.
+async fn statements_for(app: &TestApp, req: Request<Body>) -> (u64, Resp) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let counter = Arc::new(AtomicU64::new(0));
+    let resp = calendar_events::store::db::STATEMENT_COUNTER
+        .scope(counter.clone(), app.send(req))
+        .await;
+    (counter.load(Ordering::Relaxed), resp)
+}
+
+both!(
+    unknown_logins_and_wrong_secrets_do_the_same_work,
+    |app| async move {
+        let user = app.user(Role::Editor).await;
+        let (unknown, r1) =
+            statements_for(&app, request_from("10.3.0.1", "no-such-user", "secret")).await;
+        let (wrong, r2) =
+            statements_for(&app, request_from("10.3.0.2", &user.login, "secret")).await;
+        r1.assert_error(401, "incorrect_password");
+        r2.assert_error(401, "incorrect_password");
+        // Same statements, same answer: neither the body nor the work tells logins apart.
+        assert_eq!(unknown, wrong);
+        assert_eq!(r1.error_body(), r2.error_body());
+    }
+);

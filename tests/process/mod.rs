@@ -52,6 +52,11 @@ pub fn create_admin(database_url: &str, login: &str) -> String {
         .to_string()
 }
 
+thread_local! {
+    /// Extra command-line settings for the next `Server::start` on this thread.
+    pub static EXTRA_ARGS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 pub struct Server {
     pub child: Child,
     pub port: u16,
@@ -79,6 +84,7 @@ impl Server {
                 "--bind",
                 &format!("127.0.0.1:{port}"),
             ])
+            .args(EXTRA_ARGS.with(|a| a.borrow().clone()))
             .env("RUST_LOG", level)
             .stdout(out)
             .stderr(err)

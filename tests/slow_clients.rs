@@ -1,0 +1,96 @@
+//! Slow and oversized clients against the real binary: headers must arrive in time,
+//! request heads are bounded, and a crowd of slow connections does not lock out
+//! a normal client.
+
+mod process;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use process::{EXTRA_ARGS, Server};
+
+fn start(args: &[&str]) -> (tempfile::TempDir, Server) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("slow.db").display());
+    EXTRA_ARGS.with(|a| *a.borrow_mut() = args.iter().map(|s| s.to_string()).collect());
+    let server = Server::start(&url);
+    EXTRA_ARGS.with(|a| a.borrow_mut().clear());
+    (dir, server)
+}
+
+fn get(port: u16, path: &str) -> String {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    out
+}
+
+#[test]
+fn a_client_that_never_finishes_its_headers_is_disconnected() {
+    let (_dir, server) = start(&["--header-read-timeout-secs", "1"]);
+    let mut slow = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    slow.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    slow.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let started = Instant::now();
+    let mut buf = [0u8; 64];
+    let n = slow.read(&mut buf).unwrap_or(0);
+    let waited = started.elapsed();
+    assert!(waited < Duration::from_secs(5), "closed after {waited:?}");
+    assert!(
+        n == 0 || String::from_utf8_lossy(&buf[..n]).contains("408"),
+        "{:?}",
+        &buf[..n]
+    );
+}
+
+#[test]
+fn many_slow_clients_do_not_lock_out_a_normal_one() {
+    let (_dir, server) = start(&["--header-read-timeout-secs", "2", "--max-connections", "64"]);
+    let crowd: Vec<TcpStream> = (0..200)
+        .filter_map(|_| {
+            let mut s = TcpStream::connect(("127.0.0.1", server.port)).ok()?;
+            s.write_all(b"GET /health HTTP/1.1\r\n").ok()?;
+            Some(s)
+        })
+        .collect();
+    assert!(!crowd.is_empty());
+    // The crowd holds every connection slot until its header deadline; then it is cut.
+    let started = Instant::now();
+    let answer = get(server.port, "/health");
+    assert!(answer.contains("200 OK"), "{answer}");
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "answered after {:?}",
+        started.elapsed()
+    );
+    drop(crowd);
+}
+
+#[test]
+fn oversized_request_heads_are_refused() {
+    let (_dir, server) = start(&["--max-header-bytes", "16384"]);
+    let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let big = "a".repeat(200_000);
+    let _ = write!(s, "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: {big}\r\n\r\n");
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    assert!(
+        out.starts_with("HTTP/1.1 431"),
+        "{}",
+        &out[..out.len().min(80)]
+    );
+    assert!(
+        get(server.port, "/health").contains("200 OK"),
+        "still serving"
+    );
+}
