@@ -7,7 +7,7 @@
 //! version or second are dropped wholesale, so memory is bounded by what one
 //! second of distinct requests produces, and capped besides.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use axum::body::{Body, Bytes};
@@ -35,6 +35,11 @@ struct Generation {
     second: i64,
     entries: HashMap<String, Arc<Cached>>,
     bytes: usize,
+    /// The previous second's entries of the same data version, served while one
+    /// request per key recomputes (so an expiry is not a stampede).
+    previous: HashMap<String, Arc<Cached>>,
+    /// Keys being recomputed this second.
+    refreshing: HashSet<String>,
 }
 
 pub struct ResponseCache {
@@ -55,16 +60,38 @@ impl ResponseCache {
                 second: i64::MIN,
                 entries: HashMap::new(),
                 bytes: 0,
+                previous: HashMap::new(),
+                refreshing: HashSet::new(),
             }),
         }
     }
 
+    /// A cached response, or `None` when the caller should compute it (and `put` it).
+    ///
+    /// When a second has just passed and nothing was written, the previous second's
+    /// response (at most one second old, same data) is served to everyone but the one
+    /// caller chosen to recompute it.
     pub fn get(&self, version: u64, second: i64, key: &str) -> Option<Arc<Cached>> {
-        let g = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        if g.version == version && g.second + 1 == second {
+            let entries = std::mem::take(&mut g.entries);
+            g.previous = entries;
+            g.second = second;
+            g.bytes = 0;
+            g.refreshing.clear();
+        }
         if g.version != version || g.second != second {
             return None;
         }
-        g.entries.get(key).cloned()
+        if let Some(hit) = g.entries.get(key) {
+            return Some(hit.clone());
+        }
+        let stale = g.previous.get(key).cloned()?;
+        if g.refreshing.insert(key.to_string()) {
+            None
+        } else {
+            Some(stale)
+        }
     }
 
     /// Keeps a successful response; returns it ready to send.
@@ -91,8 +118,11 @@ impl ResponseCache {
                 g.version = version;
                 g.second = second;
                 g.entries.clear();
+                g.previous.clear();
+                g.refreshing.clear();
                 g.bytes = 0;
             }
+            g.refreshing.remove(&key);
             let size = cached.body.len() + key.len();
             if g.bytes + size <= self.max_bytes && g.entries.len() < MAX_ENTRIES {
                 g.bytes += size;
@@ -126,6 +156,31 @@ mod tests {
         // An older generation never replaces a newer one.
         cache.put(1, 100, "c".into(), ok("z")).await;
         assert!(cache.get(2, 100, "b").is_some());
+    }
+
+    #[tokio::test]
+    async fn one_caller_recomputes_an_expired_entry_while_others_get_the_last_one() {
+        let cache = ResponseCache::new(1 << 20);
+        cache.put(7, 100, "k".into(), ok("old")).await;
+        assert!(
+            cache.get(7, 101, "k").is_none(),
+            "the first caller recomputes"
+        );
+        assert!(
+            cache.get(7, 101, "k").is_some(),
+            "others get last second's answer"
+        );
+        assert!(cache.get(7, 101, "k").is_some());
+        cache.put(7, 101, "k".into(), ok("new")).await;
+        let fresh = cache.get(7, 101, "k").unwrap();
+        assert_eq!(fresh.body, "new");
+        // A write in between: nothing stale is ever served.
+        cache.put(7, 102, "k".into(), ok("x")).await;
+        assert!(cache.get(8, 103, "k").is_none());
+        assert!(
+            cache.get(8, 103, "k").is_none(),
+            "a new data version has no stale entries"
+        );
     }
 
     #[tokio::test]
