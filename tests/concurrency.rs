@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use axum::http::Method;
 use common::*;
+use sea_query::ExprTrait;
 use serde_json::json;
 
 /// Runs `n` copies of a request at once and returns the responses.
@@ -169,5 +170,129 @@ both!(
         );
         let all = app.get("categories?hide_empty=0").await;
         assert_eq!(all.body["total"], 1);
+    }
+);
+
+/// A term row written straight through the store, as a marker for the group tests.
+fn insert_marker(name: &str) -> sea_query::InsertStatement {
+    sea_query::Query::insert()
+        .into_table(sea_query::Alias::new("terms"))
+        .columns([
+            sea_query::Alias::new("taxonomy"),
+            sea_query::Alias::new("name"),
+            sea_query::Alias::new("slug"),
+        ])
+        .values_panic(["post_tag".into(), name.into(), name.into()])
+        .to_owned()
+}
+
+async fn marker_exists(app: &TestApp, name: &str) -> bool {
+    let mut conn = app.store.pool.read().await.unwrap();
+    let q = sea_query::Query::select()
+        .expr(sea_query::Expr::cust("1"))
+        .from(sea_query::Alias::new("terms"))
+        .and_where(sea_query::Expr::col(sea_query::Alias::new("slug")).eq(name))
+        .to_owned();
+    conn.query_opt(&q, |_| Ok(())).await.unwrap().is_some()
+}
+
+async fn until_writers_waiting(app: &TestApp, n: usize) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while app.store.pool.writers_waiting() < n {
+        assert!(std::time::Instant::now() < deadline, "writers never queued");
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    }
+}
+
+/// SQLite commits writes that queue for its writer together. A is open while B and C
+/// queue; A finishes first and leaves the group open for them; B fails and rolls back
+/// to its savepoint; C commits the group. A and C are kept, B leaves no trace, and the
+/// three cost one commit (one data-version step).
+#[tokio::test]
+async fn sqlite_commit_groups_keep_members_and_drop_failed_writes() {
+    let app = Arc::new(TestApp::sqlite().await);
+    let version_before = app.store.pool.data_version().await.unwrap();
+    let mut a = app.store.pool.write().await.unwrap();
+    a.execute(&insert_marker("group-a")).await.unwrap();
+
+    let b = tokio::spawn({
+        let app = app.clone();
+        async move {
+            let mut b = app.store.pool.write().await.unwrap();
+            b.execute(&insert_marker("group-b")).await.unwrap();
+            // Fails, as a request does when its input turns out invalid mid-transaction.
+            let err = b.execute(&insert_marker("group-b")).await;
+            assert!(err.is_err(), "the duplicate slug is refused");
+            drop(b);
+        }
+    });
+    until_writers_waiting(&app, 1).await;
+    let c = tokio::spawn({
+        let app = app.clone();
+        async move {
+            let mut c = app.store.pool.write().await.unwrap();
+            c.execute(&insert_marker("group-c")).await.unwrap();
+            c.commit().await
+        }
+    });
+    until_writers_waiting(&app, 2).await;
+
+    a.commit().await.expect("A's group committed");
+    b.await.unwrap();
+    c.await.unwrap().expect("C committed the group");
+    assert!(marker_exists(&app, "group-a").await);
+    assert!(marker_exists(&app, "group-c").await);
+    assert!(!marker_exists(&app, "group-b").await);
+    let version_after = app.store.pool.data_version().await.unwrap();
+    assert_eq!(
+        version_after - version_before,
+        1,
+        "one commit for the group"
+    );
+}
+
+/// A member whose group is left open by a failing last writer is not kept waiting:
+/// the failing writer commits the group for it.
+#[tokio::test]
+async fn sqlite_failed_last_writer_commits_the_group_it_leaves() {
+    let app = Arc::new(TestApp::sqlite().await);
+    let mut a = app.store.pool.write().await.unwrap();
+    a.execute(&insert_marker("alone-a")).await.unwrap();
+    let b = tokio::spawn({
+        let app = app.clone();
+        async move {
+            let mut b = app.store.pool.write().await.unwrap();
+            b.execute(&insert_marker("alone-b")).await.unwrap();
+            drop(b);
+        }
+    });
+    until_writers_waiting(&app, 1).await;
+    let a = tokio::spawn(a.commit());
+    b.await.unwrap();
+    // Committed by the time B is gone, without waiting for A to take over.
+    assert!(marker_exists(&app, "alone-a").await);
+    a.await.unwrap().expect("A's group committed");
+    assert!(!marker_exists(&app, "alone-b").await);
+}
+
+both!(
+    events_written_together_are_all_searchable_at_once,
+    |app| async move {
+        let app = Arc::new(app);
+        let body = json!({"title": "Quokkafest Gathering", "description": "<p>Bring a quokka.</p>",
+                          "start_date": "2027-04-01 10:00:00", "end_date": "2027-04-01 11:00:00"});
+        let responses = burst(&app, 40, Method::POST, "events", body).await;
+        for r in &responses {
+            r.assert(201);
+        }
+        for q in ["quokkafest", "quokka"] {
+            let list = app
+                .get(&format!(
+                    "events?search={q}&start_date=2027-04-01&end_date=2027-04-02&per_page=50"
+                ))
+                .await;
+            list.assert(200);
+            assert_eq!(list.body["total"], 40, "search {q}");
+        }
     }
 );

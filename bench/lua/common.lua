@@ -98,7 +98,7 @@ end
 -- A published event like the generated ones: one venue, one or two organizers, a
 -- category and a tag, sometime in the next year. Titles repeat words, as real ones do,
 -- so the server's slug de-duplication does real work.
-function M.event_request()
+local function build_event_request()
   if not writes then load_write_samples() end
   writes.counter = writes.counter + 1
   local title = string.format("%s %s %s", title_case(M.pick(adjectives)),
@@ -119,6 +119,24 @@ function M.event_request()
     5 * math.random(1, 20), M.pick(writes.venues), organizers,
     M.pick(writes.categories), M.pick(writes.tags))
   return wrk.format("POST", M.api .. "/events", writes.headers, body)
+end
+
+-- Requests are built ahead, in init(): formatting one in Lua costs more CPU than the
+-- server spends on it, and wrk shares the machine with the server under test.
+local POOL_SIZE = 4096
+local pool, next_in_pool = nil, 0
+
+function M.prepare_writes()
+  pool = {}
+  for i = 1, POOL_SIZE do
+    pool[i] = build_event_request()
+  end
+end
+
+function M.event_request()
+  if not pool then M.prepare_writes() end
+  next_in_pool = next_in_pool % POOL_SIZE + 1
+  return pool[next_in_pool]
 end
 
 return M

@@ -11,6 +11,7 @@ local ids, slugs
 
 function init(args)
   common.init()
+  common.prepare_writes()
   ids = common.lines("event_ids")
   slugs = common.lines("event_slugs")
 end

@@ -5,6 +5,7 @@ done = common.done
 
 function init(args)
   common.init()
+  common.prepare_writes()
 end
 
 function request()

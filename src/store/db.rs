@@ -16,6 +16,7 @@ use sea_query_postgres::{PostgresValue, PostgresValues};
 use sea_query_rusqlite::{RusqliteValue, RusqliteValues};
 
 use super::StoreError;
+use super::group_commit::{Writer, WriterGuard};
 
 /// How long a request waits for a connection before the database counts as unavailable.
 pub const POOL_WAIT: Duration = Duration::from_secs(5);
@@ -55,11 +56,10 @@ impl_statement!(
 pub enum Pool {
     Sqlite {
         /// SQLite allows one writer at a time; serialising writes here avoids
-        /// `SQLITE_BUSY` storms and keeps write latency predictable.
-        writer: deadpool::unmanaged::Pool<rusqlite::Connection>,
+        /// `SQLITE_BUSY` storms, keeps write latency predictable, and lets
+        /// concurrent writes share a commit.
+        writer: Arc<Writer>,
         readers: deadpool::unmanaged::Pool<rusqlite::Connection>,
-        /// Bumped after every commit; one process owns a SQLite file, so memory suffices.
-        version: Arc<AtomicU64>,
     },
     Postgres(deadpool_postgres::Pool),
 }
@@ -75,34 +75,39 @@ impl Pool {
     /// A connection for reading.
     pub async fn read(&self) -> Result<Conn, StoreError> {
         match self {
-            Pool::Sqlite { readers, .. } => {
-                Ok(Conn::Sqlite(readers.get().await.map_err(unavailable)?))
-            }
+            Pool::Sqlite { readers, .. } => Ok(Conn::Sqlite(SqliteConn::Reader(
+                readers.get().await.map_err(unavailable)?,
+            ))),
             Pool::Postgres(pool) => Ok(Conn::Postgres(pool.get().await.map_err(unavailable)?)),
         }
     }
 
     /// A connection for writing, already inside a transaction.
     pub async fn write(&self) -> Result<Tx, StoreError> {
-        let mut conn = match self {
-            Pool::Sqlite { writer, .. } => Conn::Sqlite(writer.get().await.map_err(unavailable)?),
-            Pool::Postgres(pool) => Conn::Postgres(pool.get().await.map_err(unavailable)?),
-        };
-        conn.batch(match conn.backend() {
-            // IMMEDIATE takes the write lock up front, so a transaction never
-            // fails half-way on a lock upgrade.
-            Backend::Sqlite => "BEGIN IMMEDIATE",
-            Backend::Postgres => "BEGIN",
-        })
-        .await?;
-        Ok(Tx {
-            conn: Some(conn),
-            finished: false,
-            version: match self {
-                Pool::Sqlite { version, .. } => Some(version.clone()),
-                Pool::Postgres(_) => None,
-            },
-        })
+        match self {
+            Pool::Sqlite { writer, .. } => Ok(Tx {
+                conn: Some(Conn::Sqlite(SqliteConn::Writer(writer.begin().await?))),
+                finished: false,
+                writer: Some(writer.clone()),
+            }),
+            Pool::Postgres(pool) => {
+                let mut conn = Conn::Postgres(pool.get().await.map_err(unavailable)?);
+                conn.batch("BEGIN").await?;
+                Ok(Tx {
+                    conn: Some(conn),
+                    finished: false,
+                    writer: None,
+                })
+            }
+        }
+    }
+
+    /// Write transactions waiting for SQLite's writer (always 0 on PostgreSQL).
+    pub fn writers_waiting(&self) -> usize {
+        match self {
+            Pool::Sqlite { writer, .. } => writer.waiting(),
+            Pool::Postgres(_) => 0,
+        }
     }
 
     /// A number that changes whenever committed data may have changed, seen alike by
@@ -110,7 +115,7 @@ impl Pool {
     /// never served under another.
     pub async fn data_version(&self) -> Result<u64, StoreError> {
         match self {
-            Pool::Sqlite { version, .. } => Ok(version.load(Ordering::Acquire)),
+            Pool::Sqlite { writer, .. } => Ok(writer.version.load(Ordering::Acquire)),
             Pool::Postgres(_) => {
                 let mut conn = self.read().await?;
                 let Conn::Postgres(c) = &mut conn else {
@@ -140,8 +145,24 @@ fn unavailable(e: impl std::fmt::Display) -> StoreError {
 }
 
 pub enum Conn {
-    Sqlite(deadpool::unmanaged::Object<rusqlite::Connection>),
+    Sqlite(SqliteConn),
     Postgres(deadpool_postgres::Object),
+}
+
+/// A pooled reader, or the writer held inside a write transaction.
+pub enum SqliteConn {
+    Reader(deadpool::unmanaged::Object<rusqlite::Connection>),
+    Writer(WriterGuard),
+}
+
+impl std::ops::Deref for SqliteConn {
+    type Target = rusqlite::Connection;
+    fn deref(&self) -> &rusqlite::Connection {
+        match self {
+            SqliteConn::Reader(c) => c,
+            SqliteConn::Writer(c) => c,
+        }
+    }
 }
 
 impl Conn {
@@ -270,7 +291,8 @@ fn pg_values(values: Values) -> PostgresValues {
 pub struct Tx {
     conn: Option<Conn>,
     finished: bool,
-    version: Option<Arc<AtomicU64>>,
+    /// SQLite's writer, which commits groups of transactions.
+    writer: Option<Arc<Writer>>,
 }
 
 impl Tx {
@@ -283,23 +305,25 @@ impl Tx {
     /// Commits, then announces the change through the data version. The bump comes
     /// after the commit, so no reader sees a new version before the new data.
     pub async fn commit(mut self) -> Result<(), StoreError> {
+        if let Some(writer) = self.writer.clone() {
+            self.finished = true;
+            return match self.conn.take() {
+                Some(Conn::Sqlite(SqliteConn::Writer(guard))) => writer.commit(guard).await,
+                _ => Err(StoreError::Internal(
+                    "SQLite transaction without the writer".into(),
+                )),
+            };
+        }
         let result = self.conn().batch("COMMIT").await;
         self.finished = result.is_ok();
         result?;
-        match &self.version {
-            Some(v) => {
-                v.fetch_add(1, Ordering::AcqRel);
-            }
-            None => {
-                if let Err(e) = self
-                    .conn()
-                    .batch("SELECT nextval('calendar_data_version')")
-                    .await
-                {
-                    // Cached responses then live until their one-second expiry at most.
-                    tracing::warn!(error = %e, "could not announce a committed write");
-                }
-            }
+        if let Err(e) = self
+            .conn()
+            .batch("SELECT nextval('calendar_data_version')")
+            .await
+        {
+            // Cached responses then live until their one-second expiry at most.
+            tracing::warn!(error = %e, "could not announce a committed write");
         }
         Ok(())
     }
@@ -326,15 +350,12 @@ impl Drop for Tx {
             return;
         }
         match self.conn.take() {
-            Some(Conn::Sqlite(c)) if c.execute_batch("ROLLBACK").is_err() => {
-                // A connection that cannot roll back must not be reused.
-                let _ = deadpool::unmanaged::Object::take(c);
-            }
+            // The writer guard rolls back to the request's savepoint when dropped.
+            Some(Conn::Sqlite(_)) | None => {}
             Some(Conn::Postgres(c)) => {
                 // Closing the connection makes the server roll back.
                 let _ = deadpool_postgres::Object::take(c);
             }
-            _ => {}
         }
     }
 }

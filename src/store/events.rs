@@ -303,66 +303,103 @@ pub async fn term_ids(conn: &mut Conn, event_id: i64) -> Result<Vec<i64>, StoreE
     .await
 }
 
-/// Replaces the event's terms of one taxonomy.
-pub async fn set_terms(
+/// The organizers and terms an event write sets; `None` leaves a relation as it is.
+#[derive(Default)]
+pub struct Relations<'a> {
+    pub organizers: Option<&'a [i64]>,
+    pub categories: Option<&'a [i64]>,
+    pub tags: Option<&'a [i64]>,
+}
+
+/// Whether the event already has relations to replace, or was just inserted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Existing {
+    Replace,
+    New,
+}
+
+/// Writes an event's organizers (in order) and terms: at most one statement to clear
+/// each replaced relation and one to insert each, so a new event's links cost two.
+pub async fn set_relations(
     conn: &mut Conn,
     event_id: i64,
-    taxonomy: Taxonomy,
-    ids: &[i64],
+    rel: &Relations<'_>,
+    existing: Existing,
 ) -> Result<(), StoreError> {
-    conn.execute(
-        Query::delete()
-            .from_table(TermRelationships::Table)
-            .and_where(Expr::col(TermRelationships::PostId).eq(event_id))
-            .and_where(
-                Expr::col(TermRelationships::TermId).in_subquery(
-                    Query::select()
-                        .column(Terms::Id)
-                        .from(Terms::Table)
-                        .and_where(Expr::col(Terms::Taxonomy).eq(taxonomy.as_str()))
-                        .take(),
-                ),
-            ),
-    )
-    .await?;
-    if ids.is_empty() {
-        return Ok(());
+    if existing == Existing::Replace {
+        if rel.organizers.is_some() {
+            conn.execute(
+                Query::delete()
+                    .from_table(EventOrganizers::Table)
+                    .and_where(Expr::col(EventOrganizers::EventId).eq(event_id)),
+            )
+            .await?;
+        }
+        let replaced: Vec<&str> = [
+            (rel.categories, Taxonomy::Category),
+            (rel.tags, Taxonomy::Tag),
+        ]
+        .into_iter()
+        .filter_map(|(ids, t)| ids.map(|_| t.as_str()))
+        .collect();
+        if !replaced.is_empty() {
+            // Correlated, so it reads only this event's few relationship rows.
+            conn.execute(
+                Query::delete()
+                    .from_table(TermRelationships::Table)
+                    .and_where(Expr::col(TermRelationships::PostId).eq(event_id))
+                    .and_where(Expr::exists(
+                        Query::select()
+                            .expr(Expr::cust("1"))
+                            .from(Terms::Table)
+                            .and_where(
+                                Expr::col((Terms::Table, Terms::Id))
+                                    .equals((TermRelationships::Table, TermRelationships::TermId)),
+                            )
+                            .and_where(Expr::col((Terms::Table, Terms::Taxonomy)).is_in(replaced))
+                            .take(),
+                    )),
+            )
+            .await?;
+        }
     }
-    let mut insert = Query::insert();
-    insert
-        .into_table(TermRelationships::Table)
-        .columns([TermRelationships::PostId, TermRelationships::TermId]);
-    let mut seen = HashSet::new();
-    for id in ids.iter().filter(|id| seen.insert(**id)) {
-        insert.values_panic([event_id.into(), (*id).into()]);
+    if let Some(ids) = rel.organizers.filter(|ids| !ids.is_empty()) {
+        let mut insert = Query::insert();
+        insert.into_table(EventOrganizers::Table).columns([
+            EventOrganizers::EventId,
+            EventOrganizers::OrganizerId,
+            EventOrganizers::Position,
+        ]);
+        let mut seen = HashSet::new();
+        for (pos, id) in ids.iter().filter(|id| seen.insert(**id)).enumerate() {
+            insert.values_panic([event_id.into(), (*id).into(), (pos as i64).into()]);
+        }
+        conn.execute(&insert).await?;
     }
-    conn.execute(&insert).await?;
+    let terms = distinct_terms(rel);
+    if !terms.is_empty() {
+        let mut insert = Query::insert();
+        insert
+            .into_table(TermRelationships::Table)
+            .columns([TermRelationships::PostId, TermRelationships::TermId]);
+        for id in terms {
+            insert.values_panic([event_id.into(), id.into()]);
+        }
+        conn.execute(&insert).await?;
+    }
     Ok(())
 }
 
-/// Replaces the event's organizers, keeping their order.
-pub async fn set_organizers(conn: &mut Conn, event_id: i64, ids: &[i64]) -> Result<(), StoreError> {
-    conn.execute(
-        Query::delete()
-            .from_table(EventOrganizers::Table)
-            .and_where(Expr::col(EventOrganizers::EventId).eq(event_id)),
-    )
-    .await?;
-    if ids.is_empty() {
-        return Ok(());
-    }
-    let mut insert = Query::insert();
-    insert.into_table(EventOrganizers::Table).columns([
-        EventOrganizers::EventId,
-        EventOrganizers::OrganizerId,
-        EventOrganizers::Position,
-    ]);
+/// The terms a write names, each once, in the order given.
+pub fn distinct_terms(rel: &Relations<'_>) -> Vec<i64> {
     let mut seen = HashSet::new();
-    for (pos, id) in ids.iter().filter(|id| seen.insert(**id)).enumerate() {
-        insert.values_panic([event_id.into(), (*id).into(), (pos as i64).into()]);
-    }
-    conn.execute(&insert).await?;
-    Ok(())
+    rel.categories
+        .into_iter()
+        .chain(rel.tags)
+        .flatten()
+        .copied()
+        .filter(|id| seen.insert(*id))
+        .collect()
 }
 
 /// Keeps `terms.count` (published events per term) right after a change:

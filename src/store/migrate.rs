@@ -11,11 +11,18 @@ struct Migration {
     postgres: &'static str,
 }
 
-const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    sqlite: include_str!("migrations/sqlite/0001_init.sql"),
-    postgres: include_str!("migrations/postgres/0001_init.sql"),
-}];
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        sqlite: include_str!("migrations/sqlite/0001_init.sql"),
+        postgres: include_str!("migrations/postgres/0001_init.sql"),
+    },
+    Migration {
+        version: 2,
+        sqlite: include_str!("migrations/sqlite/0002_search_queue.sql"),
+        postgres: include_str!("migrations/postgres/0002_search_queue.sql"),
+    },
+];
 
 /// Applies every migration the database has not seen, each in its own transaction.
 /// On PostgreSQL an advisory lock makes concurrent instances wait for each other.

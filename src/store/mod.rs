@@ -1,7 +1,9 @@
 //! Persistence: one query code path over SQLite and PostgreSQL.
 
+mod checkpoint;
 pub mod db;
 pub mod events;
+mod group_commit;
 mod migrate;
 pub mod posts;
 pub mod schema;
@@ -98,6 +100,18 @@ impl Store {
     }
 }
 
+/// Indexes the events a group of writes queued for search (see migration 0002), so
+/// the index is written once per commit and committed together with the events.
+const SQLITE_BEFORE_COMMIT: group_commit::BeforeCommit = group_commit::BeforeCommit {
+    when: "SELECT 1 FROM search_queue LIMIT 1",
+    run: &[
+        "INSERT INTO posts_fts(rowid, title, excerpt, description) \
+         SELECT p.id, p.title, p.excerpt, p.description \
+         FROM search_queue q JOIN posts p ON p.id = q.id",
+        "DELETE FROM search_queue",
+    ],
+};
+
 fn sqlite_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
     let conn = rusqlite::Connection::open(path)?;
     conn.busy_timeout(Duration::from_secs(5))?;
@@ -121,10 +135,15 @@ fn sqlite_pool(size: usize) -> deadpool::unmanaged::Pool<rusqlite::Connection> {
 }
 
 fn open_sqlite(path: &Path) -> Result<Pool, StoreError> {
-    let writer = sqlite_pool(1);
-    writer
-        .try_add(sqlite_connection(path)?)
-        .map_err(|(_, e)| StoreError::Internal(e.to_string()))?;
+    let writer_conn = sqlite_connection(path)?;
+    // Checkpoints run on their own thread, not inside the commits of the writer.
+    writer_conn.execute_batch("PRAGMA wal_autocheckpoint = 0;")?;
+    let checkpointer = checkpoint::Checkpointer::start(sqlite_connection(path)?, path)?;
+    let writer = std::sync::Arc::new(group_commit::Writer::new(
+        writer_conn,
+        SQLITE_BEFORE_COMMIT,
+        checkpointer,
+    ));
     let n = std::thread::available_parallelism().map_or(2, |n| n.get()) * 2;
     let readers = sqlite_pool(n);
     for _ in 0..n {
@@ -134,11 +153,7 @@ fn open_sqlite(path: &Path) -> Result<Pool, StoreError> {
             .try_add(conn)
             .map_err(|(_, e)| StoreError::Internal(e.to_string()))?;
     }
-    Ok(Pool::Sqlite {
-        writer,
-        readers,
-        version: Default::default(),
-    })
+    Ok(Pool::Sqlite { writer, readers })
 }
 
 fn open_postgres(url: &str) -> Result<Pool, StoreError> {

@@ -309,12 +309,14 @@ fn change_values(c: &PostChanges) -> Vec<(Posts, sea_query::Value)> {
     v
 }
 
-/// Inserts a venue or organizer. `changes` must carry title, author and status.
+/// Inserts a post. `changes` must carry title, author and status; `extra` holds the
+/// columns of its type (an event's dates, venue, …), so the row is written once.
 pub async fn insert(
     conn: &mut Conn,
     post_type: PostType,
     changes: &PostChanges,
     image_id: Option<i64>,
+    extra: Vec<(Posts, sea_query::Value)>,
     now: i64,
 ) -> Result<i64, StoreError> {
     // A slug with nothing usable in it ("!!!") falls back to the title, as WordPress does.
@@ -333,6 +335,7 @@ pub async fn insert(
     values.push((Posts::PostType, post_type.as_str().into()));
     values.push((Posts::Slug, slug.into()));
     values.push((Posts::ImageId, image_id.into()));
+    values.extend(extra);
     if post_type == PostType::Venue {
         // A venue created without map flags shows the map, as in the reference.
         for (flag, val) in [
@@ -678,5 +681,7 @@ pub async fn find_or_create(
         },
         None => None,
     };
-    insert(tx, t, changes, image_id, now).await.map(Ok)
+    insert(tx, t, changes, image_id, Vec::new(), now)
+        .await
+        .map(Ok)
 }

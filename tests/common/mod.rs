@@ -336,7 +336,7 @@ impl TestApp {
         Some(TestApp::with_store(store, None, Some(name), settings).await)
     }
 
-    async fn with_store(
+    pub async fn with_store(
         store: Store,
         dir: Option<tempfile::TempDir>,
         pg_database: Option<String>,

@@ -65,29 +65,67 @@ async fn linked_id(
     }
 }
 
-/// Everything but the post row: event columns, links and term counts.
-async fn write_rest(
+/// The venue, organizers and terms a write names, resolved to IDs; new ones are
+/// created in the same transaction. `None` leaves a link as it is.
+struct Links {
+    venue_id: Option<Option<i64>>,
+    organizers: Option<Vec<i64>>,
+    categories: Option<Vec<i64>>,
+    tags: Option<Vec<i64>>,
+}
+
+impl Links {
+    fn relations(&self) -> events::Relations<'_> {
+        events::Relations {
+            organizers: self.organizers.as_deref(),
+            categories: self.categories.as_deref(),
+            tags: self.tags.as_deref(),
+        }
+    }
+}
+
+async fn resolve_links(
     tx: &mut Conn,
-    id: i64,
     c: &EventChanges,
-    before: (&[i64], bool),
-    published_after: bool,
     author: i64,
     now: i64,
-) -> Result<(), WriteError> {
+) -> Result<Links, WriteError> {
     let venue_id = match &c.venue {
         Some(Some(r)) => Some(Some(linked_id(tx, PostType::Venue, r, author, now).await?)),
         Some(None) => Some(None),
         None => None,
     };
-    if let Some(refs) = &c.organizers {
-        let mut ids = Vec::with_capacity(refs.len());
-        for r in refs {
-            ids.push(linked_id(tx, PostType::Organizer, r, author, now).await?);
+    let organizers = match &c.organizers {
+        Some(refs) => {
+            let mut ids = Vec::with_capacity(refs.len());
+            for r in refs {
+                ids.push(linked_id(tx, PostType::Organizer, r, author, now).await?);
+            }
+            Some(ids)
         }
-        events::set_organizers(tx, id, &ids).await?;
+        None => None,
+    };
+    let mut terms = [None, None];
+    for (slot, (refs, taxonomy)) in terms.iter_mut().zip([
+        (&c.categories, Taxonomy::Category),
+        (&c.tags, Taxonomy::Tag),
+    ]) {
+        if let Some(refs) = refs {
+            *slot = Some(resolve_terms(tx, taxonomy, refs).await?);
+        }
     }
-    let row = EventRow {
+    let [categories, tags] = terms;
+    Ok(Links {
+        venue_id,
+        organizers,
+        categories,
+        tags,
+    })
+}
+
+/// The event's own columns a write sets.
+fn event_columns(c: &EventChanges, venue_id: Option<Option<i64>>) -> EventRow<'_> {
+    EventRow {
         website: c.website.as_ref().map(|w| w.as_deref()),
         start_utc: c.start_utc,
         end_utc: c.end_utc,
@@ -100,20 +138,7 @@ async fn write_rest(
         post_parent: c.post_parent,
         venue_id,
         tickets: c.tickets.as_deref(),
-    };
-    events::write_columns(tx, id, &row).await?;
-    for (refs, taxonomy) in [
-        (&c.categories, Taxonomy::Category),
-        (&c.tags, Taxonomy::Tag),
-    ] {
-        if let Some(refs) = refs {
-            let ids = resolve_terms(tx, taxonomy, refs).await?;
-            events::set_terms(tx, id, taxonomy, &ids).await?;
-        }
     }
-    let after = events::term_ids(tx, id).await?;
-    events::adjust_counts(tx, before, (&after, published_after)).await?;
-    Ok(())
 }
 
 impl Retryable for WriteError {
@@ -171,10 +196,17 @@ pub async fn create(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
                     .map_err(|()| WriteError::Invalid("image"))?,
                 None => None,
             };
-            let id = posts::insert(&mut tx, PostType::Event, &c.post, image_id, now).await?;
+            let links = resolve_links(&mut tx, &c, user.id, now).await?;
+            let columns = event_columns(&c, links.venue_id).values();
+            let id =
+                posts::insert(&mut tx, PostType::Event, &c.post, image_id, columns, now).await?;
+            let relations = links.relations();
+            events::set_relations(&mut tx, id, &relations, events::Existing::New).await?;
             let status = c.post.status.unwrap_or(Status::Draft);
-            let published = counts(status.as_str(), c.post.date_utc.unwrap_or(now), now);
-            write_rest(&mut tx, id, &c, (&[], false), published, user.id, now).await?;
+            if counts(status.as_str(), c.post.date_utc.unwrap_or(now), now) {
+                let terms = events::distinct_terms(&relations);
+                events::adjust_counts(&mut tx, (&[], false), (&terms, true)).await?;
+            }
             tx.commit().await?;
             Ok(id)
         })
@@ -246,16 +278,17 @@ pub async fn update(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError
                 .status
                 .map_or(status_before, |s| s.as_str().to_string());
             let published = counts(&status, c.post.date_utc.unwrap_or(date_before), now);
-            write_rest(
-                &mut tx,
-                target.post.id,
-                &c,
-                (&before_terms, was),
-                published,
-                author,
-                now,
-            )
-            .await?;
+            let links = resolve_links(&mut tx, &c, author, now).await?;
+            let id = target.post.id;
+            events::write_columns(&mut tx, id, &event_columns(&c, links.venue_id)).await?;
+            let relations = links.relations();
+            events::set_relations(&mut tx, id, &relations, events::Existing::Replace).await?;
+            let after = if relations.categories.is_some() && relations.tags.is_some() {
+                events::distinct_terms(&relations)
+            } else {
+                events::term_ids(&mut tx, id).await?
+            };
+            events::adjust_counts(&mut tx, (&before_terms, was), (&after, published)).await?;
             tx.commit().await?;
             Ok(())
         })
