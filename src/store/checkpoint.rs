@@ -7,42 +7,73 @@
 //! or readers, at most every [`PAUSE`].
 
 use std::path::Path;
-use std::sync::mpsc::{self, SyncSender, TrySendError};
-use std::time::Duration;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use super::StoreError;
 
 /// The shortest time between two checkpoints.
 const PAUSE: Duration = Duration::from_millis(200);
 
-/// Tells the checkpointer that the WAL grew. Dropping it stops the thread.
+/// Tells the checkpointer that the WAL grew. Dropping it stops the thread and
+/// waits for it, so its connection is closed when the store is.
 pub struct Checkpointer {
-    signal: SyncSender<()>,
+    signal: Option<SyncSender<()>>,
+    thread: Option<JoinHandle<()>>,
 }
 
 impl Checkpointer {
     pub fn start(conn: rusqlite::Connection, path: &Path) -> Result<Checkpointer, StoreError> {
         let (signal, commits) = mpsc::sync_channel::<()>(1);
         let name = path.display().to_string();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("sqlite-checkpoint".into())
-            .spawn(move || {
-                while commits.recv().is_ok() {
-                    if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
-                    {
-                        tracing::warn!(database = %name, error = %e, "WAL checkpoint failed");
-                    }
-                    std::thread::sleep(PAUSE);
-                }
-            })
+            .spawn(move || run(&conn, &commits, &name))
             .map_err(|e| StoreError::Internal(format!("cannot start the checkpointer: {e}")))?;
-        Ok(Checkpointer { signal })
+        Ok(Checkpointer {
+            signal: Some(signal),
+            thread: Some(thread),
+        })
     }
 
     /// Called after each commit; never blocks.
     pub fn committed(&self) {
-        match self.signal.try_send(()) {
-            Ok(()) | Err(TrySendError::Full(())) | Err(TrySendError::Disconnected(())) => {}
+        if let Some(signal) = &self.signal {
+            // Full means a checkpoint is already due: nothing to add.
+            let _ = signal.try_send(());
+        }
+    }
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        self.signal = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Checkpoints after commits, at most once per [`PAUSE`], until the store closes.
+fn run(conn: &rusqlite::Connection, commits: &Receiver<()>, name: &str) {
+    let mut due = commits.recv().is_ok();
+    while due {
+        if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+            tracing::warn!(database = %name, error = %e, "WAL checkpoint failed");
+        }
+        due = false;
+        let until = Instant::now() + PAUSE;
+        loop {
+            match commits.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                // Committed during the pause: checkpoint again right after it.
+                Ok(()) => due = true,
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+        }
+        if !due {
+            due = commits.recv().is_ok();
         }
     }
 }

@@ -17,6 +17,7 @@ use sea_query_rusqlite::{RusqliteValue, RusqliteValues};
 
 use super::StoreError;
 use super::group_commit::{Writer, WriterGuard};
+use super::pg::PgConn;
 
 /// How long a request waits for a connection before the database counts as unavailable.
 pub const POOL_WAIT: Duration = Duration::from_secs(5);
@@ -28,7 +29,7 @@ pub enum Backend {
 }
 
 /// Anything sea-query can render: the four statement kinds.
-pub trait Statement {
+pub trait Statement: Send + Sync {
     fn render(&self, backend: Backend) -> (String, Values);
 }
 
@@ -78,7 +79,9 @@ impl Pool {
             Pool::Sqlite { readers, .. } => Ok(Conn::Sqlite(SqliteConn::Reader(
                 readers.get().await.map_err(unavailable)?,
             ))),
-            Pool::Postgres(pool) => Ok(Conn::Postgres(pool.get().await.map_err(unavailable)?)),
+            Pool::Postgres(pool) => Ok(Conn::Postgres(PgConn::new(
+                pool.get().await.map_err(unavailable)?,
+            ))),
         }
     }
 
@@ -91,10 +94,11 @@ impl Pool {
                 writer: Some(writer.clone()),
             }),
             Pool::Postgres(pool) => {
-                let mut conn = Conn::Postgres(pool.get().await.map_err(unavailable)?);
-                conn.batch("BEGIN").await?;
+                let mut conn = PgConn::new(pool.get().await.map_err(unavailable)?);
+                // Sent with the transaction's first statement.
+                conn.begin_later();
                 Ok(Tx {
-                    conn: Some(conn),
+                    conn: Some(Conn::Postgres(conn)),
                     finished: false,
                     writer: None,
                 })
@@ -122,9 +126,12 @@ impl Pool {
                     return Err(StoreError::Internal("backend mismatch".into()));
                 };
                 let st = c
-                    .prepare_cached("SELECT last_value FROM calendar_data_version")
+                    .prepare("SELECT last_value FROM calendar_data_version")
                     .await?;
-                let row = c.query_one(&st, &[]).await?;
+                let rows = c.query(&st, &Vec::new()).await?;
+                let row = rows
+                    .first()
+                    .ok_or_else(|| StoreError::Internal("no data version".into()))?;
                 Ok(row.try_get::<_, i64>(0)? as u64)
             }
         }
@@ -146,7 +153,7 @@ fn unavailable(e: impl std::fmt::Display) -> StoreError {
 
 pub enum Conn {
     Sqlite(SqliteConn),
-    Postgres(deadpool_postgres::Object),
+    Postgres(PgConn),
 }
 
 /// A pooled reader, or the writer held inside a write transaction.
@@ -177,7 +184,7 @@ impl Conn {
     pub async fn batch(&mut self, sql: &str) -> Result<(), StoreError> {
         match self {
             Conn::Sqlite(c) => c.execute_batch(sql).map_err(StoreError::from),
-            Conn::Postgres(c) => c.batch_execute(sql).await.map_err(StoreError::from),
+            Conn::Postgres(c) => c.batch(sql).await,
         }
     }
 
@@ -186,10 +193,8 @@ impl Conn {
     /// has a single writer, so only PostgreSQL needs it.
     pub async fn lock_key(&mut self, key: &str) -> Result<(), StoreError> {
         if let Conn::Postgres(c) = self {
-            let st = c
-                .prepare_cached("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
-                .await?;
-            c.execute(&st, &[&key]).await?;
+            // Sent ahead of the next statement, which is the one it protects.
+            c.lock_later(key);
         }
         Ok(())
     }
@@ -215,7 +220,7 @@ impl Conn {
             }
             Conn::Postgres(c) => {
                 let values = pg_values(values);
-                let st = c.prepare_cached(&sql).await?;
+                let st = c.prepare(&sql).await?;
                 let rows = c.query(&st, &values.as_params()).await?;
                 rows.iter().map(|r| map(&Row::Postgres(r))).collect()
             }
@@ -242,7 +247,7 @@ impl Conn {
     }
 
     /// Runs a statement and returns the number of rows it changed.
-    pub async fn execute(&mut self, stmt: &impl Statement) -> Result<u64, StoreError> {
+    pub async fn execute(&mut self, stmt: &(impl Statement + ?Sized)) -> Result<u64, StoreError> {
         count_statement();
         let (sql, values) = stmt.render(self.backend());
         match self {
@@ -253,8 +258,36 @@ impl Conn {
             }
             Conn::Postgres(c) => {
                 let values = pg_values(values);
-                let st = c.prepare_cached(&sql).await?;
-                Ok(c.execute(&st, &values.as_params()).await?)
+                let st = c.prepare(&sql).await?;
+                c.execute(&st, &values.as_params()).await
+            }
+        }
+    }
+
+    /// Runs statements in order; on PostgreSQL they travel in one flight.
+    pub async fn execute_all(&mut self, stmts: &[Box<dyn Statement>]) -> Result<(), StoreError> {
+        match self {
+            Conn::Sqlite(_) => {
+                for stmt in stmts {
+                    self.execute(stmt.as_ref()).await?;
+                }
+                Ok(())
+            }
+            Conn::Postgres(c) => {
+                let mut rendered: Vec<PostgresValues> = Vec::with_capacity(stmts.len());
+                let mut prepared = Vec::with_capacity(stmts.len());
+                for stmt in stmts {
+                    count_statement();
+                    let (sql, values) = stmt.render(Backend::Postgres);
+                    prepared.push(c.prepare(&sql).await?);
+                    rendered.push(pg_values(values));
+                }
+                let batch: Vec<_> = prepared
+                    .into_iter()
+                    .zip(&rendered)
+                    .map(|(st, v)| (st, v.as_params()))
+                    .collect();
+                c.execute_all(&batch).await.map(drop)
             }
         }
     }
@@ -314,14 +347,16 @@ impl Tx {
                 )),
             };
         }
-        let result = self.conn().batch("COMMIT").await;
-        self.finished = result.is_ok();
-        result?;
-        if let Err(e) = self
-            .conn()
-            .batch("SELECT nextval('calendar_data_version')")
-            .await
-        {
+        let Some(Conn::Postgres(c)) = self.conn.as_mut() else {
+            return Err(StoreError::Internal(
+                "transaction without a connection".into(),
+            ));
+        };
+        let announced = c
+            .commit_then("SELECT nextval('calendar_data_version')")
+            .await?;
+        self.finished = true;
+        if let Err(e) = announced {
             // Cached responses then live until their one-second expiry at most.
             tracing::warn!(error = %e, "could not announce a committed write");
         }
@@ -354,7 +389,7 @@ impl Drop for Tx {
             Some(Conn::Sqlite(_)) | None => {}
             Some(Conn::Postgres(c)) => {
                 // Closing the connection makes the server roll back.
-                let _ = deadpool_postgres::Object::take(c);
+                let _ = deadpool_postgres::Object::take(c.into_inner());
             }
         }
     }

@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use sea_query::{Alias, Cond, Expr, ExprTrait, LockType, Order, Query, SelectStatement, UnionType};
 
+use super::db::Statement;
 use super::posts::{self, POST_COLUMN_COUNT, col, post_from_row, select_posts};
 use super::schema::{EventOrganizers, Posts, TermRelationships, Terms};
 use super::terms::{TERM_COLUMN_COUNT, term_from_row};
@@ -326,14 +327,25 @@ pub async fn set_relations(
     rel: &Relations<'_>,
     existing: Existing,
 ) -> Result<(), StoreError> {
+    conn.execute_all(&relation_statements(event_id, rel, existing))
+        .await
+}
+
+/// The statements [`set_relations`] runs, for callers that send more with them.
+pub fn relation_statements(
+    event_id: i64,
+    rel: &Relations<'_>,
+    existing: Existing,
+) -> Vec<Box<dyn Statement>> {
+    let mut out: Vec<Box<dyn Statement>> = Vec::new();
     if existing == Existing::Replace {
         if rel.organizers.is_some() {
-            conn.execute(
+            out.push(Box::new(
                 Query::delete()
                     .from_table(EventOrganizers::Table)
-                    .and_where(Expr::col(EventOrganizers::EventId).eq(event_id)),
-            )
-            .await?;
+                    .and_where(Expr::col(EventOrganizers::EventId).eq(event_id))
+                    .to_owned(),
+            ));
         }
         let replaced: Vec<&str> = [
             (rel.categories, Taxonomy::Category),
@@ -344,7 +356,7 @@ pub async fn set_relations(
         .collect();
         if !replaced.is_empty() {
             // Correlated, so it reads only this event's few relationship rows.
-            conn.execute(
+            out.push(Box::new(
                 Query::delete()
                     .from_table(TermRelationships::Table)
                     .and_where(Expr::col(TermRelationships::PostId).eq(event_id))
@@ -358,9 +370,9 @@ pub async fn set_relations(
                             )
                             .and_where(Expr::col((Terms::Table, Terms::Taxonomy)).is_in(replaced))
                             .take(),
-                    )),
-            )
-            .await?;
+                    ))
+                    .to_owned(),
+            ));
         }
     }
     if let Some(ids) = rel.organizers.filter(|ids| !ids.is_empty()) {
@@ -374,7 +386,7 @@ pub async fn set_relations(
         for (pos, id) in ids.iter().filter(|id| seen.insert(**id)).enumerate() {
             insert.values_panic([event_id.into(), (*id).into(), (pos as i64).into()]);
         }
-        conn.execute(&insert).await?;
+        out.push(Box::new(insert));
     }
     let terms = distinct_terms(rel);
     if !terms.is_empty() {
@@ -385,9 +397,9 @@ pub async fn set_relations(
         for id in terms {
             insert.values_panic([event_id.into(), id.into()]);
         }
-        conn.execute(&insert).await?;
+        out.push(Box::new(insert));
     }
-    Ok(())
+    out
 }
 
 /// The terms a write names, each once, in the order given.
@@ -411,6 +423,11 @@ pub async fn adjust_counts(
     before: (&[i64], bool),
     after: (&[i64], bool),
 ) -> Result<(), StoreError> {
+    conn.execute_all(&count_statements(before, after)).await
+}
+
+/// The statements [`adjust_counts`] runs.
+pub fn count_statements(before: (&[i64], bool), after: (&[i64], bool)) -> Vec<Box<dyn Statement>> {
     let mut delta: HashMap<i64, i64> = HashMap::new();
     if before.1 {
         for id in before.0 {
@@ -422,8 +439,10 @@ pub async fn adjust_counts(
             *delta.entry(*id).or_default() += 1;
         }
     }
+    let mut out: Vec<Box<dyn Statement>> = Vec::new();
     for d in [-1i64, 1] {
-        let ids: Vec<i64> = delta
+        // Sorted, so concurrent writers lock the rows in one order.
+        let mut ids: Vec<i64> = delta
             .iter()
             .filter(|(_, v)| **v == d)
             .map(|(k, _)| *k)
@@ -431,15 +450,16 @@ pub async fn adjust_counts(
         if ids.is_empty() {
             continue;
         }
-        conn.execute(
+        ids.sort_unstable();
+        out.push(Box::new(
             Query::update()
                 .table(Terms::Table)
                 .value(Terms::Count, Expr::col(Terms::Count).add(d))
-                .and_where(Expr::col(Terms::Id).is_in(ids)),
-        )
-        .await?;
+                .and_where(Expr::col(Terms::Id).is_in(ids))
+                .to_owned(),
+        ));
     }
-    Ok(())
+    out
 }
 
 /// Visibility and status rules shared by every event list.

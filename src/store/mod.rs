@@ -5,6 +5,7 @@ pub mod db;
 pub mod events;
 mod group_commit;
 mod migrate;
+mod pg;
 pub mod posts;
 pub mod schema;
 pub mod terms;

@@ -201,12 +201,14 @@ pub async fn create(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
             let id =
                 posts::insert(&mut tx, PostType::Event, &c.post, image_id, columns, now).await?;
             let relations = links.relations();
-            events::set_relations(&mut tx, id, &relations, events::Existing::New).await?;
+            let mut stmts = events::relation_statements(id, &relations, events::Existing::New);
             let status = c.post.status.unwrap_or(Status::Draft);
             if counts(status.as_str(), c.post.date_utc.unwrap_or(now), now) {
                 let terms = events::distinct_terms(&relations);
-                events::adjust_counts(&mut tx, (&[], false), (&terms, true)).await?;
+                // Last, so PostgreSQL holds the busy term rows only until the commit.
+                stmts.extend(events::count_statements((&[], false), (&terms, true)));
             }
+            tx.execute_all(&stmts).await?;
             tx.commit().await?;
             Ok(id)
         })
