@@ -1,18 +1,41 @@
 //! A response cache for anonymous reads, correct across instances.
 //!
 //! An entry is valid only for the data version it was computed under (see
-//! `Pool::data_version`, which every instance sharing a database sees alike) and
-//! for the second it was computed in, since answers also depend on the clock
-//! (default date windows, scheduled posts going live). Entries of an older
-//! version or second are dropped wholesale, so memory is bounded by what one
-//! second of distinct requests produces, and capped besides.
+//! `Pool::data_version`, which every instance sharing a database sees alike):
+//! a new version drops every entry at once, so a committed write is visible to
+//! the next request on any instance. Within one version an entry is fresh for
+//! the second it was computed in, since answers also depend on the clock
+//! (default date windows, scheduled posts going live). After that, one request
+//! per key and second recomputes it while the others are answered with the last
+//! response — same data, clock-dependent parts at most [`MAX_STALE_SECONDS`]
+//! old — so an expiry is never a stampede, however long the recomputation takes.
+//! A key with no entry at all is computed by one request too; the others wait
+//! for it (up to [`MAX_WAIT`]) rather than all running the same query.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
+
+/// How old (in seconds of the clock) a response of the current data version may
+/// be when served while it is being recomputed.
+pub const MAX_STALE_SECONDS: i64 = 5;
+
+/// How long a request waits for another one computing the same uncached key.
+pub const MAX_WAIT: Duration = Duration::from_secs(5);
+
+/// What [`ResponseCache::get`] found.
+pub enum Lookup {
+    Hit(Arc<Cached>),
+    /// Compute the response, then [`ResponseCache::put`] it (or
+    /// [`ResponseCache::abandon`] the key if there is none to keep).
+    Compute,
+    /// Another request is computing it: wait for this, then look again.
+    Wait(tokio::sync::futures::OwnedNotified),
+}
 
 /// A response as it was sent.
 pub struct Cached {
@@ -30,16 +53,32 @@ impl Cached {
     }
 }
 
+struct Entry {
+    response: Arc<Cached>,
+    /// The second it was computed in.
+    second: i64,
+    /// The second a recomputation was last handed out, if one was.
+    refreshing: Option<i64>,
+    size: usize,
+}
+
 struct Generation {
     version: u64,
-    second: i64,
-    entries: HashMap<String, Arc<Cached>>,
+    entries: HashMap<String, Entry>,
     bytes: usize,
-    /// The previous second's entries of the same data version, served while one
-    /// request per key recomputes (so an expiry is not a stampede).
-    previous: HashMap<String, Arc<Cached>>,
-    /// Keys being recomputed this second.
-    refreshing: HashSet<String>,
+    /// Keys with no entry that one request is computing; the others wait on these.
+    computing: HashMap<String, Arc<tokio::sync::Notify>>,
+}
+
+impl Generation {
+    fn reset(&mut self, version: u64) {
+        self.version = version;
+        self.entries.clear();
+        self.bytes = 0;
+        for (_, waiting) in self.computing.drain() {
+            waiting.notify_waiters();
+        }
+    }
 }
 
 pub struct ResponseCache {
@@ -57,50 +96,64 @@ impl ResponseCache {
             max_bytes,
             current: Mutex::new(Generation {
                 version: u64::MAX,
-                second: i64::MIN,
                 entries: HashMap::new(),
                 bytes: 0,
-                previous: HashMap::new(),
-                refreshing: HashSet::new(),
+                computing: HashMap::new(),
             }),
         }
     }
 
-    /// A cached response, or `None` when the caller should compute it (and `put` it).
-    ///
-    /// When a second has just passed and nothing was written, the previous second's
-    /// response (at most one second old, same data) is served to everyone but the one
-    /// caller chosen to recompute it.
-    pub fn get(&self, version: u64, second: i64, key: &str) -> Option<Arc<Cached>> {
+    /// A cached response, or what to do instead.
+    pub fn get(&self, version: u64, second: i64, key: &str) -> Lookup {
         let mut g = self.current.lock().unwrap_or_else(|e| e.into_inner());
-        if g.version == version && g.second + 1 == second {
-            let entries = std::mem::take(&mut g.entries);
-            g.previous = entries;
-            g.second = second;
-            g.bytes = 0;
-            g.refreshing.clear();
+        if g.version != version {
+            // Versions only grow: a newer one replaces everything kept so far.
+            if version < g.version && g.version != u64::MAX {
+                return Lookup::Compute;
+            }
+            g.reset(version);
         }
-        if g.version != version || g.second != second {
-            return None;
+        let Some(entry) = g.entries.get_mut(key) else {
+            if let Some(running) = g.computing.get(key) {
+                // Registered now, so the wake-up cannot be missed.
+                return Lookup::Wait(running.clone().notified_owned());
+            }
+            g.computing
+                .insert(key.to_string(), Arc::new(tokio::sync::Notify::new()));
+            return Lookup::Compute;
+        };
+        if entry.second == second {
+            return Lookup::Hit(entry.response.clone());
         }
-        if let Some(hit) = g.entries.get(key) {
-            return Some(hit.clone());
+        if entry.second > second || second - entry.second > MAX_STALE_SECONDS {
+            return Lookup::Compute;
         }
-        let stale = g.previous.get(key).cloned()?;
-        if g.refreshing.insert(key.to_string()) {
-            None
+        // One recomputation per key and second; everyone else gets the last answer.
+        if entry.refreshing.is_some_and(|s| s >= second) {
+            Lookup::Hit(entry.response.clone())
         } else {
-            Some(stale)
+            entry.refreshing = Some(second);
+            Lookup::Compute
+        }
+    }
+
+    /// Wakes whoever waits for `key` when the request computing it has nothing to keep.
+    pub fn abandon(&self, key: &str) {
+        let mut g = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = g.computing.remove(key) {
+            n.notify_waiters();
         }
     }
 
     /// Keeps a successful response; returns it ready to send.
     pub async fn put(&self, version: u64, second: i64, key: String, resp: Response) -> Response {
         if resp.status() != StatusCode::OK || self.max_bytes == 0 {
+            self.abandon(&key);
             return resp;
         }
         let (parts, body) = resp.into_parts();
         let Ok(body) = axum::body::to_bytes(body, MAX_ENTRY_BYTES).await else {
+            self.abandon(&key);
             return Response::from_parts(parts, Body::empty());
         };
         let cached = Arc::new(Cached {
@@ -110,23 +163,43 @@ impl ResponseCache {
         });
         {
             let mut g = self.current.lock().unwrap_or_else(|e| e.into_inner());
-            if g.version != version || g.second != second {
+            if g.version != version {
                 // Only ever move forward: a slow request must not reset a newer generation.
-                if (version, second) < (g.version, g.second) && g.version != u64::MAX {
+                if version < g.version && g.version != u64::MAX {
                     return cached.response();
                 }
-                g.version = version;
-                g.second = second;
-                g.entries.clear();
-                g.previous.clear();
-                g.refreshing.clear();
-                g.bytes = 0;
+                g.reset(version);
             }
-            g.refreshing.remove(&key);
+            // Waiters wake once the lock is released, when the entry is in place.
+            if let Some(n) = g.computing.remove(&key) {
+                n.notify_waiters();
+            }
+            if let Some(old) = g.entries.get(&key) {
+                if old.second > second {
+                    return cached.response();
+                }
+                let size = old.size;
+                g.bytes -= size;
+                g.entries.remove(&key);
+            }
             let size = cached.body.len() + key.len();
+            if g.bytes + size > self.max_bytes || g.entries.len() >= MAX_ENTRIES {
+                // Entries too old to be served are the first to go.
+                g.entries
+                    .retain(|_, e| second - e.second <= MAX_STALE_SECONDS);
+                g.bytes = g.entries.values().map(|e| e.size).sum();
+            }
             if g.bytes + size <= self.max_bytes && g.entries.len() < MAX_ENTRIES {
                 g.bytes += size;
-                g.entries.insert(key, cached.clone());
+                g.entries.insert(
+                    key,
+                    Entry {
+                        response: cached.clone(),
+                        second,
+                        refreshing: None,
+                        size,
+                    },
+                );
             }
         }
         cached.response()
@@ -137,6 +210,15 @@ impl ResponseCache {
 mod tests {
     use super::*;
 
+    impl ResponseCache {
+        fn hit(&self, version: u64, second: i64, key: &str) -> Option<Arc<Cached>> {
+            match self.get(version, second, key) {
+                Lookup::Hit(h) => Some(h),
+                Lookup::Compute | Lookup::Wait(_) => None,
+            }
+        }
+    }
+
     fn ok(text: &'static str) -> Response {
         Response::new(Body::from(text))
     }
@@ -145,17 +227,17 @@ mod tests {
     async fn entries_live_for_one_version_and_second() {
         let cache = ResponseCache::new(1 << 20);
         cache.put(1, 100, "a".into(), ok("x")).await;
-        assert!(cache.get(1, 100, "a").is_some());
-        assert!(cache.get(2, 100, "a").is_none(), "a write invalidates");
+        assert!(cache.hit(1, 100, "a").is_some());
+        assert!(cache.hit(2, 100, "a").is_none(), "a write invalidates");
         assert!(
-            cache.get(1, 101, "a").is_none(),
-            "the next second invalidates"
+            cache.hit(1, 101, "a").is_none(),
+            "the next second recomputes"
         );
         cache.put(2, 100, "b".into(), ok("y")).await;
-        assert!(cache.get(1, 100, "a").is_none());
+        assert!(cache.hit(1, 100, "a").is_none());
         // An older generation never replaces a newer one.
         cache.put(1, 100, "c".into(), ok("z")).await;
-        assert!(cache.get(2, 100, "b").is_some());
+        assert!(cache.hit(2, 100, "b").is_some());
     }
 
     #[tokio::test]
@@ -163,34 +245,79 @@ mod tests {
         let cache = ResponseCache::new(1 << 20);
         cache.put(7, 100, "k".into(), ok("old")).await;
         assert!(
-            cache.get(7, 101, "k").is_none(),
+            cache.hit(7, 101, "k").is_none(),
             "the first caller recomputes"
         );
         assert!(
-            cache.get(7, 101, "k").is_some(),
+            cache.hit(7, 101, "k").is_some(),
             "others get last second's answer"
         );
-        assert!(cache.get(7, 101, "k").is_some());
+        assert!(cache.hit(7, 101, "k").is_some());
         cache.put(7, 101, "k".into(), ok("new")).await;
-        let fresh = cache.get(7, 101, "k").unwrap();
+        let fresh = cache.hit(7, 101, "k").unwrap();
         assert_eq!(fresh.body, "new");
         // A write in between: nothing stale is ever served.
         cache.put(7, 102, "k".into(), ok("x")).await;
-        assert!(cache.get(8, 103, "k").is_none());
+        assert!(cache.hit(8, 103, "k").is_none());
         assert!(
-            cache.get(8, 103, "k").is_none(),
+            cache.hit(8, 103, "k").is_none(),
             "a new data version has no stale entries"
         );
+    }
+
+    #[tokio::test]
+    async fn a_slow_recomputation_keeps_the_last_answer_and_one_refresher_per_second() {
+        let cache = ResponseCache::new(1 << 20);
+        cache.put(3, 100, "k".into(), ok("old")).await;
+        assert!(cache.hit(3, 101, "k").is_none(), "a refresher at 101");
+        assert!(cache.hit(3, 101, "k").is_some());
+        // Still computing two seconds later: one more refresher, the rest get "old".
+        assert!(cache.hit(3, 103, "k").is_none(), "a refresher at 103");
+        assert_eq!(cache.hit(3, 103, "k").unwrap().body, "old");
+        // The slow one from 101 lands, then the one from 103: the newer stays.
+        cache.put(3, 103, "k".into(), ok("new")).await;
+        cache.put(3, 101, "k".into(), ok("older")).await;
+        assert_eq!(cache.hit(3, 103, "k").unwrap().body, "new");
+        // Too old to serve: everyone computes.
+        let late = 103 + MAX_STALE_SECONDS + 1;
+        assert!(cache.hit(3, late, "k").is_none());
+        assert!(cache.hit(3, late, "k").is_none());
+    }
+
+    #[tokio::test]
+    async fn one_request_computes_a_cold_key_and_the_others_wait_for_it() {
+        let cache = Arc::new(ResponseCache::new(1 << 20));
+        assert!(matches!(cache.get(5, 10, "k"), Lookup::Compute));
+        let Lookup::Wait(waiting) = cache.get(5, 10, "k") else {
+            panic!("a second request waits");
+        };
+        let waiter = tokio::spawn({
+            let cache = cache.clone();
+            async move {
+                waiting.await;
+                cache.hit(5, 10, "k").map(|c| c.body.clone())
+            }
+        });
+        cache.put(5, 10, "k".into(), ok("once")).await;
+        assert_eq!(waiter.await.unwrap().as_deref(), Some(&b"once"[..]));
+        // A computation that fails wakes the waiters, and the next request computes.
+        assert!(matches!(cache.get(5, 10, "j"), Lookup::Compute));
+        let Lookup::Wait(waiting) = cache.get(5, 10, "j") else {
+            panic!("a second request waits");
+        };
+        cache.abandon("j");
+        waiting.await;
+        assert!(matches!(cache.get(5, 10, "j"), Lookup::Compute));
     }
 
     #[tokio::test]
     async fn size_is_capped_and_errors_are_not_kept() {
         let cache = ResponseCache::new(10);
         cache.put(1, 1, "big".into(), ok("0123456789abc")).await;
-        assert!(cache.get(1, 1, "big").is_none());
+        assert!(cache.hit(1, 1, "big").is_none());
         let mut not_found = ok("nope");
         *not_found.status_mut() = StatusCode::NOT_FOUND;
         cache.put(1, 1, "nf".into(), not_found).await;
-        assert!(cache.get(1, 1, "nf").is_none());
+        assert!(cache.hit(1, 1, "nf").is_none());
     }
 }

@@ -11,6 +11,7 @@ use axum::http::{Method, header};
 use axum::response::Response;
 use serde_json::{Map, Value};
 
+use super::cache::{Lookup, MAX_WAIT};
 use super::error::ApiError;
 use super::urls::Urls;
 use super::{App, Lang, auth, doc, events, index, linked, terms};
@@ -52,10 +53,19 @@ pub async fn handle(
         Some(_) => app.store.pool.data_version().await.ok(),
         None => None,
     };
-    if let (Some(key), Some(v)) = (&cache_key, version)
-        && let Some(hit) = app.cache.get(v, now, key)
-    {
-        return hit.response();
+    if let (Some(key), Some(v)) = (&cache_key, version) {
+        match app.cache.get(v, now, key) {
+            Lookup::Hit(hit) => return hit.response(),
+            Lookup::Compute => {}
+            Lookup::Wait(computing) => {
+                // Someone is computing this very response: wait for theirs rather than
+                // run the same query again; compute it ourselves if it does not come.
+                let _ = tokio::time::timeout(MAX_WAIT, computing).await;
+                if let Lookup::Hit(hit) = app.cache.get(v, now, key) {
+                    return hit.response();
+                }
+            }
+        }
     }
     let cache = app.clone();
     let result = match tokio::time::timeout(timeout, run(app, endpoint, lang, req, now)).await {
@@ -66,7 +76,12 @@ pub async fn handle(
     match (result, cache_key, version) {
         (Ok(resp), Some(key), Some(v)) => cache.cache.put(v, now, key, resp).await,
         (Ok(resp), _, _) => resp,
-        (Err(e), _, _) => e.response_with_id(&code, request_id.as_deref()),
+        (Err(e), key, _) => {
+            if let Some(key) = key {
+                cache.cache.abandon(&key);
+            }
+            e.response_with_id(&code, request_id.as_deref())
+        }
     }
 }
 
