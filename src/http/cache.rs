@@ -113,6 +113,14 @@ impl ResponseCache {
             }
             g.reset(version);
         }
+        // An entry too old to serve counts as none: one request computes, others wait.
+        if g.entries
+            .get(key)
+            .is_some_and(|e| second - e.second > MAX_STALE_SECONDS)
+            && let Some(old) = g.entries.remove(key)
+        {
+            g.bytes -= old.size;
+        }
         let Some(entry) = g.entries.get_mut(key) else {
             if let Some(running) = g.computing.get(key) {
                 // Registered now, so the wake-up cannot be missed.
@@ -122,11 +130,9 @@ impl ResponseCache {
                 .insert(key.to_string(), Arc::new(tokio::sync::Notify::new()));
             return Lookup::Compute;
         };
-        if entry.second == second {
+        // A request that started just before a refresh landed gets the newer answer.
+        if entry.second >= second {
             return Lookup::Hit(entry.response.clone());
-        }
-        if entry.second > second || second - entry.second > MAX_STALE_SECONDS {
-            return Lookup::Compute;
         }
         // One recomputation per key and second; everyone else gets the last answer.
         if entry.refreshing.is_some_and(|s| s >= second) {
@@ -278,10 +284,10 @@ mod tests {
         cache.put(3, 103, "k".into(), ok("new")).await;
         cache.put(3, 101, "k".into(), ok("older")).await;
         assert_eq!(cache.hit(3, 103, "k").unwrap().body, "new");
-        // Too old to serve: everyone computes.
+        // Too old to serve: one request computes, the others wait for it.
         let late = 103 + MAX_STALE_SECONDS + 1;
-        assert!(cache.hit(3, late, "k").is_none());
-        assert!(cache.hit(3, late, "k").is_none());
+        assert!(matches!(cache.get(3, late, "k"), Lookup::Compute));
+        assert!(matches!(cache.get(3, late, "k"), Lookup::Wait(_)));
     }
 
     #[tokio::test]
@@ -308,6 +314,14 @@ mod tests {
         cache.abandon("j");
         waiting.await;
         assert!(matches!(cache.get(5, 10, "j"), Lookup::Compute));
+    }
+
+    #[tokio::test]
+    async fn a_request_from_the_second_before_gets_the_newer_answer() {
+        let cache = ResponseCache::new(1 << 20);
+        cache.put(4, 201, "k".into(), ok("new")).await;
+        assert_eq!(cache.hit(4, 200, "k").unwrap().body, "new");
+        assert_eq!(cache.hit(4, 201, "k").unwrap().body, "new");
     }
 
     #[tokio::test]
