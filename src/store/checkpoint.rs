@@ -16,6 +16,13 @@ use super::StoreError;
 /// The shortest time between two checkpoints.
 const PAUSE: Duration = Duration::from_millis(200);
 
+/// WAL frames (pages) left after a passive checkpoint that call for a restarting one.
+/// Passive checkpoints never wait, so under steady reads and writes they can keep
+/// the log from ever starting over, and it grows without bound; a restarting
+/// checkpoint waits for the readers of the log (milliseconds) so the next write
+/// starts it from the beginning.
+const RESTART_FRAMES: i64 = 4096;
+
 /// Tells the checkpointer that the WAL grew. Dropping it stops the thread and
 /// waits for it, so its connection is closed when the store is.
 pub struct Checkpointer {
@@ -59,7 +66,7 @@ impl Drop for Checkpointer {
 fn run(conn: &rusqlite::Connection, commits: &Receiver<()>, name: &str) {
     let mut due = commits.recv().is_ok();
     while due {
-        if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+        if let Err(e) = checkpoint(conn) {
             tracing::warn!(database = %name, error = %e, "WAL checkpoint failed");
         }
         due = false;
@@ -76,4 +83,12 @@ fn run(conn: &rusqlite::Connection, commits: &Receiver<()>, name: &str) {
             due = commits.recv().is_ok();
         }
     }
+}
+
+fn checkpoint(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    let frames: i64 = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get(1))?;
+    if frames >= RESTART_FRAMES {
+        conn.query_row("PRAGMA wal_checkpoint(RESTART)", [], |_| Ok(()))?;
+    }
+    Ok(())
 }

@@ -138,7 +138,9 @@ fn sqlite_pool(size: usize) -> deadpool::unmanaged::Pool<rusqlite::Connection> {
 fn open_sqlite(path: &Path) -> Result<Pool, StoreError> {
     let writer_conn = sqlite_connection(path)?;
     // Checkpoints run on their own thread, not inside the commits of the writer.
-    writer_conn.execute_batch("PRAGMA wal_autocheckpoint = 0;")?;
+    // The log file is cut back to 64 MiB when it starts over, after a burst.
+    writer_conn
+        .execute_batch("PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864;")?;
     let checkpointer = checkpoint::Checkpointer::start(sqlite_connection(path)?, path)?;
     let writer = std::sync::Arc::new(group_commit::Writer::new(
         writer_conn,
