@@ -5,10 +5,11 @@
 //! a new version drops every entry at once, so a committed write is visible to
 //! the next request on any instance. Within one version an entry is fresh for
 //! the second it was computed in, since answers also depend on the clock
-//! (default date windows, scheduled posts going live). After that, one request
-//! per key and second recomputes it while the others are answered with the last
-//! response — same data, clock-dependent parts at most [`MAX_STALE_SECONDS`]
-//! old — so an expiry is never a stampede, however long the recomputation takes.
+//! (default date windows, scheduled posts going live). After that, the first
+//! request of a second starts one recomputation in the background, and every
+//! request is answered with the last response meanwhile — same data,
+//! clock-dependent parts at most [`MAX_STALE_SECONDS`] old — so an expiry is
+//! never a stampede and no client waits for it, however long it takes.
 //! A key with no entry at all is computed by one request too; the others wait
 //! for it (up to [`MAX_WAIT`]) rather than all running the same query.
 
@@ -35,6 +36,9 @@ pub enum Lookup {
     Compute,
     /// Another request is computing it: wait for this, then look again.
     Wait(tokio::sync::futures::OwnedNotified),
+    /// Answer with this (same data version, an earlier second) and recompute the
+    /// response in the background, then [`ResponseCache::put`] it.
+    Refresh(Arc<Cached>),
 }
 
 /// A response as it was sent.
@@ -134,12 +138,12 @@ impl ResponseCache {
         if entry.second >= second {
             return Lookup::Hit(entry.response.clone());
         }
-        // One recomputation per key and second; everyone else gets the last answer.
+        // One recomputation per key and second; everyone gets the last answer meanwhile.
         if entry.refreshing.is_some_and(|s| s >= second) {
             Lookup::Hit(entry.response.clone())
         } else {
             entry.refreshing = Some(second);
-            Lookup::Compute
+            Lookup::Refresh(entry.response.clone())
         }
     }
 
@@ -220,7 +224,7 @@ mod tests {
         fn hit(&self, version: u64, second: i64, key: &str) -> Option<Arc<Cached>> {
             match self.get(version, second, key) {
                 Lookup::Hit(h) => Some(h),
-                Lookup::Compute | Lookup::Wait(_) => None,
+                Lookup::Compute | Lookup::Wait(_) | Lookup::Refresh(_) => None,
             }
         }
     }
@@ -247,13 +251,13 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn one_caller_recomputes_an_expired_entry_while_others_get_the_last_one() {
+    async fn one_caller_refreshes_an_expired_entry_while_all_get_the_last_one() {
         let cache = ResponseCache::new(1 << 20);
         cache.put(7, 100, "k".into(), ok("old")).await;
-        assert!(
-            cache.hit(7, 101, "k").is_none(),
-            "the first caller recomputes"
-        );
+        let Lookup::Refresh(last) = cache.get(7, 101, "k") else {
+            panic!("the first caller of a second starts a refresh");
+        };
+        assert_eq!(last.body, "old", "and is answered with the last response");
         assert!(
             cache.hit(7, 101, "k").is_some(),
             "others get last second's answer"
@@ -275,10 +279,16 @@ mod tests {
     async fn a_slow_recomputation_keeps_the_last_answer_and_one_refresher_per_second() {
         let cache = ResponseCache::new(1 << 20);
         cache.put(3, 100, "k".into(), ok("old")).await;
-        assert!(cache.hit(3, 101, "k").is_none(), "a refresher at 101");
+        assert!(
+            matches!(cache.get(3, 101, "k"), Lookup::Refresh(_)),
+            "a refresher at 101"
+        );
         assert!(cache.hit(3, 101, "k").is_some());
         // Still computing two seconds later: one more refresher, the rest get "old".
-        assert!(cache.hit(3, 103, "k").is_none(), "a refresher at 103");
+        assert!(
+            matches!(cache.get(3, 103, "k"), Lookup::Refresh(_)),
+            "a refresher at 103"
+        );
         assert_eq!(cache.hit(3, 103, "k").unwrap().body, "old");
         // The slow one from 101 lands, then the one from 103: the newer stays.
         cache.put(3, 103, "k".into(), ok("new")).await;

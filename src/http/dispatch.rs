@@ -56,6 +56,10 @@ pub async fn handle(
     if let (Some(key), Some(v)) = (&cache_key, version) {
         match app.cache.get(v, now, key) {
             Lookup::Hit(hit) => return hit.response(),
+            Lookup::Refresh(last) => {
+                refresh_in_background(app, endpoint, lang, &req, key.clone(), v, now);
+                return last.response();
+            }
             Lookup::Compute => {}
             Lookup::Wait(computing) => {
                 // Someone is computing this very response: wait for theirs rather than
@@ -83,6 +87,38 @@ pub async fn handle(
             e.response_with_id(&code, request_id.as_deref())
         }
     }
+}
+
+/// Recomputes a cached response that is a second or more old, for the requests
+/// to come; this one is answered with the last response meanwhile.
+fn refresh_in_background(
+    app: App,
+    endpoint: &'static Endpoint,
+    lang: Arc<Lang>,
+    req: &Request,
+    key: String,
+    version: u64,
+    now: i64,
+) {
+    // Cached requests are bodiless GETs: the head is all there is to copy.
+    let (head, ()) = Request::new(()).into_parts();
+    let mut copy = head;
+    copy.method = req.method().clone();
+    copy.uri = req.uri().clone();
+    copy.version = req.version();
+    copy.headers = req.headers().clone();
+    copy.extensions = req.extensions().clone();
+    let copy = Request::from_parts(copy, axum::body::Body::empty());
+    let timeout = app.settings.request_timeout;
+    tokio::spawn(async move {
+        let cache = app.clone();
+        match tokio::time::timeout(timeout, run(app, endpoint, lang, copy, now)).await {
+            Ok(Ok(resp)) => drop(cache.cache.put(version, now, key, resp).await),
+            // The last response stays; a request in a later second tries again.
+            Ok(Err(e)) => tracing::debug!(error = ?e, "refreshing a cached response failed"),
+            Err(_) => tracing::debug!("refreshing a cached response timed out"),
+        }
+    });
 }
 
 async fn run(

@@ -18,6 +18,7 @@ use sea_query_rusqlite::{RusqliteValue, RusqliteValues};
 use super::StoreError;
 use super::group_commit::{Writer, WriterGuard};
 use super::pg::PgConn;
+use super::version::VersionReads;
 
 /// How long a request waits for a connection before the database counts as unavailable.
 pub const POOL_WAIT: Duration = Duration::from_secs(5);
@@ -62,14 +63,17 @@ pub enum Pool {
         writer: Arc<Writer>,
         readers: deadpool::unmanaged::Pool<rusqlite::Connection>,
     },
-    Postgres(deadpool_postgres::Pool),
+    Postgres {
+        pool: deadpool_postgres::Pool,
+        versions: Arc<VersionReads>,
+    },
 }
 
 impl Pool {
     pub fn backend(&self) -> Backend {
         match self {
             Pool::Sqlite { .. } => Backend::Sqlite,
-            Pool::Postgres(_) => Backend::Postgres,
+            Pool::Postgres { .. } => Backend::Postgres,
         }
     }
 
@@ -79,7 +83,7 @@ impl Pool {
             Pool::Sqlite { readers, .. } => Ok(Conn::Sqlite(SqliteConn::Reader(
                 readers.get().await.map_err(unavailable)?,
             ))),
-            Pool::Postgres(pool) => Ok(Conn::Postgres(PgConn::new(
+            Pool::Postgres { pool, .. } => Ok(Conn::Postgres(PgConn::new(
                 pool.get().await.map_err(unavailable)?,
             ))),
         }
@@ -93,7 +97,7 @@ impl Pool {
                 finished: false,
                 writer: Some(writer.clone()),
             }),
-            Pool::Postgres(pool) => {
+            Pool::Postgres { pool, .. } => {
                 let mut conn = PgConn::new(pool.get().await.map_err(unavailable)?);
                 // Sent with the transaction's first statement.
                 conn.begin_later();
@@ -110,7 +114,7 @@ impl Pool {
     pub fn writers_waiting(&self) -> usize {
         match self {
             Pool::Sqlite { writer, .. } => writer.waiting(),
-            Pool::Postgres(_) => 0,
+            Pool::Postgres { .. } => 0,
         }
     }
 
@@ -120,21 +124,18 @@ impl Pool {
     pub async fn data_version(&self) -> Result<u64, StoreError> {
         match self {
             Pool::Sqlite { writer, .. } => Ok(writer.version.load(Ordering::Acquire)),
-            Pool::Postgres(_) => {
-                let mut conn = self.read().await?;
-                let Conn::Postgres(c) = &mut conn else {
-                    return Err(StoreError::Internal("backend mismatch".into()));
-                };
-                let st = c
-                    .prepare("SELECT last_value FROM calendar_data_version")
-                    .await?;
-                let rows = c.query(&st, &Vec::new()).await?;
-                let row = rows
-                    .first()
-                    .ok_or_else(|| StoreError::Internal("no data version".into()))?;
-                Ok(row.try_get::<_, i64>(0)? as u64)
-            }
+            Pool::Postgres { versions, .. } => versions.current().await,
         }
+    }
+
+    /// Reads PostgreSQL's data version now (see [`VersionReads`] for sharing reads).
+    pub(super) async fn read_pg_version(pool: &deadpool_postgres::Pool) -> Result<u64, StoreError> {
+        let client = pool.get().await.map_err(unavailable)?;
+        let st = client
+            .prepare_cached("SELECT last_value FROM calendar_data_version")
+            .await?;
+        let row = client.query_one(&st, &[]).await?;
+        Ok(row.try_get::<_, i64>(0)? as u64)
     }
 }
 
@@ -207,6 +208,7 @@ impl Conn {
     ) -> Result<Vec<T>, StoreError> {
         count_statement();
         let (sql, values) = stmt.render(self.backend());
+        tracing::trace!(target: "calendar_events::sql", %sql);
         match self {
             Conn::Sqlite(c) => {
                 let values = sqlite_values(values);
@@ -250,6 +252,7 @@ impl Conn {
     pub async fn execute(&mut self, stmt: &(impl Statement + ?Sized)) -> Result<u64, StoreError> {
         count_statement();
         let (sql, values) = stmt.render(self.backend());
+        tracing::trace!(target: "calendar_events::sql", %sql);
         match self {
             Conn::Sqlite(c) => {
                 let values = sqlite_values(values);
@@ -279,6 +282,7 @@ impl Conn {
                 for stmt in stmts {
                     count_statement();
                     let (sql, values) = stmt.render(Backend::Postgres);
+                    tracing::trace!(target: "calendar_events::sql", %sql);
                     prepared.push(c.prepare(&sql).await?);
                     rendered.push(pg_values(values));
                 }

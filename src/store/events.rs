@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use sea_query::{Alias, Cond, Expr, ExprTrait, LockType, Order, Query, SelectStatement, UnionType};
+use sea_query::{Cond, Expr, ExprTrait, LockType, Order, Query, SelectStatement, UnionType};
 
 use super::db::Statement;
 use super::posts::{self, POST_COLUMN_COUNT, col, post_from_row, select_posts};
@@ -506,15 +506,16 @@ fn search_filter(
         // still match correctly through LIKE, just without the index.
         if backend == Backend::Sqlite && word.chars().count() >= 3 {
             let phrase = format!("\"{}\"", word.replace('"', "\"\""));
-            q.and_where(
-                col(Posts::Id).in_subquery(
-                    Query::select()
-                        .expr(Expr::cust("rowid"))
-                        .from(Alias::new("posts_fts"))
-                        .and_where(Expr::cust_with_values("posts_fts MATCH ?", [phrase]))
-                        .take(),
-                ),
-            );
+            // Events written since the last indexing batch wait in `search_queue`, not
+            // yet in the index: they are scanned (see `SQLITE_BEFORE_COMMIT`).
+            q.and_where(Expr::cust_with_values(
+                "posts.id IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? \
+                 UNION ALL SELECT queued.id FROM search_queue queued \
+                 JOIN posts unindexed ON unindexed.id = queued.id \
+                 WHERE LOWER(unindexed.title || ' ' || unindexed.excerpt || ' ' || \
+                 unindexed.description) LIKE ? ESCAPE '\\')",
+                [phrase, pattern],
+            ));
         } else {
             q.and_where(Expr::cust(haystack).like(sea_query::LikeExpr::new(pattern).escape('\\')));
         }

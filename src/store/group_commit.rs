@@ -17,6 +17,7 @@
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use tokio::sync::{Mutex, OwnedMutexGuard, watch};
 
@@ -29,7 +30,7 @@ const MAX_GROUP: usize = 64;
 
 /// How long a member waits for its group's commit before making sure of it
 /// itself; far longer than a full group takes.
-const FOLLOWER_PATIENCE: std::time::Duration = std::time::Duration::from_millis(100);
+const FOLLOWER_PATIENCE: Duration = Duration::from_millis(100);
 
 /// The outcome of a group's commit: `None` while it is open.
 type Outcome = Option<Result<(), String>>;
@@ -47,21 +48,42 @@ pub struct Writer {
     checkpointer: Checkpointer,
 }
 
-/// Statements the writer runs right before each `COMMIT` when `when` returns a row.
+/// Deferred work the writer does right before a `COMMIT`, in its transaction,
+/// once enough of it has piled up or the oldest of it has waited long enough.
 #[derive(Clone, Copy)]
 pub struct BeforeCommit {
-    pub when: &'static str,
+    /// A query counting the pending work.
+    pub pending: &'static str,
+    /// The statements that do it.
     pub run: &'static [&'static str],
+    /// Done at once when this much is pending…
+    pub batch: i64,
+    /// …or when some has been pending this long.
+    pub max_age: Duration,
 }
 
 impl BeforeCommit {
-    fn apply(&self, conn: &rusqlite::Connection) -> rusqlite::Result<()> {
-        if !conn.prepare_cached(self.when)?.exists([])? {
+    fn apply(
+        &self,
+        conn: &rusqlite::Connection,
+        pending_since: &mut Option<Instant>,
+    ) -> rusqlite::Result<()> {
+        let pending: i64 = conn
+            .prepare_cached(self.pending)?
+            .query_row([], |row| row.get(0))?;
+        if pending == 0 {
+            *pending_since = None;
+            return Ok(());
+        }
+        let since = *pending_since.get_or_insert_with(Instant::now);
+        if pending < self.batch && since.elapsed() < self.max_age {
             return Ok(());
         }
         for sql in self.run {
             conn.prepare_cached(sql)?.execute([])?;
         }
+        // Should the COMMIT fail, the work is back in the queue and the clock restarts.
+        *pending_since = None;
         Ok(())
     }
 }
@@ -70,6 +92,8 @@ pub struct WriterState {
     conn: rusqlite::Connection,
     group: Option<Group>,
     next_group: u64,
+    /// Since when [`BeforeCommit`] work has been pending, as far as this process knows.
+    pending_since: Option<Instant>,
 }
 
 /// The shared transaction and the requests that have finished inside it.
@@ -130,6 +154,7 @@ impl Writer {
                 conn,
                 group: None,
                 next_group: 0,
+                pending_since: None,
             })),
             queued: AtomicUsize::new(0),
             version: Arc::default(),
@@ -219,10 +244,14 @@ impl Writer {
 
     /// Commits the open group and tells its members.
     fn finish(&self, mut state: OwnedMutexGuard<WriterState>) -> Result<(), StoreError> {
-        let conn = &state.conn;
+        let WriterState {
+            conn,
+            pending_since,
+            ..
+        } = &mut *state;
         let result = self
             .before_commit
-            .apply(conn)
+            .apply(conn, pending_since)
             .and_then(|()| conn.execute_batch("COMMIT"));
         if result.is_err() && !state.conn.is_autocommit() {
             let _ = state.conn.execute_batch("ROLLBACK");

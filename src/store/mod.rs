@@ -10,6 +10,7 @@ pub mod posts;
 pub mod schema;
 pub mod terms;
 pub mod users;
+mod version;
 
 use std::path::Path;
 use std::str::FromStr;
@@ -101,17 +102,25 @@ impl Store {
     }
 }
 
-/// Indexes the events a group of writes queued for search (see migration 0002), so
-/// the index is written once per commit and committed together with the events.
+/// Indexes the events writes queued for search (see migration 0002) in batches:
+/// FTS5 writes a new segment, and later merges it, at every flush, so indexing
+/// a few hundred events at once costs far less than one group's worth at a time.
+/// Until then, searches find queued events by scanning them (`store::events`),
+/// so every committed event is searchable at once either way.
 const SQLITE_BEFORE_COMMIT: group_commit::BeforeCommit = group_commit::BeforeCommit {
-    when: "SELECT 1 FROM search_queue LIMIT 1",
+    pending: "SELECT count(*) FROM search_queue",
     run: &[
         "INSERT INTO posts_fts(rowid, title, excerpt, description) \
          SELECT p.id, p.title, p.excerpt, p.description \
          FROM search_queue q JOIN posts p ON p.id = q.id",
         "DELETE FROM search_queue",
     ],
+    batch: SEARCH_INDEX_BATCH,
+    max_age: Duration::from_secs(1),
 };
+
+/// The most events a search scans rather than looks up in the index.
+pub const SEARCH_INDEX_BATCH: i64 = 256;
 
 fn sqlite_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
     let conn = rusqlite::Connection::open(path)?;
@@ -182,6 +191,18 @@ fn open_postgres(url: &str) -> Result<Pool, StoreError> {
         .create_timeout(Some(Duration::from_secs(3)))
         .recycle_timeout(Some(Duration::from_secs(3)))
         .build()
-        .map(Pool::Postgres)
+        .map(|pool| {
+            let versions = version::VersionReads::new({
+                let pool = pool.clone();
+                move || {
+                    let pool = pool.clone();
+                    Box::pin(async move { Pool::read_pg_version(&pool).await })
+                }
+            });
+            Pool::Postgres {
+                pool,
+                versions: std::sync::Arc::new(versions),
+            }
+        })
         .map_err(|e| StoreError::Internal(e.to_string()))
 }
