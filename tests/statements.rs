@@ -85,3 +85,51 @@ async fn an_event_list_is_four_statements_whatever_the_page_holds() {
         assert_eq!(count, 3, "a single event took {count} statements");
     }
 }
+
+/// Statements run outside the write transaction while creating one event (the
+/// transaction runs in a task of its own, which the counter does not follow).
+async fn reads_for_create(app: &TestApp, body: serde_json::Value) -> u64 {
+    let counter = Arc::new(AtomicU64::new(0));
+    let resp = STATEMENT_COUNTER
+        .scope(counter.clone(), app.post("events", body))
+        .await;
+    resp.assert(201);
+    counter.load(Ordering::Relaxed)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_create_reads_what_it_links_in_a_fixed_number_of_statements() {
+    for app in uncached().await {
+        let venue = app.post("venues", json!({"venue": "Hall"})).await.id();
+        let mut organizers = Vec::new();
+        let mut categories = Vec::new();
+        let mut tags = Vec::new();
+        for i in 0..4 {
+            organizers.push(
+                app.post("organizers", json!({"organizer": format!("O{i}")}))
+                    .await
+                    .id(),
+            );
+            categories.push(
+                app.post("categories", json!({"name": format!("C{i}")}))
+                    .await
+                    .id(),
+            );
+            tags.push(
+                app.post("tags", json!({"name": format!("T{i}")}))
+                    .await
+                    .id(),
+            );
+        }
+        let event = |n: usize| {
+            json!({"title": format!("Linked {n}"), "start_date": "2027-06-01 10:00:00",
+                   "end_date": "2027-06-01 12:00:00", "venue": venue,
+                   "organizer": organizers[..n], "categories": categories[..n], "tags": tags[..n]})
+        };
+        let one = reads_for_create(&app, event(1)).await;
+        let four = reads_for_create(&app, event(4)).await;
+        // Credentials; terms and linked posts by ID; the event read back with its links.
+        assert_eq!(one, 6, "{:?}", app.backend());
+        assert_eq!(four, one, "linking more does not read more");
+    }
+}

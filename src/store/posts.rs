@@ -130,6 +130,30 @@ pub async fn get_by_slug(
 }
 
 /// The type of a post, if it exists; used to validate IDs without loading the post.
+/// The type and status of each post among these IDs that exists, in one statement.
+pub async fn kinds(
+    conn: &mut Conn,
+    ids: &[i64],
+) -> Result<Vec<(i64, Option<PostType>, Option<Status>)>, StoreError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    conn.query(
+        Query::select()
+            .columns([Posts::Id, Posts::PostType, Posts::Status])
+            .from(Posts::Table)
+            .and_where(Expr::col(Posts::Id).is_in(ids.iter().copied())),
+        |r| {
+            Ok((
+                r.i64(0)?,
+                PostType::parse(&r.string(1)?),
+                Status::parse(&r.string(2)?),
+            ))
+        },
+    )
+    .await
+}
+
 pub async fn type_of(conn: &mut Conn, id: i64) -> Result<Option<PostType>, StoreError> {
     let t = conn
         .query_opt(

@@ -50,6 +50,18 @@ fn col(c: Terms) -> Expr {
     Expr::col((Terms::Table, c))
 }
 
+/// The terms among these IDs that exist, in one statement.
+pub async fn get_many(conn: &mut Conn, ids: &[i64]) -> Result<Vec<Term>, StoreError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    conn.query(
+        select_terms().and_where(col(Terms::Id).is_in(ids.iter().copied())),
+        term_from_row,
+    )
+    .await
+}
+
 pub async fn get(conn: &mut Conn, id: i64) -> Result<Option<Term>, StoreError> {
     conn.query_opt(
         select_terms().and_where(col(Terms::Id).eq(id)),

@@ -4,13 +4,14 @@
 use crate::api::i18n::Msg;
 use chrono::{DateTime, NaiveTime, Utc};
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 
 use crate::api::args::{self, Args, RawArgs};
 use crate::api::table::{Op, ROUTES};
 use crate::domain::event::{Event, EventChanges, LinkedRef, TermRef, Ticket};
 use crate::domain::html::{sanitize_html, strip_tags};
 use crate::domain::post::{PostType, Status};
-use crate::domain::term::Taxonomy;
+use crate::domain::term::{Taxonomy, Term};
 use crate::domain::timezone::{EventZone, parse_zone};
 use crate::http::dispatch::Ctx;
 use crate::http::error::ApiError;
@@ -115,9 +116,10 @@ pub async fn read(
         }
         c.post_parent = Some(parent.max(0));
     }
+    let known = Known::read(ctx, args).await?;
     for (name, taxonomy) in [("categories", Taxonomy::Category), ("tags", Taxonomy::Tag)] {
         if let Some(v) = args.raw(name) {
-            let refs = read_terms(ctx, v, taxonomy, name).await?;
+            let refs = read_terms(ctx, &known, v, taxonomy, name).await?;
             if name == "categories" {
                 c.categories = Some(refs);
             } else {
@@ -126,10 +128,10 @@ pub async fn read(
         }
     }
     if let Some(v) = args.raw("venue") {
-        c.venue = Some(read_venue(ctx, v).await?);
+        c.venue = Some(read_venue(ctx, &known, v).await?);
     }
     if let Some(v) = args.raw("organizer") {
-        c.organizers = Some(read_organizers(ctx, v).await?);
+        c.organizers = Some(read_organizers(ctx, &known, v).await?);
     }
     if let Some(v) = args.raw("tickets") {
         c.tickets = Some(read_tickets(v)?);
@@ -269,8 +271,75 @@ fn items(v: &Value) -> Vec<Value> {
     }
 }
 
+/// The terms and linked posts a write names by ID, read in one statement each
+/// before the fields are checked one by one.
+#[derive(Default)]
+struct Known {
+    terms: HashMap<i64, Term>,
+    posts: HashMap<i64, (Option<PostType>, Option<Status>)>,
+}
+
+impl Known {
+    async fn read(ctx: &Ctx, args: &Args) -> Result<Known, ApiError> {
+        let bounded = |list: Vec<Value>| {
+            // Oversized lists are rejected when their field is read.
+            if list.len() > MAX_LINKS {
+                Vec::new()
+            } else {
+                list
+            }
+        };
+        let term_ids: Vec<i64> = ["categories", "tags"]
+            .into_iter()
+            .filter_map(|name| args.raw(name))
+            .flat_map(|v| bounded(items(v)))
+            .filter_map(|item| term_key(&item)?.trim().parse().ok())
+            .collect();
+        let post_ids: Vec<i64> = ["venue", "organizer"]
+            .into_iter()
+            .filter_map(|name| args.raw(name))
+            .flat_map(|v| bounded(linked_items(v)))
+            .filter_map(|item| match &item {
+                Value::Number(n) => n.as_i64(),
+                Value::String(s) => s.trim().parse().ok(),
+                Value::Object(o) => scalar(o.get("id")?)?.trim().parse().ok(),
+                _ => None,
+            })
+            .collect();
+        let mut known = Known::default();
+        if term_ids.is_empty() && post_ids.is_empty() {
+            return Ok(known);
+        }
+        let mut conn = ctx.app.store.pool.read().await?;
+        for t in terms::get_many(&mut conn, &term_ids).await? {
+            known.terms.insert(t.id, t);
+        }
+        for (id, post_type, status) in posts::kinds(&mut conn, &post_ids).await? {
+            known.posts.insert(id, (post_type, status));
+        }
+        Ok(known)
+    }
+}
+
+/// What names a term in a list: an ID, a slug or a name.
+fn term_key(item: &Value) -> Option<String> {
+    match item {
+        Value::Object(o) => o.get("id").or(o.get("name")).and_then(scalar),
+        other => scalar(other),
+    }
+}
+
+/// The entries of a venue or organizer field.
+fn linked_items(v: &Value) -> Vec<Value> {
+    match v {
+        Value::Object(_) => vec![v.clone()],
+        other => items(other),
+    }
+}
+
 async fn read_terms(
     ctx: &Ctx,
+    known: &Known,
     v: &Value,
     taxonomy: Taxonomy,
     param: &str,
@@ -279,19 +348,29 @@ async fn read_terms(
     if list.len() > MAX_LINKS {
         return Err(ApiError::invalid_param(param));
     }
-    let mut conn = ctx.app.store.pool.read().await?;
+    let mut conn = None;
     let mut out = Vec::with_capacity(list.len());
     for item in list {
-        let key = match &item {
-            Value::Object(o) => o.get("id").or(o.get("name")).and_then(scalar),
-            other => scalar(other),
-        }
-        .ok_or_else(|| ApiError::invalid_param(param))?;
+        let key = term_key(&item).ok_or_else(|| ApiError::invalid_param(param))?;
         let key = key.trim();
         if key.is_empty() {
             continue;
         }
-        match terms::find(&mut conn, taxonomy, key).await? {
+        let by_id = key
+            .parse::<i64>()
+            .ok()
+            .and_then(|id| known.terms.get(&id))
+            .filter(|t| t.taxonomy == taxonomy);
+        if let Some(t) = by_id {
+            out.push(TermRef::Existing(t.id));
+            continue;
+        }
+        // Not one of the IDs read up front: a slug, a name, or a number that is one.
+        let conn = match &mut conn {
+            Some(c) => c,
+            None => conn.insert(ctx.app.store.pool.read().await?),
+        };
+        match terms::find(conn, taxonomy, key).await? {
             Some(t) => out.push(TermRef::Existing(t.id)),
             // Unknown numeric IDs are an error; unknown names create terms.
             None if key.bytes().all(|b| b.is_ascii_digit()) => {
@@ -312,6 +391,7 @@ async fn read_terms(
 /// A linked post given by ID (`5`, `"5"`, `{"id": 5}`) or by fields (`{"venue": "Hall", …}`).
 async fn read_linked_ref(
     ctx: &Ctx,
+    known: &Known,
     item: &Value,
     t: PostType,
     param: &str,
@@ -331,9 +411,9 @@ async fn read_linked_ref(
         _ => return Err(bad()),
     };
     if let Some(id) = id {
-        let mut conn = ctx.app.store.pool.read().await?;
-        let post = posts::get(&mut conn, id).await?.ok_or_else(bad)?;
-        if post.post_type != Some(t) || post.status() == Some(Status::Trash) {
+        // Every ID named was read up front: one missing there does not exist.
+        let (post_type, status) = known.posts.get(&id).ok_or_else(bad)?;
+        if *post_type != Some(t) || *status == Some(Status::Trash) {
             return Err(bad());
         }
         return Ok(LinkedRef::Existing(id));
@@ -385,16 +465,13 @@ async fn inline_fields(
     read_linked(ctx, t, &inline_args, true).await
 }
 
-async fn read_venue(ctx: &Ctx, v: &Value) -> Result<Option<LinkedRef>, ApiError> {
-    let list = match v {
-        Value::Object(_) => vec![v.clone()],
-        other => items(other),
-    };
+async fn read_venue(ctx: &Ctx, known: &Known, v: &Value) -> Result<Option<LinkedRef>, ApiError> {
+    let list = linked_items(v);
     match list.len() {
         0 => Ok(None),
         // One venue per event in v1: more is an error, not a silent truncation.
         1 => Ok(Some(
-            read_linked_ref(ctx, &list[0], PostType::Venue, "venue").await?,
+            read_linked_ref(ctx, known, &list[0], PostType::Venue, "venue").await?,
         )),
         _ => Err(ApiError::invalid_because(
             "venue",
@@ -404,17 +481,14 @@ async fn read_venue(ctx: &Ctx, v: &Value) -> Result<Option<LinkedRef>, ApiError>
     }
 }
 
-async fn read_organizers(ctx: &Ctx, v: &Value) -> Result<Vec<LinkedRef>, ApiError> {
-    let list = match v {
-        Value::Object(_) => vec![v.clone()],
-        other => items(other),
-    };
+async fn read_organizers(ctx: &Ctx, known: &Known, v: &Value) -> Result<Vec<LinkedRef>, ApiError> {
+    let list = linked_items(v);
     if list.len() > MAX_LINKS {
         return Err(ApiError::invalid_param("organizer"));
     }
     let mut out = Vec::with_capacity(list.len());
     for item in &list {
-        out.push(read_linked_ref(ctx, item, PostType::Organizer, "organizer").await?);
+        out.push(read_linked_ref(ctx, known, item, PostType::Organizer, "organizer").await?);
     }
     Ok(out)
 }

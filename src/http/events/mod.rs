@@ -69,8 +69,29 @@ async fn render(
     with_json_ld: bool,
 ) -> Result<Vec<u8>, ApiError> {
     let mut conn = ctx.app.store.pool.read().await?;
-    let mut links = events::load_links(&mut conn, std::slice::from_ref(e)).await?;
+    let links = events::load_links(&mut conn, std::slice::from_ref(e)).await?;
     drop(conn);
+    to_json(ctx, e, links, reveal, with_json_ld)
+}
+
+/// The JSON of an event just written, read back with one connection.
+async fn render_written(ctx: &Ctx, id: i64) -> Result<Vec<u8>, ApiError> {
+    let mut conn = ctx.app.store.pool.read().await?;
+    let e = events::get(&mut conn, id)
+        .await?
+        .ok_or_else(|| ApiError::Internal(format!("event {id} vanished after write")))?;
+    let links = events::load_links(&mut conn, std::slice::from_ref(&e)).await?;
+    drop(conn);
+    to_json(ctx, &e, links, Reveal::Full, false)
+}
+
+fn to_json(
+    ctx: &Ctx,
+    e: &Event,
+    mut links: std::collections::HashMap<i64, crate::domain::event::EventLinks>,
+    reveal: Reveal,
+    with_json_ld: bool,
+) -> Result<Vec<u8>, ApiError> {
     let links = links.remove(&e.post.id).unwrap_or_default();
     let view = EventView::new(e, &links, &view_context(ctx), reveal, with_json_ld);
     serde_json::to_vec(&view)

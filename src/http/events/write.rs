@@ -5,17 +5,16 @@ use axum::http::StatusCode;
 use axum::response::Response;
 
 use super::input::{self, counts, resolve_terms};
-use super::{find, render};
+use super::{find, render_written};
 use crate::api::args::Args;
 use crate::api::table::By;
-use crate::domain::event::{Event, EventChanges, LinkedRef};
+use crate::domain::event::{EventChanges, LinkedRef};
 use crate::domain::post::{PostType, Status, TRASHED_SUFFIX};
 use crate::domain::term::Taxonomy;
 use crate::http::dispatch::Ctx;
 use crate::http::error::ApiError;
 use crate::http::json_raw;
 use crate::http::linked::{Retryable, detached, with_retry};
-use crate::http::views::Reveal;
 use crate::store::events::{self, EventRow};
 use crate::store::{Conn, StoreError, posts};
 
@@ -155,13 +154,6 @@ pub(super) fn id_param(by: By) -> &'static str {
     }
 }
 
-async fn reload(ctx: &Ctx, id: i64) -> Result<Event, ApiError> {
-    let mut conn = ctx.app.store.pool.read().await?;
-    events::get(&mut conn, id)
-        .await?
-        .ok_or_else(|| ApiError::Internal(format!("event {id} vanished after write")))
-}
-
 pub async fn create(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
     let mut c = input::read(ctx, args, None).await?;
     let Some(user) = ctx
@@ -215,10 +207,9 @@ pub async fn create(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
         .await
     })
     .await?;
-    let e = reload(ctx, id).await?;
     Ok(json_raw(
         StatusCode::CREATED,
-        render(ctx, &e, Reveal::Full, false).await?,
+        render_written(ctx, id).await?,
     ))
 }
 
@@ -297,9 +288,8 @@ pub async fn update(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError
         .await
     })
     .await?;
-    let e = reload(ctx, existing.post.id).await?;
     Ok(json_raw(
         StatusCode::OK,
-        render(ctx, &e, Reveal::Full, false).await?,
+        render_written(ctx, existing.post.id).await?,
     ))
 }
