@@ -507,11 +507,12 @@ fn search_filter(
         if backend == Backend::Sqlite && word.chars().count() >= 3 {
             let phrase = format!("\"{}\"", word.replace('"', "\"\""));
             // Events written since the last indexing batch wait in `search_queue`, not
-            // yet in the index: they are scanned (see `SQLITE_BEFORE_COMMIT`).
+            // yet in the index: they are scanned (see `SQLITE_BEFORE_COMMIT`). CROSS JOIN
+            // keeps SQLite from scanning `posts` for the few queued rows.
             q.and_where(Expr::cust_with_values(
                 "posts.id IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? \
                  UNION ALL SELECT queued.id FROM search_queue queued \
-                 JOIN posts unindexed ON unindexed.id = queued.id \
+                 CROSS JOIN posts unindexed ON unindexed.id = queued.id \
                  WHERE LOWER(unindexed.title || ' ' || unindexed.excerpt || ' ' || \
                  unindexed.description) LIKE ? ESCAPE '\\')",
                 [phrase, pattern],
