@@ -194,9 +194,10 @@ impl ResponseCache {
             }
             let size = cached.body.len() + key.len();
             if g.bytes + size > self.max_bytes || g.entries.len() >= MAX_ENTRIES {
-                // Entries too old to be served are the first to go.
-                g.entries
-                    .retain(|_, e| second - e.second <= MAX_STALE_SECONDS);
+                // Entries from earlier seconds go first (at worst one of them is
+                // computed again); otherwise a cache filled by many URLs would turn
+                // every new one away for as long as stale answers may be served.
+                g.entries.retain(|_, e| e.second >= second);
                 g.bytes = g.entries.values().map(|e| e.size).sum();
             }
             if g.bytes + size <= self.max_bytes && g.entries.len() < MAX_ENTRIES {
@@ -332,6 +333,16 @@ mod tests {
         cache.put(4, 201, "k".into(), ok("new")).await;
         assert_eq!(cache.hit(4, 200, "k").unwrap().body, "new");
         assert_eq!(cache.hit(4, 201, "k").unwrap().body, "new");
+    }
+
+    #[tokio::test]
+    async fn a_full_cache_makes_room_with_entries_from_earlier_seconds() {
+        let cache = ResponseCache::new(8);
+        cache.put(1, 10, "a".into(), ok("123")).await;
+        cache.put(1, 10, "b".into(), ok("456")).await;
+        cache.put(1, 11, "c".into(), ok("789")).await;
+        assert!(cache.hit(1, 11, "c").is_some(), "a new URL gets in");
+        assert!(cache.hit(1, 11, "a").is_none());
     }
 
     #[tokio::test]
