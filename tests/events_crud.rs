@@ -466,3 +466,83 @@ both!(
         assert_eq!(r.body["status"], "trash");
     }
 );
+
+both!(
+    a_create_answers_what_a_read_of_the_event_returns,
+    |app| async move {
+        // Created in an order that their names do not sort in, with mixed case, so the
+        // answer has to list terms as a read does (by name, in the database's collation).
+        let mut categories = Vec::new();
+        for name in ["Zeta", "alpha", "Beta", "_under", "Émile"] {
+            categories.push(app.post("categories", json!({"name": name})).await.id());
+        }
+        let tag = app.post("tags", json!({"name": "Tag"})).await.id();
+        let venue = app.post("venues", json!({"venue": "Hall"})).await.id();
+        let mut organizers = Vec::new();
+        for name in ["First", "Second", "Third"] {
+            organizers.push(
+                app.post("organizers", json!({"organizer": name}))
+                    .await
+                    .id(),
+            );
+        }
+        let base = || event("Same", "2027-03-01 10:00:00", "2027-03-01 12:00:00");
+        let bodies = [
+            // Everything by ID, organizers out of ID order, duplicates.
+            with(
+                base(),
+                json!({"venue": venue, "organizer": [organizers[2], organizers[0], organizers[2]],
+                       "categories": categories, "tags": [tag, tag]}),
+            ),
+            // A draft: no count moves.
+            with(
+                base(),
+                json!({"status": "draft", "venue": venue, "categories": [categories[1]]}),
+            ),
+            // By slug and by name, a new term, a new venue, organizers by object.
+            with(
+                base(),
+                json!({"venue": {"venue": "New Hall", "city": "Lyon"},
+                       "organizer": [{"id": organizers[1]}], "categories": ["beta", "Brand New"],
+                       "tags": "Tag,Other"}),
+            ),
+            // No links at all, an image.
+            with(
+                base(),
+                json!({"image": "https://cdn.example.com/poster.png"}),
+            ),
+        ];
+        for body in bodies {
+            let created = app.post("events", body.clone()).await;
+            created.assert(201);
+            let mut read = app
+                .get_as(&format!("events/{}", created.id()), &app.admin.auth())
+                .await;
+            read.assert(200);
+            // A single GET adds JSON-LD to the event and to its venue and organizers.
+            strip_json_ld(&mut read.body);
+            assert_eq!(created.body, read.body, "{body}");
+        }
+        // Counts in the answer include the event just created.
+        let first = app
+            .post(
+                "events",
+                with(base(), json!({"categories": [categories[0]]})),
+            )
+            .await;
+        let stored = app.get(&format!("categories/{}", categories[0])).await;
+        assert_eq!(first.body["categories"][0]["count"], stored.body["count"]);
+        assert!(stored.body["count"].as_i64().unwrap() >= 2);
+    }
+);
+
+fn strip_json_ld(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            o.remove("json_ld");
+            o.values_mut().for_each(strip_json_ld);
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip_json_ld),
+        _ => {}
+    }
+}

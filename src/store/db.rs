@@ -277,24 +277,76 @@ impl Conn {
                 Ok(())
             }
             Conn::Postgres(c) => {
-                let mut rendered: Vec<PostgresValues> = Vec::with_capacity(stmts.len());
-                let mut prepared = Vec::with_capacity(stmts.len());
-                for stmt in stmts {
-                    count_statement();
-                    let (sql, values) = stmt.render(Backend::Postgres);
-                    tracing::trace!(target: "calendar_events::sql", %sql);
-                    prepared.push(c.prepare(&sql).await?);
-                    rendered.push(pg_values(values));
-                }
-                let batch: Vec<_> = prepared
-                    .into_iter()
-                    .zip(&rendered)
-                    .map(|(st, v)| (st, v.as_params()))
-                    .collect();
-                c.execute_all(&batch).await.map(drop)
+                let (prepared, rendered) = prepare_pg(c, stmts).await?;
+                c.execute_all(&pg_batch(prepared, &rendered))
+                    .await
+                    .map(drop)
             }
         }
     }
+
+    /// Runs statements in order and then a query, whose rows are mapped; on PostgreSQL
+    /// all of them travel in one flight.
+    pub async fn execute_all_then_query<T>(
+        &mut self,
+        stmts: &[Box<dyn Statement>],
+        query: &impl Statement,
+        mut map: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError> {
+        match self {
+            Conn::Sqlite(_) => {
+                self.execute_all(stmts).await?;
+                self.query(query, map).await
+            }
+            Conn::Postgres(c) => {
+                let (prepared, rendered) = prepare_pg(c, stmts).await?;
+                count_statement();
+                let (sql, values) = query.render(Backend::Postgres);
+                tracing::trace!(target: "calendar_events::sql", %sql);
+                let last = c.prepare(&sql).await?;
+                let values = pg_values(values);
+                let rows = c
+                    .execute_all_then_query(
+                        &pg_batch(prepared, &rendered),
+                        &last,
+                        &values.as_params(),
+                    )
+                    .await?;
+                rows.iter().map(|r| map(&Row::Postgres(r))).collect()
+            }
+        }
+    }
+}
+
+/// Renders and prepares statements for one PostgreSQL flight.
+async fn prepare_pg(
+    c: &PgConn,
+    stmts: &[Box<dyn Statement>],
+) -> Result<(Vec<tokio_postgres::Statement>, Vec<PostgresValues>), StoreError> {
+    let mut rendered: Vec<PostgresValues> = Vec::with_capacity(stmts.len());
+    let mut prepared = Vec::with_capacity(stmts.len());
+    for stmt in stmts {
+        count_statement();
+        let (sql, values) = stmt.render(Backend::Postgres);
+        tracing::trace!(target: "calendar_events::sql", %sql);
+        prepared.push(c.prepare(&sql).await?);
+        rendered.push(pg_values(values));
+    }
+    Ok((prepared, rendered))
+}
+
+fn pg_batch(
+    prepared: Vec<tokio_postgres::Statement>,
+    rendered: &[PostgresValues],
+) -> Vec<(
+    tokio_postgres::Statement,
+    Vec<&(dyn tokio_postgres::types::ToSql + Sync)>,
+)> {
+    prepared
+        .into_iter()
+        .zip(rendered)
+        .map(|(st, v)| (st, v.as_params()))
+        .collect()
 }
 
 fn sqlite_values(values: Values) -> RusqliteValues {

@@ -89,6 +89,25 @@ pub async fn get_by_slug(conn: &mut Conn, slug: &str) -> Result<Option<Event>, S
     .await
 }
 
+/// Inserts an event (see [`posts::insert`]) and returns it as stored, in the same statement.
+pub async fn insert(
+    conn: &mut Conn,
+    changes: &crate::domain::post::PostChanges,
+    image_id: Option<i64>,
+    columns: Vec<(Posts, sea_query::Value)>,
+    now: i64,
+) -> Result<Event, StoreError> {
+    let mut insert =
+        posts::insert_statement(conn, PostType::Event, changes, image_id, columns, now).await?;
+    let mut returning = posts::returning_posts();
+    returning.extend(EVENT_COLUMNS.iter().map(|c| col(*c)));
+    conn.query_one(
+        insert.returning(Query::returning().exprs(returning)),
+        event_from_row,
+    )
+    .await
+}
+
 /// An event's status and publication date, read inside a write transaction and locking
 /// the row on PostgreSQL (SQLite's writer is already exclusive), so that two concurrent
 /// writes of one event see each other and term counts move once, not twice.
@@ -412,6 +431,34 @@ pub fn distinct_terms(rel: &Relations<'_>) -> Vec<i64> {
         .copied()
         .filter(|id| seen.insert(*id))
         .collect()
+}
+
+/// Runs `stmts` (a new event's relations), then adds one to the count of each of
+/// `terms`, and returns the counts as they now are, in one flight on PostgreSQL.
+/// Last in the transaction, so PostgreSQL holds the busy term rows only until the commit.
+pub async fn link_and_count(
+    conn: &mut Conn,
+    stmts: &[Box<dyn Statement>],
+    terms: &[i64],
+) -> Result<HashMap<i64, i64>, StoreError> {
+    if terms.is_empty() {
+        conn.execute_all(stmts).await?;
+        return Ok(HashMap::new());
+    }
+    let mut ids = terms.to_vec();
+    // Sorted, so concurrent writers lock the rows in one order.
+    ids.sort_unstable();
+    ids.dedup();
+    let increment = Query::update()
+        .table(Terms::Table)
+        .value(Terms::Count, Expr::col(Terms::Count).add(1))
+        .and_where(Expr::col(Terms::Id).is_in(ids))
+        .returning(Query::returning().columns([Terms::Id, Terms::Count]))
+        .to_owned();
+    let counts = conn
+        .execute_all_then_query(stmts, &increment, |r| Ok((r.i64(0)?, r.i64(1)?)))
+        .await?;
+    Ok(counts.into_iter().collect())
 }
 
 /// Keeps `terms.count` (published events per term) right after a change:

@@ -116,6 +116,25 @@ impl PgConn {
         .await
     }
 
+    /// Runs prepared statements and then a query, in order, in one flight; the query's rows.
+    pub async fn execute_all_then_query(
+        &mut self,
+        batch: &[(Statement, Params<'_>)],
+        query: &Statement,
+        params: &Params<'_>,
+    ) -> Result<Vec<tokio_postgres::Row>, StoreError> {
+        self.with_deferred(async |c| {
+            let executes = join_all(batch.iter().map(|(st, p)| c.execute(st, p)));
+            let (executed, rows) =
+                futures_util::future::join(executes, c.query(query, params)).await;
+            for r in executed {
+                r?;
+            }
+            Ok(rows?)
+        })
+        .await
+    }
+
     /// SQL text without parameters (transaction control, DDL).
     pub async fn batch(&mut self, sql: &str) -> Result<(), StoreError> {
         self.with_deferred(async |c| Ok(c.batch_execute(sql).await?))

@@ -2,7 +2,8 @@
 //! columns are read and written in `events.rs`.
 
 use sea_query::{
-    Alias, Cond, Expr, ExprTrait, Func, IntoColumnRef, Order, Query, SelectStatement, SimpleExpr,
+    Alias, Cond, Expr, ExprTrait, Func, InsertStatement, IntoColumnRef, Order, Query,
+    SelectStatement, SimpleExpr,
 };
 
 use super::schema::{EventOrganizers, Posts};
@@ -129,31 +130,19 @@ pub async fn get_by_slug(
     .await
 }
 
-/// The type of a post, if it exists; used to validate IDs without loading the post.
-/// The type and status of each post among these IDs that exists, in one statement.
-pub async fn kinds(
-    conn: &mut Conn,
-    ids: &[i64],
-) -> Result<Vec<(i64, Option<PostType>, Option<Status>)>, StoreError> {
+/// The posts among these IDs that exist, in one statement.
+pub async fn get_many(conn: &mut Conn, ids: &[i64]) -> Result<Vec<Post>, StoreError> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
     conn.query(
-        Query::select()
-            .columns([Posts::Id, Posts::PostType, Posts::Status])
-            .from(Posts::Table)
-            .and_where(Expr::col(Posts::Id).is_in(ids.iter().copied())),
-        |r| {
-            Ok((
-                r.i64(0)?,
-                PostType::parse(&r.string(1)?),
-                Status::parse(&r.string(2)?),
-            ))
-        },
+        select_posts().and_where(col(Posts::Id).is_in(ids.iter().copied())),
+        post_from_row,
     )
     .await
 }
 
+/// The type of a post, if it exists; used to validate IDs without loading the post.
 pub async fn type_of(conn: &mut Conn, id: i64) -> Result<Option<PostType>, StoreError> {
     let t = conn
         .query_opt(
@@ -343,6 +332,21 @@ pub async fn insert(
     extra: Vec<(Posts, sea_query::Value)>,
     now: i64,
 ) -> Result<i64, StoreError> {
+    let mut insert = insert_statement(conn, post_type, changes, image_id, extra, now).await?;
+    conn.query_one(insert.returning_col(Posts::Id), |r| r.i64(0))
+        .await
+}
+
+/// The `INSERT` of [`insert`], with the slug made unique (under a lock on PostgreSQL,
+/// held until the transaction ends), for callers that want more back than the ID.
+pub async fn insert_statement(
+    conn: &mut Conn,
+    post_type: PostType,
+    changes: &PostChanges,
+    image_id: Option<i64>,
+    extra: Vec<(Posts, sea_query::Value)>,
+    now: i64,
+) -> Result<InsertStatement, StoreError> {
     // A slug with nothing usable in it ("!!!") falls back to the title, as WordPress does.
     let wanted = changes
         .slug
@@ -372,15 +376,26 @@ pub async fn insert(
         }
     }
     let (cols, vals): (Vec<Posts>, Vec<sea_query::Value>) = values.into_iter().unzip();
-    conn.query_one(
-        Query::insert()
-            .into_table(Posts::Table)
-            .columns(cols)
-            .values_panic(vals.into_iter().map(Expr::val))
-            .returning_col(Posts::Id),
-        |r| r.i64(0),
-    )
-    .await
+    Ok(Query::insert()
+        .into_table(Posts::Table)
+        .columns(cols)
+        .values_panic(vals.into_iter().map(Expr::val))
+        .to_owned())
+}
+
+/// What `select_posts` yields, as a `RETURNING` list of a write to `posts`, so
+/// [`post_from_row`] reads the row as written.
+pub fn returning_posts() -> Vec<Expr> {
+    let mut out: Vec<Expr> = POST_COLUMNS.iter().map(|c| col(*c)).collect();
+    out.push(col(Posts::GeoLng));
+    out.push(Expr::expr(SimpleExpr::from(
+        Query::select()
+            .column((image_alias(), Posts::Guid))
+            .from_as(Posts::Table, image_alias())
+            .and_where(Expr::col((image_alias(), Posts::Id)).equals((Posts::Table, Posts::ImageId)))
+            .to_owned(),
+    )));
+    out
 }
 
 /// Applies a change to an existing venue or organizer.

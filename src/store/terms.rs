@@ -50,13 +50,17 @@ fn col(c: Terms) -> Expr {
     Expr::col((Terms::Table, c))
 }
 
-/// The terms among these IDs that exist, in one statement.
+/// The terms among these IDs that exist, in one statement, in the order events
+/// list their terms (by name, then ID).
 pub async fn get_many(conn: &mut Conn, ids: &[i64]) -> Result<Vec<Term>, StoreError> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
     conn.query(
-        select_terms().and_where(col(Terms::Id).is_in(ids.iter().copied())),
+        select_terms()
+            .and_where(col(Terms::Id).is_in(ids.iter().copied()))
+            .order_by(Terms::Name, Order::Asc)
+            .order_by(Terms::Id, Order::Asc),
         term_from_row,
     )
     .await

@@ -4,14 +4,14 @@
 use crate::api::i18n::Msg;
 use chrono::{DateTime, NaiveTime, Utc};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
+pub use super::known::Known;
 use crate::api::args::{self, Args, RawArgs};
 use crate::api::table::{Op, ROUTES};
 use crate::domain::event::{Event, EventChanges, LinkedRef, TermRef, Ticket};
 use crate::domain::html::{sanitize_html, strip_tags};
 use crate::domain::post::{PostType, Status};
-use crate::domain::term::{Taxonomy, Term};
+use crate::domain::term::Taxonomy;
 use crate::domain::timezone::{EventZone, parse_zone};
 use crate::http::dispatch::Ctx;
 use crate::http::error::ApiError;
@@ -19,13 +19,14 @@ use crate::http::linked::{image_ref, normalize_url, read_changes as read_linked}
 use crate::store::{posts, terms, users};
 
 /// Most organizers, terms or tickets one event may name.
-const MAX_LINKS: usize = 100;
+pub(super) const MAX_LINKS: usize = 100;
 
+/// The write's changes, and what was read to check them (see [`Known`]).
 pub async fn read(
     ctx: &Ctx,
     args: &Args,
     existing: Option<&Event>,
-) -> Result<EventChanges, ApiError> {
+) -> Result<(EventChanges, Known), ApiError> {
     let mut c = EventChanges::default();
     let now = DateTime::from_timestamp(ctx.now, 0).unwrap_or_default();
     let site = ctx.app.settings.timezone;
@@ -136,7 +137,7 @@ pub async fn read(
     if let Some(v) = args.raw("tickets") {
         c.tickets = Some(read_tickets(v)?);
     }
-    Ok(c)
+    Ok((c, known))
 }
 
 fn parse_in_zone(input: &str, zone: &EventZone, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
@@ -228,7 +229,7 @@ fn read_dates(
     Ok(())
 }
 
-fn scalar(v: &Value) -> Option<String> {
+pub(super) fn scalar(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
@@ -255,7 +256,7 @@ fn read_cost(v: &Value) -> Result<Vec<String>, ApiError> {
 }
 
 /// Items of a list-like value: a JSON array, a CSV string, or one scalar.
-fn items(v: &Value) -> Vec<Value> {
+pub(super) fn items(v: &Value) -> Vec<Value> {
     match v {
         Value::Array(a) => a.clone(),
         // Form bodies can only say `venue=0` as text; it unlinks like the number does.
@@ -271,58 +272,8 @@ fn items(v: &Value) -> Vec<Value> {
     }
 }
 
-/// The terms and linked posts a write names by ID, read in one statement each
-/// before the fields are checked one by one.
-#[derive(Default)]
-struct Known {
-    terms: HashMap<i64, Term>,
-    posts: HashMap<i64, (Option<PostType>, Option<Status>)>,
-}
-
-impl Known {
-    async fn read(ctx: &Ctx, args: &Args) -> Result<Known, ApiError> {
-        let bounded = |list: Vec<Value>| {
-            // Oversized lists are rejected when their field is read.
-            if list.len() > MAX_LINKS {
-                Vec::new()
-            } else {
-                list
-            }
-        };
-        let term_ids: Vec<i64> = ["categories", "tags"]
-            .into_iter()
-            .filter_map(|name| args.raw(name))
-            .flat_map(|v| bounded(items(v)))
-            .filter_map(|item| term_key(&item)?.trim().parse().ok())
-            .collect();
-        let post_ids: Vec<i64> = ["venue", "organizer"]
-            .into_iter()
-            .filter_map(|name| args.raw(name))
-            .flat_map(|v| bounded(linked_items(v)))
-            .filter_map(|item| match &item {
-                Value::Number(n) => n.as_i64(),
-                Value::String(s) => s.trim().parse().ok(),
-                Value::Object(o) => scalar(o.get("id")?)?.trim().parse().ok(),
-                _ => None,
-            })
-            .collect();
-        let mut known = Known::default();
-        if term_ids.is_empty() && post_ids.is_empty() {
-            return Ok(known);
-        }
-        let mut conn = ctx.app.store.pool.read().await?;
-        for t in terms::get_many(&mut conn, &term_ids).await? {
-            known.terms.insert(t.id, t);
-        }
-        for (id, post_type, status) in posts::kinds(&mut conn, &post_ids).await? {
-            known.posts.insert(id, (post_type, status));
-        }
-        Ok(known)
-    }
-}
-
 /// What names a term in a list: an ID, a slug or a name.
-fn term_key(item: &Value) -> Option<String> {
+pub(super) fn term_key(item: &Value) -> Option<String> {
     match item {
         Value::Object(o) => o.get("id").or(o.get("name")).and_then(scalar),
         other => scalar(other),
@@ -330,7 +281,7 @@ fn term_key(item: &Value) -> Option<String> {
 }
 
 /// The entries of a venue or organizer field.
-fn linked_items(v: &Value) -> Vec<Value> {
+pub(super) fn linked_items(v: &Value) -> Vec<Value> {
     match v {
         Value::Object(_) => vec![v.clone()],
         other => items(other),
@@ -412,8 +363,8 @@ async fn read_linked_ref(
     };
     if let Some(id) = id {
         // Every ID named was read up front: one missing there does not exist.
-        let (post_type, status) = known.posts.get(&id).ok_or_else(bad)?;
-        if *post_type != Some(t) || *status == Some(Status::Trash) {
+        let post = known.posts.get(&id).ok_or_else(bad)?;
+        if post.post_type != Some(t) || post.status() == Some(Status::Trash) {
             return Err(bad());
         }
         return Ok(LinkedRef::Existing(id));

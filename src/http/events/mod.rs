@@ -2,6 +2,7 @@
 //! creates and updates in `write.rs`, the representation in `view.rs`.
 
 mod input;
+mod known;
 mod list;
 mod view;
 mod write;
@@ -21,7 +22,7 @@ use super::linked::detached;
 use super::views::Reveal;
 use crate::api::args::Args;
 use crate::api::table::By;
-use crate::domain::event::Event;
+use crate::domain::event::{Event, EventLinks};
 use crate::domain::post::Status;
 use crate::store::{events, posts};
 use view::ViewContext;
@@ -68,10 +69,15 @@ async fn render(
     reveal: Reveal,
     with_json_ld: bool,
 ) -> Result<Vec<u8>, ApiError> {
+    let links = links_of(ctx, e).await?;
+    to_json(ctx, e, &links, reveal, with_json_ld)
+}
+
+/// An event's terms, venue and organizers, in two statements.
+async fn links_of(ctx: &Ctx, e: &Event) -> Result<EventLinks, ApiError> {
     let mut conn = ctx.app.store.pool.read().await?;
-    let links = events::load_links(&mut conn, std::slice::from_ref(e)).await?;
-    drop(conn);
-    to_json(ctx, e, links, reveal, with_json_ld)
+    let mut links = events::load_links(&mut conn, std::slice::from_ref(e)).await?;
+    Ok(links.remove(&e.post.id).unwrap_or_default())
 }
 
 /// The JSON of an event just written, read back with one connection.
@@ -80,20 +86,20 @@ async fn render_written(ctx: &Ctx, id: i64) -> Result<Vec<u8>, ApiError> {
     let e = events::get(&mut conn, id)
         .await?
         .ok_or_else(|| ApiError::Internal(format!("event {id} vanished after write")))?;
-    let links = events::load_links(&mut conn, std::slice::from_ref(&e)).await?;
+    let mut links = events::load_links(&mut conn, std::slice::from_ref(&e)).await?;
     drop(conn);
-    to_json(ctx, &e, links, Reveal::Full, false)
+    let links = links.remove(&id).unwrap_or_default();
+    to_json(ctx, &e, &links, Reveal::Full, false)
 }
 
 fn to_json(
     ctx: &Ctx,
     e: &Event,
-    mut links: std::collections::HashMap<i64, crate::domain::event::EventLinks>,
+    links: &EventLinks,
     reveal: Reveal,
     with_json_ld: bool,
 ) -> Result<Vec<u8>, ApiError> {
-    let links = links.remove(&e.post.id).unwrap_or_default();
-    let view = EventView::new(e, &links, &view_context(ctx), reveal, with_json_ld);
+    let view = EventView::new(e, links, &view_context(ctx), reveal, with_json_ld);
     serde_json::to_vec(&view)
         .map_err(|err| ApiError::Internal(format!("serialising an event: {err}")))
 }

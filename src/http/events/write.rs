@@ -5,7 +5,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 
 use super::input::{self, counts, resolve_terms};
-use super::{find, render_written};
+use super::{find, links_of, render_written, to_json};
 use crate::api::args::Args;
 use crate::api::table::By;
 use crate::domain::event::{EventChanges, LinkedRef};
@@ -15,6 +15,7 @@ use crate::http::dispatch::Ctx;
 use crate::http::error::ApiError;
 use crate::http::json_raw;
 use crate::http::linked::{Retryable, detached, with_retry};
+use crate::http::views::Reveal;
 use crate::store::events::{self, EventRow};
 use crate::store::{Conn, StoreError, posts};
 
@@ -155,7 +156,7 @@ pub(super) fn id_param(by: By) -> &'static str {
 }
 
 pub async fn create(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
-    let mut c = input::read(ctx, args, None).await?;
+    let (mut c, known) = input::read(ctx, args, None).await?;
     let Some(user) = ctx
         .caller
         .0
@@ -179,7 +180,9 @@ pub async fn create(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
     }
     let app = ctx.app.clone();
     let now = ctx.now;
-    let id = detached(async move {
+    let c = std::sync::Arc::new(c);
+    let written = c.clone();
+    let (event, counts) = detached(async move {
         with_retry::<_, WriteError, _, _>(|| async {
             let mut tx = app.store.pool.write().await?;
             let image_id = match &c.image {
@@ -190,32 +193,37 @@ pub async fn create(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
             };
             let links = resolve_links(&mut tx, &c, user.id, now).await?;
             let columns = event_columns(&c, links.venue_id).values();
-            let id =
-                posts::insert(&mut tx, PostType::Event, &c.post, image_id, columns, now).await?;
+            let event = events::insert(&mut tx, &c.post, image_id, columns, now).await?;
             let relations = links.relations();
-            let mut stmts = events::relation_statements(id, &relations, events::Existing::New);
+            let stmts =
+                events::relation_statements(event.post.id, &relations, events::Existing::New);
             let status = c.post.status.unwrap_or(Status::Draft);
-            if counts(status.as_str(), c.post.date_utc.unwrap_or(now), now) {
-                let terms = events::distinct_terms(&relations);
-                // Last, so PostgreSQL holds the busy term rows only until the commit.
-                stmts.extend(events::count_statements((&[], false), (&terms, true)));
-            }
-            tx.execute_all(&stmts).await?;
+            let counted = if counts(status.as_str(), c.post.date_utc.unwrap_or(now), now) {
+                events::distinct_terms(&relations)
+            } else {
+                Vec::new()
+            };
+            let counts = events::link_and_count(&mut tx, &stmts, &counted).await?;
             tx.commit().await?;
-            Ok(id)
+            Ok((event, counts))
         })
         .await
     })
     .await?;
+    let links = match known.links_of_new(&written, &counts) {
+        Some(links) => links,
+        // Links created or found by name in the write: read them as stored.
+        None => links_of(ctx, &event).await?,
+    };
     Ok(json_raw(
         StatusCode::CREATED,
-        render_written(ctx, id).await?,
+        to_json(ctx, &event, &links, Reveal::Full, false)?,
     ))
 }
 
 pub async fn update(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError> {
     let existing = find(ctx, by, args).await?;
-    let mut c = input::read(ctx, args, Some(&existing)).await?;
+    let (mut c, _) = input::read(ctx, args, Some(&existing)).await?;
     if !ctx.caller.can_edit(&existing.post) {
         return Err(ApiError::Forbidden {
             anonymous: ctx.caller.is_anonymous(),
