@@ -12,6 +12,8 @@ usage: bench/run.sh [options]
   --size N                    events in the data set: 1k, 100k, 1m or a number (default 1k)
   --duration SECONDS          per scenario and connection count (default 10)
   --quick                     3-second scenarios, for smoke runs
+  --warmup SECONDS            unrecorded load before each scenario, so rows measure
+                              warm caches rather than a fresh copy's first reads (default 2; 0: none)
   --connections "16 64"       connection counts to run each scenario at
   --scenarios "a b …"         only these scenarios (default: all; see --list)
   --list                      list the scenarios and exit
@@ -45,6 +47,7 @@ SCENARIOS=(
 BACKEND=sqlite
 SIZE=1k
 DURATION=10
+WARMUP=2
 CONNECTIONS="16 64"
 ONLY=""
 REGENERATE=0
@@ -62,6 +65,7 @@ while [[ $# -gt 0 ]]; do
         --size) SIZE=$2; shift 2 ;;
         --duration) DURATION=$2; shift 2 ;;
         --quick) DURATION=3; shift ;;
+        --warmup) WARMUP=$2; shift 2 ;;
         --connections) CONNECTIONS=$2; shift 2 ;;
         --scenarios) ONLY=$2; shift 2 ;;
         --regenerate) REGENERATE=1; shift ;;
@@ -90,6 +94,7 @@ case $LABEL in
     *) EVENTS=$LABEL ;;
 esac
 [[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || { echo "--duration is whole seconds" >&2; exit 2; }
+[[ $WARMUP =~ ^[0-9]+$ ]] || { echo "--warmup is whole seconds" >&2; exit 2; }
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -307,6 +312,14 @@ for entry in "${SCENARIOS[@]}"; do
         continue
     fi
 
+    if [[ $WARMUP -gt 0 ]]; then
+        # A fresh copy starts with cold page caches (PostgreSQL's shared buffers above all):
+        # the first requests of a run would otherwise weigh on its p99.
+        log "$name: warming up for ${WARMUP}s"
+        env "${env_vars[@]}" BENCH_REPORT=/dev/null LUA_PATH="$ROOT/bench/lua/?.lua;;" \
+            wrk -t"$THREADS" -c"${CONNECTIONS%% *}" -d"${WARMUP}s" --timeout 10s \
+            -s "$ROOT/bench/lua/$script" "$BASE${path%%<*}" >/dev/null 2>&1 || true
+    fi
     for c in $CONNECTIONS; do
         log "$name: $c connections, ${DURATION}s"
         report=$RUN_DIR/$name-c$c.json
@@ -352,13 +365,13 @@ MD_OUT=$RESULTS/$STAMP-$BACKEND-$LABEL.md
 jq -n --slurpfile rows "$ROWS" --slurpfile gen "$GEN_SUMMARY" \
     --arg stamp "$STAMP" --arg backend "$BACKEND" --arg db "$DB_VERSION" \
     --argjson events "$EVENTS" --argjson db_bytes "$DB_BYTES" --argjson generated "$GENERATED" \
-    --argjson duration "$DURATION" --argjson threads "$THREADS" \
+    --argjson duration "$DURATION" --argjson threads "$THREADS" --argjson warmup "$WARMUP" \
     --arg commit "$GIT_COMMIT" --argjson nproc "$(nproc)" --arg cpu "$CPU_MODEL" \
     --argjson mem "$MEM_GIB" --arg kernel "$(uname -r)" --arg filter "$FILTER" \
     --argjson hwm_resets "$HWM_RESETS" --argjson load "$LOAD_START" \
     '{run: $stamp, backend: $backend, database: $db, events: $events, database_bytes: $db_bytes,
       data_set: ($gen[0] + {generated_this_run: $generated}),
-      wrk: {threads: $threads, duration_s: $duration}, filter_query: $filter,
+      wrk: {threads: $threads, duration_s: $duration, warmup_s: $warmup}, filter_query: $filter,
       rss_peak_per_scenario: $hwm_resets, commit: $commit,
       machine: {nproc: $nproc, cpu: $cpu, memory_gib: $mem, kernel: $kernel,
                 load1_at_start: $load},
@@ -371,7 +384,7 @@ jq -r '
   "",
   "Commit \(.commit); \(.database); data set \(.database_bytes / 1048576 | f1) MiB. " +
   "Machine: \(.machine.nproc) CPUs (\(.machine.cpu)), \(.machine.memory_gib) GiB, Linux \(.machine.kernel). " +
-  "wrk -t\(.wrk.threads), \(.wrk.duration_s) s per row; client and server share the machine " +
+  "wrk -t\(.wrk.threads), \(.wrk.duration_s) s per row after \(.wrk.warmup_s // 0) s of warm-up per scenario; client and server share the machine " +
   "(1-minute load average \(.machine.load1_at_start) when the run started).",
   "",
   "| scenario | conns | req/s | p50 ms | p99 ms | non-2xx | socket errors | server CPU (cores) | CPU ms/req | PostgreSQL CPU (cores) | RSS peak MiB |",

@@ -122,9 +122,17 @@ const SQLITE_BEFORE_COMMIT: group_commit::BeforeCommit = group_commit::BeforeCom
 /// The most events a search scans rather than looks up in the index.
 pub const SEARCH_INDEX_BATCH: i64 = 128;
 
+/// Waits up to 5 s for a lock another connection holds, retrying every millisecond.
+/// SQLite's own busy timeout backs off to 100 ms sleeps, so a writer could oversleep
+/// a checkpoint's short hold of the write lock by tens of milliseconds.
+fn wait_for_lock(attempt: i32) -> bool {
+    std::thread::sleep(Duration::from_millis(1));
+    attempt < 5_000
+}
+
 fn sqlite_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
     let conn = rusqlite::Connection::open(path)?;
-    conn.busy_timeout(Duration::from_secs(5))?;
+    conn.busy_handler(Some(wait_for_lock))?;
     conn.execute_batch(
         "PRAGMA journal_mode = WAL;
          PRAGMA synchronous = NORMAL;
