@@ -133,6 +133,14 @@ fn wait_for_lock(attempt: i32) -> bool {
 fn sqlite_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
     let conn = rusqlite::Connection::open(path)?;
     conn.busy_handler(Some(wait_for_lock))?;
+    // Without the planner's stability guarantee, SQLite makes every statement with
+    // `LIKE ?` (searches) parse and plan itself again whenever a value is bound, in
+    // case a fixed prefix could use an index: our patterns start with `%`, and the
+    // statement cache was losing 9 % of the CPU of a mixed load to it.
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )?;
     conn.execute_batch(
         "PRAGMA journal_mode = WAL;
          PRAGMA synchronous = NORMAL;
@@ -215,4 +223,24 @@ fn open_postgres(url: &str) -> Result<Pool, StoreError> {
             }
         })
         .map_err(|e| StoreError::Internal(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::StatementStatus;
+
+    #[test]
+    fn a_search_statement_is_planned_once_whatever_it_is_bound_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = super::sqlite_connection(&dir.path().join("plan.db")).unwrap();
+        conn.execute_batch("CREATE TABLE t (name TEXT); CREATE INDEX t_name ON t (name);")
+            .unwrap();
+        for pattern in ["%jazz%", "%folk%", "jazz%"] {
+            let mut st = conn
+                .prepare_cached("SELECT count(*) FROM t WHERE name LIKE ?")
+                .unwrap();
+            let _: i64 = st.query_row([pattern], |r| r.get(0)).unwrap();
+            assert_eq!(st.get_status(StatementStatus::RePrepare), 0, "{pattern}");
+        }
+    }
 }
