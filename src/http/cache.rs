@@ -147,6 +147,14 @@ impl ResponseCache {
         }
     }
 
+    /// The computation of a key [`ResponseCache::get`] answered [`Lookup::Compute`] to.
+    pub fn computing(&self, key: &str) -> Computing<'_> {
+        Computing {
+            cache: self,
+            key: Some(key.to_string()),
+        }
+    }
+
     /// Wakes whoever waits for `key` when the request computing it has nothing to keep.
     pub fn abandon(&self, key: &str) {
         let mut g = self.current.lock().unwrap_or_else(|e| e.into_inner());
@@ -214,6 +222,30 @@ impl ResponseCache {
             }
         }
         cached.response()
+    }
+}
+
+/// A key one request computes while others wait for it ([`Lookup::Wait`]). Dropped
+/// before [`Computing::kept`] — the request failed, or its client went away and the
+/// server dropped the request's future with it — it wakes the waiters, which would
+/// otherwise sit out [`MAX_WAIT`] for a response that is not coming.
+pub struct Computing<'a> {
+    cache: &'a ResponseCache,
+    key: Option<String>,
+}
+
+impl Computing<'_> {
+    /// The response was kept (or its key abandoned) by [`ResponseCache::put`].
+    pub fn kept(mut self) {
+        self.key = None;
+    }
+}
+
+impl Drop for Computing<'_> {
+    fn drop(&mut self) {
+        if let Some(key) = self.key.take() {
+            self.cache.abandon(&key);
+        }
     }
 }
 
@@ -325,6 +357,26 @@ mod tests {
         cache.abandon("j");
         waiting.await;
         assert!(matches!(cache.get(5, 10, "j"), Lookup::Compute));
+    }
+
+    #[tokio::test]
+    async fn a_computation_dropped_midway_lets_the_waiters_go() {
+        let cache = ResponseCache::new(1 << 20);
+        assert!(matches!(cache.get(5, 10, "k"), Lookup::Compute));
+        let computing = cache.computing("k");
+        let Lookup::Wait(waiting) = cache.get(5, 10, "k") else {
+            panic!("a second request waits");
+        };
+        drop(computing);
+        tokio::time::timeout(Duration::from_millis(100), waiting)
+            .await
+            .expect("the waiter is woken, not left to time out");
+        assert!(matches!(cache.get(5, 10, "k"), Lookup::Compute));
+        // A kept response does not wake anyone twice or unregister a later computation.
+        let computing = cache.computing("k");
+        cache.put(5, 10, "k".into(), ok("kept")).await;
+        computing.kept();
+        assert!(cache.hit(5, 10, "k").is_some());
     }
 
     #[tokio::test]

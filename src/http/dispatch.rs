@@ -53,6 +53,8 @@ pub async fn handle(
         Some(_) => app.store.pool.data_version().await.ok(),
         None => None,
     };
+    let cache = app.clone();
+    let mut computing = None;
     if let (Some(key), Some(v)) = (&cache_key, version) {
         match app.cache.get(v, now, key) {
             Lookup::Hit(hit) => return hit.response(),
@@ -60,7 +62,7 @@ pub async fn handle(
                 refresh_in_background(app, endpoint, lang, &req, key.clone(), v, now);
                 return last.response();
             }
-            Lookup::Compute => {}
+            Lookup::Compute => computing = Some(cache.cache.computing(key)),
             Lookup::Wait(computing) => {
                 // Someone is computing this very response: wait for theirs rather than
                 // run the same query again; compute it ourselves if it does not come.
@@ -71,21 +73,22 @@ pub async fn handle(
             }
         }
     }
-    let cache = app.clone();
     let result = match tokio::time::timeout(timeout, run(app, endpoint, lang, req, now)).await {
         Ok(r) => r,
         // Writes run detached and still finish; the client just stops waiting.
         Err(_) => Err(ApiError::Unavailable("request timed out".into())),
     };
     match (result, cache_key, version) {
-        (Ok(resp), Some(key), Some(v)) => cache.cache.put(v, now, key, resp).await,
-        (Ok(resp), _, _) => resp,
-        (Err(e), key, _) => {
-            if let Some(key) = key {
-                cache.cache.abandon(&key);
+        (Ok(resp), Some(key), Some(v)) => {
+            let resp = cache.cache.put(v, now, key, resp).await;
+            if let Some(c) = computing {
+                c.kept();
             }
-            e.response_with_id(&code, request_id.as_deref())
+            resp
         }
+        (Ok(resp), _, _) => resp,
+        // A computation that failed wakes its waiters as `computing` drops.
+        (Err(e), _, _) => e.response_with_id(&code, request_id.as_deref()),
     }
 }
 
