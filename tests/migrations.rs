@@ -9,7 +9,8 @@ use serde_json::json;
 /// A SQLite database at schema version 1 (search indexed row by row by triggers),
 /// holding one event, opened by this release: migration 2 moves search to the
 /// per-commit queue. The old event stays searchable, new and edited events become
-/// searchable, and a deleted one leaves the index.
+/// searchable, and a deleted one leaves the index. Migration 3 counts the old event
+/// into the per-day counts that plain windows' totals come from.
 #[tokio::test]
 async fn a_version_1_sqlite_database_upgrades_and_keeps_search_working() {
     let dir = tempfile::tempdir().unwrap();
@@ -36,6 +37,8 @@ async fn a_version_1_sqlite_database_upgrades_and_keeps_search_working() {
 
     let old = app.get(&search("lantern")).await;
     assert_eq!(titles(&old), ["Legacy Lantern Walk"]);
+    let window = "events?start_date=2027-01-01&end_date=2027-12-31";
+    assert_eq!(app.get(window).await.body["total"], 1);
 
     let new = app
         .event(with(
@@ -74,4 +77,5 @@ async fn a_version_1_sqlite_database_upgrades_and_keeps_search_working() {
         .assert(200);
     assert_eq!(app.get(&search("lantern")).await.body["total"], 0);
     assert_eq!(app.get(&search("paper")).await.body["total"], 0);
+    assert_eq!(app.get(window).await.body["total"], 1);
 }

@@ -687,10 +687,15 @@ fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventQuery) {
 /// One page of events, ordered by start then ID, and the total.
 pub async fn list(conn: &mut Conn, eq: &EventQuery) -> Result<(Vec<Event>, u64), StoreError> {
     let backend = conn.backend();
-    let mut count = Query::select();
-    count.expr(col(Posts::Id).count()).from(Posts::Table);
-    list_filters(&mut count, backend, eq);
-    let total = u64::try_from(conn.query_one(&count, |r| r.i64(0)).await?).unwrap_or(0);
+    let total = match eq.plain_window() {
+        Some(window) => super::event_count::plain_window(conn, window, eq.now_utc).await?,
+        None => {
+            let mut count = Query::select();
+            count.expr(col(Posts::Id).count()).from(Posts::Table);
+            list_filters(&mut count, backend, eq);
+            u64::try_from(conn.query_one(&count, |r| r.i64(0)).await?).unwrap_or(0)
+        }
+    };
     let offset = (eq.page - 1).saturating_mul(eq.per_page);
     if total == 0 || offset >= total {
         return Ok((Vec::new(), total));

@@ -22,6 +22,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0002_search_queue.sql"),
         postgres: include_str!("migrations/postgres/0002_search_queue.sql"),
     },
+    Migration {
+        version: 3,
+        sqlite: include_str!("migrations/sqlite/0003_listed_event_days.sql"),
+        postgres: include_str!("migrations/postgres/0003_listed_event_days.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

@@ -2,6 +2,7 @@
 
 mod checkpoint;
 pub mod db;
+mod event_count;
 pub mod events;
 mod group_commit;
 mod migrate;
@@ -53,6 +54,14 @@ impl From<tokio_postgres::Error> for StoreError {
         use tokio_postgres::error::SqlState;
         match e.code() {
             Some(c) if *c == SqlState::UNIQUE_VIOLATION => StoreError::Conflict(e.to_string()),
+            // Two writes that took the same rows in opposite orders (moving events
+            // between days, say): PostgreSQL aborts one, and it is safe to run again.
+            Some(c)
+                if *c == SqlState::T_R_DEADLOCK_DETECTED
+                    || *c == SqlState::T_R_SERIALIZATION_FAILURE =>
+            {
+                StoreError::Conflict(e.to_string())
+            }
             Some(c)
                 if *c == SqlState::READ_ONLY_SQL_TRANSACTION
                     || *c == SqlState::ADMIN_SHUTDOWN
@@ -65,7 +74,11 @@ impl From<tokio_postgres::Error> for StoreError {
             None if e.is_closed() || e.to_string().contains("connect") => {
                 StoreError::Unavailable(e.to_string())
             }
-            _ => StoreError::Internal(e.to_string()),
+            // "db error" alone would hide PostgreSQL's message from the log.
+            _ => StoreError::Internal(
+                e.as_db_error()
+                    .map_or_else(|| e.to_string(), |db| format!("db error: {db}")),
+            ),
         }
     }
 }

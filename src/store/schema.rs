@@ -98,3 +98,11 @@ pub enum TermRelationships {
     PostId,
     TermId,
 }
+
+#[derive(Iden, Clone, Copy)]
+pub enum ListedEventDays {
+    Table,
+    StartDay,
+    EndDay,
+    Events,
+}

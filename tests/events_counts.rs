@@ -1,0 +1,292 @@
+//! The total of a plain window (`start_date`/`end_date` only, as every visitor sees
+//! it) comes from per-day counts kept by triggers; it must always equal the number
+//! of events the window lists, through inserts, updates and deletes, whatever the
+//! window's edges cut through.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+/// Window edges: day boundaries, mid-day instants, and ones outside every event.
+const STARTS: [&str; 8] = [
+    "2027-03-01 00:00:00",
+    "2027-03-10 00:00:00",
+    "2027-03-10 12:00:00",
+    "2027-03-10 23:59:59",
+    "2027-03-11 00:00:00",
+    "2027-03-12 10:00:00",
+    "2027-03-15 00:00:00",
+    "2027-03-20 00:00:00",
+];
+const ENDS: [&str; 8] = [
+    "2027-03-10 12:00:00",
+    "2027-03-15 10:30:00",
+    "2027-03-20 00:00:00",
+    "2027-03-20 11:15:00",
+    "2027-03-20 12:00:00",
+    "2027-03-20 23:59:59",
+    "2027-03-31 00:00:00",
+    "2028-01-01 00:00:00",
+];
+
+fn query(start: &str, end: &str) -> String {
+    format!("events?start_date={start}&end_date={end}&strict_dates=true&per_page=50")
+        .replace(' ', "%20")
+}
+
+/// Every window of the grid: its total against the events it lists.
+async fn assert_totals_match_lists(app: &TestApp, when: &str) {
+    for start in STARTS {
+        for end in ENDS {
+            let r = app.get(&query(start, end)).await;
+            r.assert(200);
+            let listed = titles(&r).len();
+            let total: usize = r.header("X-WP-Total").unwrap().parse().unwrap();
+            assert_eq!(
+                total,
+                listed,
+                "{when}: window {start} – {end} lists {:?}",
+                titles(&r)
+            );
+            assert_eq!(r.body["total"], json!(listed), "{when}: {start} – {end}");
+        }
+    }
+}
+
+fn at(title: &str, start: &str, end: &str, extra: Value) -> Value {
+    with(event(title, start, end), extra)
+}
+
+both!(
+    window_totals_equal_the_events_listed_through_every_kind_of_write,
+    |app| async move {
+        let ids: Vec<i64> = {
+            let mut ids = Vec::new();
+            for body in [
+                at(
+                    "First day, early",
+                    "2027-03-10 08:00:00",
+                    "2027-03-10 09:00:00",
+                    json!({}),
+                ),
+                at(
+                    "First day, late",
+                    "2027-03-10 13:00:00",
+                    "2027-03-10 14:00:00",
+                    json!({}),
+                ),
+                at(
+                    "Over midnight",
+                    "2027-03-10 23:30:00",
+                    "2027-03-11 01:00:00",
+                    json!({}),
+                ),
+                at(
+                    "Inside",
+                    "2027-03-15 10:00:00",
+                    "2027-03-15 11:00:00",
+                    json!({}),
+                ),
+                at(
+                    "Long, ends last day",
+                    "2027-03-12 10:00:00",
+                    "2027-03-20 10:00:00",
+                    json!({}),
+                ),
+                at(
+                    "Ends after the edge",
+                    "2027-03-19 22:00:00",
+                    "2027-03-20 13:00:00",
+                    json!({}),
+                ),
+                at(
+                    "Last day",
+                    "2027-03-20 11:00:00",
+                    "2027-03-20 11:30:00",
+                    json!({}),
+                ),
+                at(
+                    "After",
+                    "2027-03-25 10:00:00",
+                    "2027-03-25 11:00:00",
+                    json!({}),
+                ),
+                at(
+                    "Spans it all",
+                    "2027-03-01 10:00:00",
+                    "2027-03-30 11:00:00",
+                    json!({}),
+                ),
+                at(
+                    "Hidden",
+                    "2027-03-15 12:00:00",
+                    "2027-03-15 13:00:00",
+                    json!({"hide_from_listings": true}),
+                ),
+                at(
+                    "Draft",
+                    "2027-03-15 12:00:00",
+                    "2027-03-15 13:00:00",
+                    json!({"status": "draft"}),
+                ),
+                at(
+                    "Protected",
+                    "2027-03-16 12:00:00",
+                    "2027-03-16 13:00:00",
+                    json!({"password": "s3cret"}),
+                ),
+                // Scheduled for now: visible by the clock, not by a write.
+                at(
+                    "Due",
+                    "2027-03-16 12:00:00",
+                    "2027-03-16 13:00:00",
+                    json!({"status": "future"}),
+                ),
+                at(
+                    "Scheduled",
+                    "2027-03-16 12:00:00",
+                    "2027-03-16 13:00:00",
+                    json!({"status": "future", "date": "2030-01-01 00:00:00"}),
+                ),
+                at(
+                    "All day",
+                    "2027-03-20 00:00:00",
+                    "2027-03-20 23:59:59",
+                    json!({"all_day": true}),
+                ),
+            ] {
+                ids.push(app.event(body).await);
+            }
+            ids
+        };
+        // The first window cuts through days: mid-day on both sides.
+        let r = app
+            .get(&query("2027-03-10 12:00:00", "2027-03-20 12:00:00"))
+            .await;
+        let mut listed = titles(&r);
+        listed.sort();
+        assert_eq!(
+            listed,
+            [
+                "Due",
+                "First day, late",
+                "Inside",
+                "Last day",
+                "Long, ends last day",
+                "Over midnight",
+                "Protected"
+            ]
+        );
+        assert_totals_match_lists(&app, "as created").await;
+
+        let id = |title: &str| {
+            ids[[
+                "First day, early",
+                "First day, late",
+                "Over midnight",
+                "Inside",
+                "Long, ends last day",
+                "Ends after the edge",
+                "Last day",
+                "After",
+                "Spans it all",
+                "Hidden",
+                "Draft",
+                "Protected",
+                "Due",
+                "Scheduled",
+                "All day",
+            ]
+            .iter()
+            .position(|t| *t == title)
+            .unwrap()]
+        };
+        let edits = [
+            (
+                format!("events/{}", id("Inside")),
+                json!({"start_date": "2027-03-26 10:00:00", "end_date": "2027-03-26 11:00:00"}),
+            ),
+            (
+                format!("events/{}", id("After")),
+                json!({"start_date": "2027-03-20 09:00:00", "end_date": "2027-03-20 09:30:00"}),
+            ),
+            (
+                format!("events/{}", id("Long, ends last day")),
+                json!({"hide_from_listings": true}),
+            ),
+            (
+                format!("events/{}", id("Hidden")),
+                json!({"hide_from_listings": false}),
+            ),
+            (
+                format!("events/{}", id("First day, late")),
+                json!({"status": "draft"}),
+            ),
+            (
+                format!("events/{}", id("Draft")),
+                json!({"status": "publish"}),
+            ),
+            (
+                format!("events/{}", id("Due")),
+                json!({"status": "publish"}),
+            ),
+            (
+                format!("events/{}", id("Over midnight")),
+                json!({"title": "Renamed only"}),
+            ),
+        ];
+        for (path, body) in edits {
+            app.post(&path, body).await.assert(200);
+        }
+        assert_totals_match_lists(&app, "after updates").await;
+
+        app.delete(&format!("events/{}", id("Last day")))
+            .await
+            .assert(200);
+        app.delete(&format!("events/{}?force=true", id("Spans it all")))
+            .await
+            .assert(200);
+        app.delete(&format!("events/{}?force=true", id("Draft")))
+            .await
+            .assert(200);
+        assert_totals_match_lists(&app, "after deletes").await;
+
+        // Out of the trash again.
+        app.post(
+            &format!("events/{}", id("Last day")),
+            json!({"status": "publish"}),
+        )
+        .await
+        .assert(200);
+        assert_totals_match_lists(&app, "after a restore").await;
+    }
+);
+
+both!(the_default_window_counts_what_it_lists, |app| async move {
+    let day = |d: i64| {
+        (chrono::Utc::now() + chrono::Duration::days(d))
+            .format("%Y-%m-%d %H:%M:%S")
+            .to_string()
+    };
+    for d in [-1, 0, 1, 30, 700, 800] {
+        app.event(event(&format!("Day {d}"), &day(d), &day(d)))
+            .await;
+    }
+    let r = app.get("events?per_page=50").await;
+    r.assert(200);
+    assert_eq!(
+        r.header("X-WP-Total"),
+        Some(titles(&r).len().to_string().as_str())
+    );
+    assert!(
+        titles(&r).contains(&"Day 1".to_string()),
+        "{:?}",
+        titles(&r)
+    );
+    assert!(
+        !titles(&r).contains(&"Day 800".to_string()),
+        "{:?}",
+        titles(&r)
+    );
+});
