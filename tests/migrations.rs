@@ -79,3 +79,70 @@ async fn a_version_1_sqlite_database_upgrades_and_keeps_search_working() {
     assert_eq!(app.get(&search("paper")).await.body["total"], 0);
     assert_eq!(app.get(window).await.body["total"], 1);
 }
+
+/// A PostgreSQL database at schema version 2 holding listed, hidden, draft and undated
+/// events, opened by this release: migration 3 counts exactly the listed ones into the
+/// per-day counts, so plain windows' totals match what they list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
+    let name = format!("cal_test_v2_{}", std::process::id());
+    if let Err(e) = pg_admin(format!("CREATE DATABASE {name}")) {
+        assert!(!ci(), "PostgreSQL is required in CI: {e}");
+        eprintln!("skipping: PostgreSQL unavailable ({e})");
+        return;
+    }
+    let (client, conn) = tokio_postgres::connect(&pg_url_for(&name), tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    let connection = tokio::spawn(conn);
+    client
+        .batch_execute(include_str!(
+            "../src/store/migrations/postgres/0001_init.sql"
+        ))
+        .await
+        .unwrap();
+    client
+        .batch_execute(include_str!(
+            "../src/store/migrations/postgres/0002_search_queue.sql"
+        ))
+        .await
+        .unwrap();
+    client
+        .batch_execute(
+            "CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, applied_utc BIGINT NOT NULL);
+             INSERT INTO schema_migrations VALUES (1, 0), (2, 0);
+             INSERT INTO posts (post_type, status, slug, title, date_utc, modified_utc,
+                                start_utc, end_utc, hide_from_listings)
+             VALUES ('event', 'publish', 'a', 'Listed A', 0, 0, 1806600000, 1806603600, FALSE),
+                    ('event', 'publish', 'b', 'Listed B', 0, 0, 1806600000, 1806700000, FALSE),
+                    ('event', 'publish', 'c', 'Listed C', 0, 0, 1809600000, 1809603600, FALSE),
+                    ('event', 'publish', 'h', 'Hidden', 0, 0, 1806600000, 1806603600, TRUE),
+                    ('event', 'draft', 'd', 'Draft', 0, 0, 1806600000, 1806603600, FALSE),
+                    ('venue', 'publish', 'v', 'A venue', 0, 0, NULL, NULL, FALSE);",
+        )
+        .await
+        .unwrap();
+    drop(client);
+    let _ = connection.await;
+
+    let store = Store::open(&pg_url_for(&name)).await.unwrap();
+    let app = TestApp::with_store(store, None, Some(name), settings()).await;
+    for window in [
+        "events?start_date=2027-01-01&end_date=2027-12-31",
+        "events?start_date=2027-04-01&end_date=2027-04-30",
+        "events?start_date=2027-04-02&end_date=2027-12-31",
+    ] {
+        let r = app.get(window).await;
+        r.assert(200);
+        assert_eq!(
+            r.body["total"],
+            titles(&r).len(),
+            "{window}: {:?}",
+            titles(&r)
+        );
+    }
+    let all = app
+        .get("events?start_date=2027-01-01&end_date=2027-12-31")
+        .await;
+    assert_eq!(all.body["total"], 3, "{:?}", titles(&all));
+}
