@@ -126,7 +126,7 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
     let _ = connection.await;
 
     let store = Store::open(&pg_url_for(&name)).await.unwrap();
-    let app = TestApp::with_store(store, None, Some(name), settings()).await;
+    let app = TestApp::with_store(store, None, Some(name.clone()), settings()).await;
     for window in [
         "events?start_date=2027-01-01&end_date=2027-12-31",
         "events?start_date=2027-04-01&end_date=2027-04-30",
@@ -145,4 +145,28 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
         .get("events?start_date=2027-01-01&end_date=2027-12-31")
         .await;
     assert_eq!(all.body["total"], 3, "{:?}", titles(&all));
+
+    // Migration 4 rebuilt the trigram index: search still finds what it held.
+    let found = app.get("events?search=isted&start_date=2027-01-01").await;
+    assert_eq!(titles(&found), ["Listed A", "Listed B", "Listed C"]);
+    // …and rebuilt it so that the planner may AND it with the start index: not
+    // partial, and with a large statistics sample (see the migration for why).
+    let (client, conn) = tokio_postgres::connect(&pg_url_for(&name), tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    let connection = tokio::spawn(conn);
+    let row = client
+        .query_one(
+            "SELECT i.indpred IS NULL, a.attstattarget::int
+             FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+             JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = 1
+             WHERE c.relname = 'posts_search_trgm'",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert!(row.get::<_, bool>(0), "the trigram index is not partial");
+    assert_eq!(row.get::<_, i32>(1), 1000);
+    drop(client);
+    let _ = connection.await;
 }

@@ -27,6 +27,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0003_listed_event_days.sql"),
         postgres: include_str!("migrations/postgres/0003_listed_event_days.sql"),
     },
+    Migration {
+        version: 4,
+        sqlite: include_str!("migrations/sqlite/0004_search_index_and.sql"),
+        postgres: include_str!("migrations/postgres/0004_search_index_and.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

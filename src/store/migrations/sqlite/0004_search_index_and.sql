@@ -1,0 +1,2 @@
+-- PostgreSQL only: its trigram index changed so that the planner can intersect it
+-- with the start-date index. SQLite's search index (posts_fts) needs no change.
