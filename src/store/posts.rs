@@ -183,11 +183,21 @@ pub async fn unique_slug(
     Ok(slug::unique(&base, &taken))
 }
 
-/// `column` is `base` or starts with `base-`, as one range the slug index serves:
-/// slugs hold only `[a-z0-9_-]`, and between `base` and `base.` (bytewise: SQLite's
-/// default collation, `COLLATE "C"` on PostgreSQL) only those sort.
+/// The slugs `slug::unique` may collide with: `base`, and `base-` followed by a digit.
+/// Slugs hold only `[a-z0-9_-]`, so (bytewise: SQLite's default collation, `COLLATE "C"`
+/// on PostgreSQL) everything starting with `base-` sorts between `base` and `base.`: one
+/// range of the slug index. Within it, only `base` and `base-0…` to `base-9…` are read,
+/// so that a plain "Concert" does not read every "concert-in-the-park-…" a site holds.
 pub fn slug_family(column: Expr, base: &str) -> Expr {
-    column.clone().gte(base).and(column.lt(format!("{base}.")))
+    let numbered = column
+        .clone()
+        .gte(format!("{base}-0"))
+        .and(column.clone().lt(format!("{base}-:")));
+    column
+        .clone()
+        .gte(base)
+        .and(column.clone().lt(format!("{base}.")))
+        .and(column.eq(base).or(numbered))
 }
 
 /// Escapes `%` and `_` for a LIKE pattern. Both backends treat `\` as the escape
