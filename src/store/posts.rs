@@ -3,7 +3,7 @@
 
 use sea_query::{
     Alias, Cond, Expr, ExprTrait, Func, InsertStatement, IntoColumnRef, Order, Query,
-    SelectStatement, SimpleExpr,
+    SelectStatement, SimpleExpr, UnionType,
 };
 
 use super::schema::{EventOrganizers, Posts};
@@ -171,33 +171,38 @@ pub async fn unique_slug(
     };
     conn.lock_key(&format!("slug:{}:{base}", post_type.as_str()))
         .await?;
-    let mut q = Query::select();
-    q.column(Posts::Slug)
+    let mut scope = Query::select();
+    scope
+        .column(Posts::Slug)
         .from(Posts::Table)
-        .and_where(Expr::col(Posts::PostType).eq(post_type.as_str()))
-        .and_where(slug_family(Expr::col(Posts::Slug), &base));
+        .and_where(Expr::col(Posts::PostType).eq(post_type.as_str()));
     if let Some(id) = except {
-        q.and_where(Expr::col(Posts::Id).ne(id));
+        scope.and_where(Expr::col(Posts::Id).ne(id));
     }
-    let taken = conn.query(&q, |r| r.string(0)).await?;
+    let family = slug_family(&scope, Posts::Slug, &base);
+    let taken = conn.query(&family, |r| r.string(0)).await?;
     Ok(slug::unique(&base, &taken))
 }
 
-/// The slugs `slug::unique` may collide with: `base`, and `base-` followed by a digit.
-/// Slugs hold only `[a-z0-9_-]`, so (bytewise: SQLite's default collation, `COLLATE "C"`
-/// on PostgreSQL) everything starting with `base-` sorts between `base` and `base.`: one
-/// range of the slug index. Within it, only `base` and `base-0…` to `base-9…` are read,
-/// so that a plain "Concert" does not read every "concert-in-the-park-…" a site holds.
-pub fn slug_family(column: Expr, base: &str) -> Expr {
-    let numbered = column
-        .clone()
-        .gte(format!("{base}-0"))
-        .and(column.clone().lt(format!("{base}-:")));
-    column
-        .clone()
-        .gte(base)
-        .and(column.clone().lt(format!("{base}.")))
-        .and(column.eq(base).or(numbered))
+/// The slugs `slug::unique` may collide with, `base` and `base-` followed by a digit,
+/// selected by `scope` (which names the table and its other conditions). Two exact
+/// ranges of the slug index, bytewise (SQLite's default collation, `COLLATE "C"` on
+/// PostgreSQL; slugs hold only `[a-z0-9_-]` and `:` follows `9`): a plain "Concert"
+/// neither reads nor walks every "concert-in-the-park-…" a site holds.
+pub fn slug_family(
+    scope: &SelectStatement,
+    column: impl IntoColumnRef,
+    base: &str,
+) -> SelectStatement {
+    let column = column.into_column_ref();
+    let mut exact = scope.clone();
+    exact.and_where(Expr::col(column.clone()).eq(base));
+    let mut numbered = scope.clone();
+    numbered
+        .and_where(Expr::col(column.clone()).gte(format!("{base}-0")))
+        .and_where(Expr::col(column).lt(format!("{base}-:")));
+    exact.union(UnionType::All, numbered);
+    exact
 }
 
 /// Escapes `%` and `_` for a LIKE pattern. Both backends treat `\` as the escape

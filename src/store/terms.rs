@@ -145,16 +145,13 @@ async fn unique_slug(
     let base = if base.is_empty() { "term" } else { base };
     conn.lock_key(&format!("term-slug:{}:{base}", taxonomy.as_str()))
         .await?;
-    let taken = conn
-        .query(
-            Query::select()
-                .column(Terms::Slug)
-                .from(Terms::Table)
-                .and_where(Expr::col(Terms::Taxonomy).eq(taxonomy.as_str()))
-                .and_where(super::posts::slug_family(Expr::col(Terms::Slug), base)),
-            |r| r.string(0),
-        )
-        .await?;
+    let scope = Query::select()
+        .column(Terms::Slug)
+        .from(Terms::Table)
+        .and_where(Expr::col(Terms::Taxonomy).eq(taxonomy.as_str()))
+        .to_owned();
+    let family = super::posts::slug_family(&scope, Terms::Slug, base);
+    let taken = conn.query(&family, |r| r.string(0)).await?;
     Ok(slug::unique(base, &taken))
 }
 
