@@ -177,6 +177,58 @@ both!(
     }
 );
 
+both!(
+    a_cached_event_shows_its_scheduled_venue_and_organizer_once_they_go_live,
+    |app| async move {
+        // Anonymous reads of an event are cached until the next write, unless something
+        // in them changes by the clock: here both linked posts go live in two seconds.
+        let live_at = (Utc::now() + Duration::seconds(2))
+            .format("%Y-%m-%d %H:%M:%S")
+            .to_string();
+        let scheduled = json!({"status": "future", "date_utc": live_at});
+        let venue = app
+            .post(
+                "venues",
+                with(json!({"venue": "Opening Soon"}), scheduled.clone()),
+            )
+            .await
+            .id();
+        let organizer = app
+            .post(
+                "organizers",
+                with(json!({"organizer": "Soon"}), scheduled.clone()),
+            )
+            .await
+            .id();
+        let id = app
+            .event(feb(
+                "Opening night",
+                json!({"venue": venue, "organizer": [organizer]}),
+            ))
+            .await;
+        let path = format!("events/{id}");
+        for _ in 0..2 {
+            let r = app.get(&path).await;
+            r.assert(200);
+            assert_eq!(r.body["venue"], json!([]), "not live yet");
+            assert_eq!(r.body["organizer"], json!([]));
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(12);
+        loop {
+            let r = app.get(&path).await;
+            if r.body["venue"]["id"] == venue {
+                assert_eq!(r.body["organizer"][0]["id"], organizer);
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the cached answer outlived the venue going live"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+    }
+);
+
 both!(writes_follow_the_role_matrix, |app| async move {
     let subscriber = app.user(Role::Subscriber).await;
     let contributor = app.user(Role::Contributor).await;

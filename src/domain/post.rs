@@ -132,6 +132,12 @@ impl Post {
             _ => false,
         }
     }
+
+    /// When the clock alone will change whether this post is published: a
+    /// scheduled post that is not due yet goes live at its date.
+    pub fn goes_live_at(&self, now_utc: i64) -> Option<i64> {
+        (self.status() == Some(Status::Future) && self.date_utc > now_utc).then_some(self.date_utc)
+    }
 }
 
 /// A featured image: an attachment post with a URL.

@@ -3,17 +3,22 @@
 //! An entry is valid only for the data version it was computed under (see
 //! `Pool::data_version`, which every instance sharing a database sees alike):
 //! a new version drops every entry at once, so a committed write is visible to
-//! the next request on any instance. Within one version an entry is fresh for
-//! the second it was computed in, since answers also depend on the clock
-//! (default date windows, scheduled posts going live). After that, the first
-//! request of a second starts one recomputation in the background, and every
-//! request is answered with the last response meanwhile — same data,
-//! clock-dependent parts at most [`MAX_STALE_SECONDS`] old — so an expiry is
-//! never a stampede and no client waits for it, however long it takes.
-//! A key with no entry at all is computed by one request too; the others wait
-//! for it (up to [`MAX_WAIT`]) rather than all running the same query.
+//! the next request on any instance. Within one version most answers also depend
+//! on the clock (default date windows, scheduled posts going live), so an entry
+//! is fresh for the second it was computed in — unless its handler says how long
+//! it stays true ([`Freshness`]): a published event read by ID is the same
+//! until the next write. After that, the first request of a second starts one
+//! recomputation in the background, and every request is answered with the last
+//! response meanwhile — same data, clock-dependent parts at most
+//! [`MAX_STALE_SECONDS`] old — so an expiry is never a stampede and no client
+//! waits for it, however long it takes. A key with no entry at all is computed
+//! by one request too; the others wait for it (up to [`MAX_WAIT`]) rather than
+//! all running the same query. A full cache drops its least recently used
+//! entries first.
 
 use std::collections::HashMap;
+
+use hashlink::LinkedHashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -27,6 +32,35 @@ pub const MAX_STALE_SECONDS: i64 = 5;
 
 /// How long a request waits for another one computing the same uncached key.
 pub const MAX_WAIT: Duration = Duration::from_secs(5);
+
+/// How long a response stays true while no write intervenes, when a handler
+/// knows better than the default (the second it was computed in). Handlers
+/// attach it to their response as an extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Freshness {
+    /// Nothing in it depends on the clock.
+    UntilWrite,
+    /// It changes by the clock at this second (a scheduled post going live).
+    Until(i64),
+}
+
+impl Freshness {
+    /// Fresh until the earliest of these moments, or until a write if there is none.
+    pub fn until_earliest(moments: impl IntoIterator<Item = i64>) -> Freshness {
+        moments
+            .into_iter()
+            .min()
+            .map_or(Freshness::UntilWrite, Freshness::Until)
+    }
+
+    /// The last second, at or after `computed`, in which the response is fresh.
+    fn last_second(self, computed: i64) -> i64 {
+        match self {
+            Freshness::UntilWrite => i64::MAX,
+            Freshness::Until(changes) => (changes - 1).max(computed),
+        }
+    }
+}
 
 /// What [`ResponseCache::get`] found.
 pub enum Lookup {
@@ -61,6 +95,8 @@ struct Entry {
     response: Arc<Cached>,
     /// The second it was computed in.
     second: i64,
+    /// The last second it is fresh in (see [`Freshness`]).
+    fresh_through: i64,
     /// The second a recomputation was last handed out, if one was.
     refreshing: Option<i64>,
     size: usize,
@@ -68,7 +104,8 @@ struct Entry {
 
 struct Generation {
     version: u64,
-    entries: HashMap<String, Entry>,
+    /// In order of use, least recent first.
+    entries: LinkedHashMap<String, Entry>,
     bytes: usize,
     /// Keys with no entry that one request is computing; the others wait on these.
     computing: HashMap<String, Arc<tokio::sync::Notify>>,
@@ -100,7 +137,7 @@ impl ResponseCache {
             max_bytes,
             current: Mutex::new(Generation {
                 version: u64::MAX,
-                entries: HashMap::new(),
+                entries: LinkedHashMap::new(),
                 bytes: 0,
                 computing: HashMap::new(),
             }),
@@ -120,12 +157,12 @@ impl ResponseCache {
         // An entry too old to serve counts as none: one request computes, others wait.
         if g.entries
             .get(key)
-            .is_some_and(|e| second - e.second > MAX_STALE_SECONDS)
+            .is_some_and(|e| second.saturating_sub(e.fresh_through) > MAX_STALE_SECONDS)
             && let Some(old) = g.entries.remove(key)
         {
             g.bytes -= old.size;
         }
-        let Some(entry) = g.entries.get_mut(key) else {
+        let Some(entry) = g.entries.to_back(key) else {
             if let Some(running) = g.computing.get(key) {
                 // Registered now, so the wake-up cannot be missed.
                 return Lookup::Wait(running.clone().notified_owned());
@@ -135,7 +172,7 @@ impl ResponseCache {
             return Lookup::Compute;
         };
         // A request that started just before a refresh landed gets the newer answer.
-        if entry.second >= second {
+        if entry.fresh_through >= second {
             return Lookup::Hit(entry.response.clone());
         }
         // One recomputation per key and second; everyone gets the last answer meanwhile.
@@ -170,6 +207,10 @@ impl ResponseCache {
             return resp;
         }
         let (parts, body) = resp.into_parts();
+        let fresh_through = parts
+            .extensions
+            .get::<Freshness>()
+            .map_or(second, |f| f.last_second(second));
         let Ok(body) = axum::body::to_bytes(body, MAX_ENTRY_BYTES).await else {
             self.abandon(&key);
             return Response::from_parts(parts, Body::empty());
@@ -201,20 +242,20 @@ impl ResponseCache {
                 g.entries.remove(&key);
             }
             let size = cached.body.len() + key.len();
-            if g.bytes + size > self.max_bytes || g.entries.len() >= MAX_ENTRIES {
-                // Entries from earlier seconds go first (at worst one of them is
-                // computed again); otherwise a cache filled by many URLs would turn
-                // every new one away for as long as stale answers may be served.
-                g.entries.retain(|_, e| e.second >= second);
-                g.bytes = g.entries.values().map(|e| e.size).sum();
-            }
-            if g.bytes + size <= self.max_bytes && g.entries.len() < MAX_ENTRIES {
+            if size <= self.max_bytes {
+                while g.bytes + size > self.max_bytes || g.entries.len() >= MAX_ENTRIES {
+                    let Some((_, dropped)) = g.entries.pop_front() else {
+                        break;
+                    };
+                    g.bytes -= dropped.size;
+                }
                 g.bytes += size;
                 g.entries.insert(
                     key,
                     Entry {
                         response: cached.clone(),
                         second,
+                        fresh_through,
                         refreshing: None,
                         size,
                     },
@@ -388,13 +429,57 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_full_cache_makes_room_with_entries_from_earlier_seconds() {
-        let cache = ResponseCache::new(8);
+    async fn a_full_cache_drops_its_least_recently_used_entries() {
+        let cache = ResponseCache::new(12);
         cache.put(1, 10, "a".into(), ok("123")).await;
         cache.put(1, 10, "b".into(), ok("456")).await;
-        cache.put(1, 11, "c".into(), ok("789")).await;
-        assert!(cache.hit(1, 11, "c").is_some(), "a new URL gets in");
-        assert!(cache.hit(1, 11, "a").is_none());
+        cache.put(1, 10, "c".into(), ok("789")).await;
+        assert!(cache.hit(1, 10, "a").is_some(), "a is now the most recent");
+        cache.put(1, 11, "d".into(), ok("000")).await;
+        assert!(cache.hit(1, 11, "d").is_some(), "a new URL gets in");
+        assert!(
+            cache.hit(1, 11, "b").is_none(),
+            "the least recently used went"
+        );
+        assert!(cache.hit(1, 10, "a").is_some(), "the rest stay");
+        assert!(cache.hit(1, 10, "c").is_some());
+    }
+
+    fn fresh(text: &'static str, freshness: Freshness) -> Response {
+        let mut resp = ok(text);
+        resp.extensions_mut().insert(freshness);
+        resp
+    }
+
+    #[tokio::test]
+    async fn a_response_that_does_not_depend_on_the_clock_lives_until_a_write() {
+        let cache = ResponseCache::new(1 << 20);
+        cache
+            .put(1, 100, "k".into(), fresh("x", Freshness::UntilWrite))
+            .await;
+        assert!(cache.hit(1, 100_000, "k").is_some(), "no refresh, ever");
+        assert!(cache.hit(2, 100_000, "k").is_none(), "but a write ends it");
+    }
+
+    #[tokio::test]
+    async fn a_response_that_changes_by_the_clock_is_fresh_until_then() {
+        let cache = ResponseCache::new(1 << 20);
+        cache
+            .put(1, 100, "k".into(), fresh("x", Freshness::Until(150)))
+            .await;
+        assert!(cache.hit(1, 149, "k").is_some());
+        assert!(
+            matches!(cache.get(1, 150, "k"), Lookup::Refresh(_)),
+            "recomputed in the second it changes"
+        );
+        let late = 150 + MAX_STALE_SECONDS;
+        assert!(matches!(cache.get(1, late, "k"), Lookup::Compute));
+        // A moment already past counts from the second it was computed in.
+        cache
+            .put(1, 300, "j".into(), fresh("y", Freshness::Until(200)))
+            .await;
+        assert!(cache.hit(1, 300, "j").is_some());
+        assert!(matches!(cache.get(1, 301, "j"), Lookup::Refresh(_)));
     }
 
     #[tokio::test]

@@ -5,6 +5,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::Value;
 
+use super::cache::Freshness;
 use super::dispatch::Ctx;
 use super::error::ApiError;
 use super::lists::{self, Layout, Paging};
@@ -122,7 +123,10 @@ pub async fn get(ctx: &Ctx, t: PostType, by: By, args: &Args) -> Result<Response
         return Err(not_accessible(t));
     }
     let reveal = reveal(ctx, &post, args.str("password"));
-    Ok(json(StatusCode::OK, &view(ctx, &post, reveal, true)))
+    let mut resp = json(StatusCode::OK, &view(ctx, &post, reveal, true));
+    resp.extensions_mut()
+        .insert(Freshness::until_earliest(post.goes_live_at(ctx.now)));
+    Ok(resp)
 }
 
 pub async fn list(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, ApiError> {

@@ -4,6 +4,7 @@ use crate::api::i18n::Msg;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
+use super::cache::Freshness;
 use super::dispatch::Ctx;
 use super::error::ApiError;
 use super::json;
@@ -30,7 +31,9 @@ async fn find(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Term, ApiError> {
 
 pub async fn get(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Response, ApiError> {
     let term = find(ctx, tax, args).await?;
-    Ok(json(StatusCode::OK, &TermView::new(&term, &ctx.urls)))
+    let mut resp = json(StatusCode::OK, &TermView::new(&term, &ctx.urls));
+    resp.extensions_mut().insert(Freshness::UntilWrite);
+    Ok(resp)
 }
 
 /// A non-empty trimmed string argument; `""` is a 400, as in the reference.

@@ -15,6 +15,7 @@ pub use list::list;
 pub use view::{EventList, EventView};
 pub use write::{create, update};
 
+use super::cache::Freshness;
 use super::dispatch::Ctx;
 use super::error::ApiError;
 use super::json_raw;
@@ -130,10 +131,17 @@ pub async fn get(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError> {
             Msg::EventPasswordProtected,
         ));
     }
-    Ok(json_raw(
-        StatusCode::OK,
-        render(ctx, &e, reveal, true).await?,
-    ))
+    let links = links_of(ctx, &e).await?;
+    let mut resp = json_raw(StatusCode::OK, to_json(ctx, &e, &links, reveal, true)?);
+    // Only scheduled posts change by the clock: the event itself (were it not due, it
+    // would not be shown) and its venue and organizers, left out until they go live.
+    let linked = links.venue.iter().chain(&links.organizers);
+    resp.extensions_mut().insert(Freshness::until_earliest(
+        std::iter::once(&e.post)
+            .chain(linked)
+            .filter_map(|p| p.goes_live_at(ctx.now)),
+    ));
+    Ok(resp)
 }
 
 fn in_trash() -> ApiError {
