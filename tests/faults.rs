@@ -168,3 +168,59 @@ async fn read_only_sqlite_refuses_writes_with_503_and_keeps_reading() {
         .assert_error(503, "rest_unavailable");
     app.get(&format!("organizers/{id}")).await.assert(200);
 }
+
+/// Counts to a billion: minutes of work for either database.
+const ENDLESS: &str = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000) \
+                       SELECT count(*) FROM c";
+
+#[tokio::test]
+async fn a_sqlite_read_stops_at_its_requests_deadline() {
+    use calendar_events::store::{StoreError, db::DEADLINE};
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("slow.db").display());
+    let store = Store::open_with_timeout(&url, Some(Duration::from_millis(200)))
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let deadline = started + Duration::from_millis(200);
+    let result = DEADLINE
+        .scope(deadline, async {
+            let mut conn = store.pool.read().await.unwrap();
+            conn.batch(ENDLESS).await
+        })
+        .await;
+    assert!(
+        matches!(result, Err(StoreError::Unavailable(_))),
+        "{result:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5), "interrupted");
+    // The connection goes back to the pool in working order.
+    for _ in 0..8 {
+        let mut conn = store.pool.read().await.unwrap();
+        conn.batch("SELECT 1").await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn postgres_cancels_a_statement_past_the_servers_timeout() {
+    use calendar_events::store::StoreError;
+    let Some(app) = TestApp::postgres().await else {
+        return;
+    };
+    let db = app.pg_database.clone().unwrap();
+    let store = Store::open_with_timeout(&pg_url_for(&db), Some(Duration::from_millis(200)))
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let mut conn = store.pool.read().await.unwrap();
+    let result = conn.batch(ENDLESS).await;
+    assert!(
+        matches!(result, Err(StoreError::Unavailable(_))),
+        "{result:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5), "cancelled");
+    conn.batch("SELECT 1").await.unwrap();
+    // Without a timeout (the command-line tools, migrations) nothing is cancelled.
+    let mut patient = app.store.pool.read().await.unwrap();
+    patient.batch("SELECT pg_sleep(0.3)").await.unwrap();
+}

@@ -22,7 +22,7 @@ pub fn init_logging(format: &str) {
 pub async fn run(args: ServeArgs) -> Result<(), String> {
     init_logging(&args.log_format);
     let settings = Settings::from_args(&args);
-    let store = Store::open(&args.db.database_url)
+    let store = Store::open_with_timeout(&args.db.database_url, Some(settings.request_timeout))
         .await
         .map_err(|e| format!("cannot open the database: {e}"))?;
     let app = Arc::new(AppState::new(store, settings));

@@ -4,6 +4,7 @@
 use crate::api::i18n::Msg;
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::to_bytes;
 use axum::extract::{FromRequestParts, RawPathParams, Request};
@@ -18,6 +19,7 @@ use super::{App, Lang, auth, doc, events, index, linked, terms};
 use crate::api::args::{self, Args, RawArgs};
 use crate::api::table::{Endpoint, Op};
 use crate::domain::permissions::Caller;
+use crate::store::db::DEADLINE;
 
 /// Everything a handler needs to know about its request.
 pub struct Ctx {
@@ -73,7 +75,7 @@ pub async fn handle(
             }
         }
     }
-    let result = match tokio::time::timeout(timeout, run(app, endpoint, lang, req, now)).await {
+    let result = match within(timeout, run(app, endpoint, lang, req, now)).await {
         Ok(r) => r,
         // Writes run detached and still finish; the client just stops waiting.
         Err(_) => Err(ApiError::Unavailable("request timed out".into())),
@@ -115,13 +117,22 @@ fn refresh_in_background(
     let timeout = app.settings.request_timeout;
     tokio::spawn(async move {
         let cache = app.clone();
-        match tokio::time::timeout(timeout, run(app, endpoint, lang, copy, now)).await {
+        match within(timeout, run(app, endpoint, lang, copy, now)).await {
             Ok(Ok(resp)) => drop(cache.cache.put(version, now, key, resp).await),
             // The last response stays; a request in a later second tries again.
             Ok(Err(e)) => tracing::debug!(error = ?e, "refreshing a cached response failed"),
             Err(_) => tracing::debug!("refreshing a cached response timed out"),
         }
     });
+}
+
+/// Runs a request for at most `timeout`; its SQLite reads stop at the same moment.
+async fn within<T>(
+    timeout: Duration,
+    request: impl Future<Output = T>,
+) -> Result<T, tokio::time::error::Elapsed> {
+    let deadline = std::time::Instant::now() + timeout;
+    tokio::time::timeout(timeout, DEADLINE.scope(deadline, request)).await
 }
 
 async fn run(

@@ -142,6 +142,16 @@ impl Pool {
 tokio::task_local! {
     /// When set (tests, diagnostics), counts every SQL statement run by the task.
     pub static STATEMENT_COUNTER: Arc<AtomicU64>;
+    /// When the request the task serves is answered with a timeout: SQLite reads
+    /// still running then are interrupted (see `store::open_sqlite`).
+    pub static DEADLINE: std::time::Instant;
+}
+
+/// Whether the current task's request has run out of time.
+pub(super) fn past_deadline() -> bool {
+    DEADLINE
+        .try_with(|deadline| std::time::Instant::now() >= *deadline)
+        .unwrap_or(false)
 }
 
 fn count_statement() {

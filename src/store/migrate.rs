@@ -43,6 +43,9 @@ pub async fn run(pool: &Pool) -> Result<(), StoreError> {
     )
     .await?;
     if tx.backend() == Backend::Postgres {
+        // Building an index over a large table takes minutes: far past a server's
+        // statement timeout, which is for requests.
+        tx.batch("SET LOCAL statement_timeout = 0").await?;
         tx.batch("SELECT pg_advisory_xact_lock(7226351)").await?;
     }
     let applied = tx

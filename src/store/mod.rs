@@ -36,6 +36,9 @@ impl From<rusqlite::Error> for StoreError {
         use rusqlite::ErrorCode as C;
         match e.sqlite_error_code() {
             Some(C::ConstraintViolation) => StoreError::Conflict(e.to_string()),
+            Some(C::OperationInterrupted) => {
+                StoreError::Unavailable("the query ran past the request timeout".into())
+            }
             Some(
                 C::ReadOnly
                 | C::DiskFull
@@ -61,6 +64,9 @@ impl From<tokio_postgres::Error> for StoreError {
                     || *c == SqlState::T_R_SERIALIZATION_FAILURE =>
             {
                 StoreError::Conflict(e.to_string())
+            }
+            Some(c) if *c == SqlState::QUERY_CANCELED => {
+                StoreError::Unavailable("the query ran past the statement timeout".into())
             }
             Some(c)
                 if *c == SqlState::READ_ONLY_SQL_TRANSACTION
@@ -93,9 +99,20 @@ impl Store {
     /// Opens (creating if needed) the database named by `url` and brings its schema up to date.
     /// `sqlite://path`, `sqlite:path` or a bare path selects SQLite; `postgres://…` PostgreSQL.
     pub async fn open(url: &str) -> Result<Store, StoreError> {
+        Store::open_with_timeout(url, None).await
+    }
+
+    /// [`Store::open`] for a server: no statement runs longer than `timeout`, so a
+    /// request answered with a timeout does not leave its query running. PostgreSQL
+    /// cancels statements past it (`statement_timeout`, migrations exempt); SQLite
+    /// interrupts reads of a request past its deadline (see [`db::DEADLINE`]).
+    pub async fn open_with_timeout(
+        url: &str,
+        timeout: Option<Duration>,
+    ) -> Result<Store, StoreError> {
         let store = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             Store {
-                pool: open_postgres(url)?,
+                pool: open_postgres(url, timeout)?,
             }
         } else {
             let path = url
@@ -195,6 +212,9 @@ fn open_sqlite(path: &Path) -> Result<Pool, StoreError> {
         // 4 MiB each keeps the process well within 64 MB at a million events; the
         // pages they drop stay in the OS page cache.
         conn.execute_batch("PRAGMA query_only = ON; PRAGMA cache_size = -4000;")?;
+        // A read runs inside one poll of its request's task, so the task's deadline is
+        // in reach here. Writers are never interrupted: that would roll back their group.
+        conn.progress_handler(PROGRESS_STEPS, Some(db::past_deadline))?;
         readers
             .try_add(conn)
             .map_err(|(_, e)| StoreError::Internal(e.to_string()))?;
@@ -202,9 +222,21 @@ fn open_sqlite(path: &Path) -> Result<Pool, StoreError> {
     Ok(Pool::Sqlite { writer, readers })
 }
 
-fn open_postgres(url: &str) -> Result<Pool, StoreError> {
+/// SQLite virtual-machine steps between two looks at the clock: well under a
+/// millisecond of work, and too rare to cost anything measurable.
+const PROGRESS_STEPS: std::ffi::c_int = 20_000;
+
+fn open_postgres(url: &str, statement_timeout: Option<Duration>) -> Result<Pool, StoreError> {
     let mut pg = tokio_postgres::Config::from_str(url)
         .map_err(|e| StoreError::Internal(format!("invalid database URL: {e}")))?;
+    let options = pg.get_options().unwrap_or_default().to_string();
+    // A timeout set in the URL's own options wins.
+    if let Some(timeout) = statement_timeout
+        && !options.contains("statement_timeout")
+    {
+        let ms = timeout.as_millis().max(1);
+        pg.options(format!("{options} -c statement_timeout={ms}").trim());
+    }
     pg.connect_timeout(Duration::from_secs(3));
     pg.application_name("calendar-events");
     let manager = deadpool_postgres::Manager::from_config(

@@ -139,7 +139,7 @@ pub struct TestApp {
     pub store: Store,
     router: axum::Router,
     _dir: Option<tempfile::TempDir>,
-    pg_database: Option<String>,
+    pub pg_database: Option<String>,
     pub admin: TestUser,
 }
 
