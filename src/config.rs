@@ -105,7 +105,7 @@ pub struct ServeArgs {
     pub trust_forwarded_for: bool,
 
     /// Memory for cached anonymous GET responses, in MiB; 0 disables the cache.
-    #[arg(long, env = "CALENDAR_RESPONSE_CACHE_MB", default_value_t = 8)]
+    #[arg(long, env = "CALENDAR_RESPONSE_CACHE_MB", default_value_t = 12)]
     pub response_cache_mb: usize,
 
     /// Origins allowed by CORS, comma-separated, or `*`; empty sends no CORS headers.

@@ -229,6 +229,48 @@ both!(
     }
 );
 
+both!(
+    a_cached_list_of_a_fixed_window_shows_a_scheduled_event_once_it_goes_live,
+    |app| async move {
+        // Lists of a fixed window stay cached past their second, until a write or until
+        // the next scheduled post goes live.
+        let live_at = (Utc::now() + Duration::seconds(2))
+            .format("%Y-%m-%d %H:%M:%S")
+            .to_string();
+        app.event(feb("Already on", json!({}))).await;
+        app.event(feb(
+            "Coming up",
+            json!({"status": "future", "date_utc": live_at}),
+        ))
+        .await;
+        let path = "events?start_date=2027-02-01&end_date=2027-02-28";
+        let titles = |r: &Resp| -> Vec<String> {
+            r.body["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["title"].as_str().unwrap().to_string())
+                .collect()
+        };
+        for _ in 0..2 {
+            assert_eq!(titles(&app.get(path).await), ["Already on"]);
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(12);
+        loop {
+            let r = app.get(path).await;
+            if titles(&r).len() == 2 {
+                assert_eq!(r.body["total"], 2);
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the cached list outlived the event going live"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+    }
+);
+
 both!(writes_follow_the_role_matrix, |app| async move {
     let subscriber = app.user(Role::Subscriber).await;
     let contributor = app.user(Role::Contributor).await;

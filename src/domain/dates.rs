@@ -28,11 +28,30 @@ pub fn parse_instant(
     if s.is_empty() || s.len() > 100 {
         return None;
     }
+    match absolute(s, zone) {
+        Some(instant) => instant,
+        None => relative(s, zone, now),
+    }
+}
+
+/// [`parse_instant`] for inputs that name an instant whatever the time is: `None`
+/// for relative expressions ("tomorrow", "+1 week") as for non-dates.
+pub fn parse_absolute(input: &str, zone: &impl TimeZone) -> Option<DateTime<Utc>> {
+    let s = input.trim();
+    if s.is_empty() || s.len() > 100 {
+        return None;
+    }
+    absolute(s, zone).flatten()
+}
+
+/// `Some` when `s` has an absolute form, holding the instant if there is one
+/// (a wall-clock time skipped by a DST change has none).
+fn absolute(s: &str, zone: &impl TimeZone) -> Option<Option<DateTime<Utc>>> {
     if let Some(ts) = parse_unix_timestamp(s) {
-        return DateTime::from_timestamp(ts, 0);
+        return Some(DateTime::from_timestamp(ts, 0));
     }
     if let Ok(dt) = DateTime::parse_from_rfc3339(s) {
-        return Some(dt.with_timezone(&Utc));
+        return Some(Some(dt.with_timezone(&Utc)));
     }
     for fmt in [
         "%Y-%m-%d %H:%M:%S%:z",
@@ -40,13 +59,10 @@ pub fn parse_instant(
         "%Y-%m-%dT%H:%M:%S%z",
     ] {
         if let Ok(dt) = DateTime::parse_from_str(s, fmt) {
-            return Some(dt.with_timezone(&Utc));
+            return Some(Some(dt.with_timezone(&Utc)));
         }
     }
-    if let Some(naive) = parse_naive(s) {
-        return resolve_local(zone, naive);
-    }
-    relative(s, zone, now)
+    parse_naive(s).map(|naive| resolve_local(zone, naive))
 }
 
 fn parse_unix_timestamp(s: &str) -> Option<i64> {
@@ -150,6 +166,27 @@ mod tests {
             "2027-01-05 07:00:00"
         );
         assert_eq!(parse("1800000000", Tz::UTC).unwrap(), "2027-01-15 08:00:00");
+    }
+
+    #[test]
+    fn only_inputs_that_ignore_the_clock_are_absolute() {
+        let tz = chrono_tz::Europe::Paris;
+        for input in [
+            "2027-01-05 09:00:00",
+            "2027-01-05",
+            "2027-01-05T09:00:00+02:00",
+            "1800000000",
+        ] {
+            let absolute = parse_absolute(input, &tz).map(|d| d.timestamp());
+            assert!(absolute.is_some(), "{input}");
+            assert_eq!(
+                absolute,
+                parse_instant(input, &tz, now()).map(|d| d.timestamp())
+            );
+        }
+        for input in ["tomorrow 9am", "+1 week", "now", "next friday", "", "soon"] {
+            assert_eq!(parse_absolute(input, &tz), None, "{input}");
+        }
     }
 
     #[test]

@@ -109,6 +109,9 @@ struct Generation {
     bytes: usize,
     /// Keys with no entry that one request is computing; the others wait on these.
     computing: HashMap<String, Arc<tokio::sync::Notify>>,
+    /// When it was last asked, in this version, and the next moment a scheduled
+    /// post goes live after that (see `Ctx::until_next_go_live`).
+    go_live: Option<(i64, Option<i64>)>,
 }
 
 impl Generation {
@@ -116,6 +119,7 @@ impl Generation {
         self.version = version;
         self.entries.clear();
         self.bytes = 0;
+        self.go_live = None;
         for (_, waiting) in self.computing.drain() {
             waiting.notify_waiters();
         }
@@ -140,6 +144,7 @@ impl ResponseCache {
                 entries: LinkedHashMap::new(),
                 bytes: 0,
                 computing: HashMap::new(),
+                go_live: None,
             }),
         }
     }
@@ -181,6 +186,23 @@ impl ResponseCache {
         } else {
             entry.refreshing = Some(second);
             Lookup::Refresh(entry.response.clone())
+        }
+    }
+
+    /// The next moment a scheduled post goes live, as remembered for `version`
+    /// (outer `None`: not known at `now`).
+    pub fn known_go_live(&self, version: u64, now: i64) -> Option<Option<i64>> {
+        let g = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        let (asked, next) = g.go_live.filter(|_| g.version == version)?;
+        (now >= asked && next.is_none_or(|t| now < t)).then_some(next)
+    }
+
+    /// Remembers, until the data version changes, when the next scheduled post
+    /// goes live as of `now`.
+    pub fn remember_go_live(&self, version: u64, now: i64, next: Option<i64>) {
+        let mut g = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        if g.version == version {
+            g.go_live = Some((now, next));
         }
     }
 
@@ -480,6 +502,31 @@ mod tests {
             .await;
         assert!(cache.hit(1, 300, "j").is_some());
         assert!(matches!(cache.get(1, 301, "j"), Lookup::Refresh(_)));
+    }
+
+    #[tokio::test]
+    async fn the_next_go_live_is_remembered_for_one_version_until_it_passes() {
+        let cache = ResponseCache::new(1 << 20);
+        assert!(matches!(cache.get(1, 100, "k"), Lookup::Compute));
+        assert_eq!(cache.known_go_live(1, 100), None, "not asked yet");
+        cache.remember_go_live(1, 100, Some(150));
+        assert_eq!(cache.known_go_live(1, 120), Some(Some(150)));
+        assert_eq!(cache.known_go_live(1, 150), None, "it has gone live");
+        assert_eq!(cache.known_go_live(1, 99), None, "earlier than asked");
+        cache.remember_go_live(1, 100, None);
+        assert_eq!(
+            cache.known_go_live(1, 10_000),
+            Some(None),
+            "nothing scheduled"
+        );
+        assert!(matches!(cache.get(2, 100, "k"), Lookup::Compute));
+        assert_eq!(cache.known_go_live(2, 120), None, "a write forgets it");
+        cache.remember_go_live(1, 100, None);
+        assert_eq!(
+            cache.known_go_live(2, 120),
+            None,
+            "an older version is ignored"
+        );
     }
 
     #[tokio::test]

@@ -12,7 +12,7 @@ use axum::http::{Method, header};
 use axum::response::Response;
 use serde_json::{Map, Value};
 
-use super::cache::{Lookup, MAX_WAIT};
+use super::cache::{Freshness, Lookup, MAX_WAIT};
 use super::error::ApiError;
 use super::urls::Urls;
 use super::{App, Lang, auth, doc, events, index, linked, terms};
@@ -28,6 +28,31 @@ pub struct Ctx {
     pub urls: Urls,
     pub lang: Arc<Lang>,
     pub now: i64,
+    /// The data version the answer will be cached under, if it may be cached.
+    pub cache_version: Option<u64>,
+}
+
+impl Ctx {
+    /// How long an answer that changes by the clock only when a scheduled post goes
+    /// live stays true; `None` when the answer is not going to be cached.
+    pub async fn until_next_go_live(
+        &self,
+        conn: &mut crate::store::Conn,
+    ) -> Result<Option<Freshness>, ApiError> {
+        let Some(version) = self.cache_version else {
+            return Ok(None);
+        };
+        let cache = &self.app.cache;
+        let next = match cache.known_go_live(version, self.now) {
+            Some(next) => next,
+            None => {
+                let next = crate::store::posts::next_go_live(conn, self.now).await?;
+                cache.remember_go_live(version, self.now, next);
+                next
+            }
+        };
+        Ok(Some(Freshness::until_earliest(next)))
+    }
 }
 
 pub async fn handle(
@@ -75,7 +100,7 @@ pub async fn handle(
             }
         }
     }
-    let result = match within(timeout, run(app, endpoint, lang, req, now)).await {
+    let result = match within(timeout, run(app, endpoint, lang, req, now, version)).await {
         Ok(r) => r,
         // Writes run detached and still finish; the client just stops waiting.
         Err(_) => Err(ApiError::Unavailable("request timed out".into())),
@@ -117,7 +142,7 @@ fn refresh_in_background(
     let timeout = app.settings.request_timeout;
     tokio::spawn(async move {
         let cache = app.clone();
-        match within(timeout, run(app, endpoint, lang, copy, now)).await {
+        match within(timeout, run(app, endpoint, lang, copy, now, Some(version))).await {
             Ok(Ok(resp)) => drop(cache.cache.put(version, now, key, resp).await),
             // The last response stays; a request in a later second tries again.
             Ok(Err(e)) => tracing::debug!(error = ?e, "refreshing a cached response failed"),
@@ -141,6 +166,7 @@ async fn run(
     lang: Arc<Lang>,
     req: Request,
     now: i64,
+    cache_version: Option<u64>,
 ) -> Result<Response, ApiError> {
     let (mut parts, body) = req.into_parts();
     let raw_path = RawPathParams::from_request_parts(&mut parts, &())
@@ -184,6 +210,7 @@ async fn run(
         caller,
         lang,
         now,
+        cache_version,
     };
     route(&ctx, endpoint.op, args).await
 }

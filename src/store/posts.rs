@@ -156,6 +156,26 @@ pub async fn type_of(conn: &mut Conn, id: i64) -> Result<Option<PostType>, Store
     Ok(t.as_deref().and_then(PostType::parse))
 }
 
+/// The earliest moment after `now` at which a scheduled event, venue or organizer
+/// goes live: until then, what anonymous visitors may see changes only by writes.
+/// One seek of the status index per post type.
+pub async fn next_go_live(conn: &mut Conn, now: i64) -> Result<Option<i64>, StoreError> {
+    conn.query_one(
+        Query::select()
+            .expr(Expr::col(Posts::DateUtc).min())
+            .from(Posts::Table)
+            .and_where(Expr::col(Posts::PostType).is_in([
+                PostType::Event.as_str(),
+                PostType::Venue.as_str(),
+                PostType::Organizer.as_str(),
+            ]))
+            .and_where(Expr::col(Posts::Status).eq(Status::Future.as_str()))
+            .and_where(Expr::col(Posts::DateUtc).gt(now)),
+        |r| r.opt_i64(0),
+    )
+    .await
+}
+
 /// A slug for `post_type` that no other post of that type has: `wanted`, or
 /// `wanted-2`, `wanted-3`, … `except` is the post being renamed.
 pub async fn unique_slug(

@@ -6,7 +6,7 @@ use chrono::{DateTime, NaiveTime, Utc};
 use super::view::EventView;
 use super::{reveal, view_context};
 use crate::api::args::Args;
-use crate::domain::dates::{format_in, parse_instant};
+use crate::domain::dates::{format_in, parse_absolute, parse_instant};
 use crate::domain::event::{EventQuery, distance_km, search_words};
 use crate::domain::post::PostType;
 use crate::domain::term::Taxonomy;
@@ -16,6 +16,16 @@ use crate::http::linked::statuses_filter;
 use crate::http::lists::{self, Layout, Paging};
 use crate::store::{events, posts, terms};
 use axum::response::Response;
+
+/// The arguments that are dates.
+const DATE_ARGS: [&str; 6] = [
+    "start_date",
+    "end_date",
+    "starts_before",
+    "starts_after",
+    "ends_before",
+    "ends_after",
+];
 
 /// Which end of its day a widened bound moves to.
 #[derive(Clone, Copy, PartialEq)]
@@ -37,6 +47,7 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
             return Ok(None);
         };
         let instant = parse_instant(raw, &tz, now).ok_or_else(|| ApiError::invalid_param(name))?;
+
         Ok(Some(if strict {
             instant.timestamp()
         } else {
@@ -83,6 +94,14 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
         };
         (Some(start), Some(end))
     };
+    // Whether the window depends on the clock: a relative date, or a default one.
+    let defaulted =
+        include.is_empty() && !relative && (explicit_start.is_none() || explicit_end.is_none());
+    let clock_dates = defaulted
+        || DATE_ARGS
+            .iter()
+            .filter_map(|name| args.str(name))
+            .any(|raw| parse_absolute(raw, &tz).is_none());
     for (name, v) in [("start_date", start_min), ("end_date", end_max)] {
         if let Some(ts) = v {
             echo.push((name.into(), format_in(ts, &tz)));
@@ -268,6 +287,11 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
         ));
     }
     let links = events::load_links(&mut conn, &items).await?;
+    // With the window fixed, only scheduled posts going live change the answer by the clock.
+    let freshness = match clock_dates {
+        true => None,
+        false => ctx.until_next_go_live(&mut conn).await?,
+    };
     drop(conn);
     let cx = view_context(ctx);
     let password = args.str("password");
@@ -281,7 +305,11 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
         .collect();
     let base = format!("{}/", ctx.urls.collection("events"));
     let paging = Paging::new(&base, page, per_page, total, &echo, true);
-    lists::respond("events", &views, &paging, Layout::Posts)
+    let mut resp = lists::respond("events", &views, &paging, Layout::Posts)?;
+    if let Some(freshness) = freshness {
+        resp.extensions_mut().insert(freshness);
+    }
+    Ok(resp)
 }
 
 /// Moves an instant to the first or last second of its day in the site zone.
