@@ -144,7 +144,10 @@ pub async fn list(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Response, Api
     let base = format!("{}/", ctx.urls.collection(tax.collection()));
     let paging = Paging::new(&base, page, per_page, total, &echo, false);
     let views: Vec<TermView> = items.iter().map(|t| TermView::new(t, &ctx.urls)).collect();
-    lists::respond(tax.collection(), &views, &paging, Layout::Terms)
+    let mut resp = lists::respond(tax.collection(), &views, &paging, Layout::Terms)?;
+    // Terms and their counts change only by writes.
+    resp.extensions_mut().insert(Freshness::UntilWrite);
+    Ok(resp)
 }
 
 /// Reads and checks a term create/update; every 400 comes before permission.
