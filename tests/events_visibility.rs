@@ -271,6 +271,35 @@ both!(
     }
 );
 
+both!(
+    a_cached_venue_list_shows_a_scheduled_venue_once_it_goes_live,
+    |app| async move {
+        let live_at = (Utc::now() + Duration::seconds(2))
+            .format("%Y-%m-%d %H:%M:%S")
+            .to_string();
+        app.post("venues", json!({"venue": "Open Hall"}))
+            .await
+            .assert(201);
+        app.post(
+            "venues",
+            json!({"venue": "New Hall", "status": "future", "date_utc": live_at}),
+        )
+        .await
+        .assert(201);
+        for _ in 0..2 {
+            assert_eq!(app.get("venues").await.body["total"], 1, "not live yet");
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(12);
+        while app.get("venues").await.body["total"] != 2 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the cached list outlived the venue going live"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+    }
+);
+
 both!(writes_follow_the_role_matrix, |app| async move {
     let subscriber = app.user(Role::Subscriber).await;
     let contributor = app.user(Role::Contributor).await;

@@ -112,6 +112,8 @@ struct Generation {
     /// When it was last asked, in this version, and the next moment a scheduled
     /// post goes live after that (see `Ctx::until_next_go_live`).
     go_live: Option<(i64, Option<i64>)>,
+    /// A lookup of that moment is under way.
+    go_live_pending: bool,
 }
 
 impl Generation {
@@ -120,6 +122,7 @@ impl Generation {
         self.entries.clear();
         self.bytes = 0;
         self.go_live = None;
+        self.go_live_pending = false;
         for (_, waiting) in self.computing.drain() {
             waiting.notify_waiters();
         }
@@ -145,6 +148,7 @@ impl ResponseCache {
                 bytes: 0,
                 computing: HashMap::new(),
                 go_live: None,
+                go_live_pending: false,
             }),
         }
     }
@@ -197,12 +201,33 @@ impl ResponseCache {
         (now >= asked && next.is_none_or(|t| now < t)).then_some(next)
     }
 
+    /// Whether the caller should look the next go-live moment up for `version`:
+    /// true for one caller until it [remembers](Self::remember_go_live) or
+    /// [gives up](Self::go_live_unknown).
+    pub fn start_go_live_lookup(&self, version: u64) -> bool {
+        let mut g = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        let start = g.version == version && !g.go_live_pending;
+        if start {
+            g.go_live_pending = true;
+        }
+        start
+    }
+
     /// Remembers, until the data version changes, when the next scheduled post
     /// goes live as of `now`.
     pub fn remember_go_live(&self, version: u64, now: i64, next: Option<i64>) {
         let mut g = self.current.lock().unwrap_or_else(|e| e.into_inner());
         if g.version == version {
             g.go_live = Some((now, next));
+            g.go_live_pending = false;
+        }
+    }
+
+    /// A lookup failed: the next caller tries again.
+    pub fn go_live_unknown(&self, version: u64) {
+        let mut g = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        if g.version == version {
+            g.go_live_pending = false;
         }
     }
 
@@ -509,7 +534,15 @@ mod tests {
         let cache = ResponseCache::new(1 << 20);
         assert!(matches!(cache.get(1, 100, "k"), Lookup::Compute));
         assert_eq!(cache.known_go_live(1, 100), None, "not asked yet");
+        assert!(cache.start_go_live_lookup(1), "one caller looks it up");
+        assert!(!cache.start_go_live_lookup(1), "the others do not");
+        cache.go_live_unknown(1);
+        assert!(
+            cache.start_go_live_lookup(1),
+            "after a failure, someone tries again"
+        );
         cache.remember_go_live(1, 100, Some(150));
+        assert!(cache.start_go_live_lookup(1), "once it has passed, again");
         assert_eq!(cache.known_go_live(1, 120), Some(Some(150)));
         assert_eq!(cache.known_go_live(1, 150), None, "it has gone live");
         assert_eq!(cache.known_go_live(1, 99), None, "earlier than asked");

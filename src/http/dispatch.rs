@@ -34,24 +34,33 @@ pub struct Ctx {
 
 impl Ctx {
     /// How long an answer that changes by the clock only when a scheduled post goes
-    /// live stays true; `None` when the answer is not going to be cached.
-    pub async fn until_next_go_live(
-        &self,
-        conn: &mut crate::store::Conn,
-    ) -> Result<Option<Freshness>, ApiError> {
-        let Some(version) = self.cache_version else {
-            return Ok(None);
-        };
+    /// live stays true: `None` (the second it is computed in) when it is not going
+    /// to be cached, or when that moment is not known yet for this data version. The
+    /// lookup then runs in the background, once per version and shared by every
+    /// answer: a request never waits for it, nor runs it among its own statements.
+    pub fn until_next_go_live(&self) -> Option<Freshness> {
+        let version = self.cache_version?;
         let cache = &self.app.cache;
-        let next = match cache.known_go_live(version, self.now) {
-            Some(next) => next,
-            None => {
-                let next = crate::store::posts::next_go_live(conn, self.now).await?;
-                cache.remember_go_live(version, self.now, next);
-                next
-            }
-        };
-        Ok(Some(Freshness::until_earliest(next)))
+        if let Some(next) = cache.known_go_live(version, self.now) {
+            return Some(Freshness::until_earliest(next));
+        }
+        if cache.start_go_live_lookup(version) {
+            let (app, now) = (self.app.clone(), self.now);
+            tokio::spawn(async move {
+                let next = async {
+                    let mut conn = app.store.pool.read().await?;
+                    crate::store::posts::next_go_live(&mut conn, now).await
+                };
+                match next.await {
+                    Ok(next) => app.cache.remember_go_live(version, now, next),
+                    Err(e) => {
+                        tracing::debug!(error = %e, "looking up the next scheduled post failed");
+                        app.cache.go_live_unknown(version);
+                    }
+                }
+            });
+        }
+        None
     }
 }
 

@@ -155,6 +155,12 @@ pub async fn list(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, ApiEr
         now_utc: ctx.now,
     };
     let (items, total) = posts::list_linked(&mut conn, &query).await?;
+    // Apart from `only_with_upcoming`, which reads the clock itself, only scheduled
+    // posts going live change this answer by the clock.
+    let freshness = match query.only_with_upcoming {
+        true => None,
+        false => ctx.until_next_go_live(),
+    };
     drop(conn);
     if items.is_empty() && page > 1 {
         return Err(page_not_found(t));
@@ -184,7 +190,11 @@ pub async fn list(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, ApiEr
         .iter()
         .map(|p| view(ctx, p, reveal(ctx, p, None), false))
         .collect();
-    lists::respond(t.collection(), &views, &paging, Layout::Posts)
+    let mut resp = lists::respond(t.collection(), &views, &paging, Layout::Posts)?;
+    if let Some(freshness) = freshness {
+        resp.extensions_mut().insert(freshness);
+    }
+    Ok(resp)
 }
 
 /// The `status` filter of a post list: callers who may not edit may ask only for

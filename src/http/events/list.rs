@@ -290,7 +290,7 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
     // With the window fixed, only scheduled posts going live change the answer by the clock.
     let freshness = match clock_dates {
         true => None,
-        false => ctx.until_next_go_live(&mut conn).await?,
+        false => ctx.until_next_go_live(),
     };
     drop(conn);
     let cx = view_context(ctx);
