@@ -53,6 +53,14 @@ impl Freshness {
             .map_or(Freshness::UntilWrite, Freshness::Until)
     }
 
+    /// When the answer changes by the clock, if it does.
+    pub fn changes_at(self) -> Option<i64> {
+        match self {
+            Freshness::UntilWrite => None,
+            Freshness::Until(t) => Some(t),
+        }
+    }
+
     /// The last second, at or after `computed`, in which the response is fresh.
     fn last_second(self, computed: i64) -> i64 {
         match self {

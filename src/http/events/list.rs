@@ -10,12 +10,40 @@ use crate::domain::dates::{format_in, parse_absolute, parse_instant};
 use crate::domain::event::{EventQuery, distance_km, search_words};
 use crate::domain::post::PostType;
 use crate::domain::term::Taxonomy;
+use crate::http::cache::Freshness;
 use crate::http::dispatch::Ctx;
 use crate::http::error::ApiError;
 use crate::http::linked::statuses_filter;
 use crate::http::lists::{self, Layout, Paging};
 use crate::store::{events, posts, terms};
 use axum::response::Response;
+
+/// The window a list shows when `start_date` or `end_date` is not given: from
+/// the start of today to the end of the same day 24 months on, in the site zone
+/// (or from this very second to 24 months on, when strict).
+fn default_window(now: DateTime<Utc>, tz: chrono_tz::Tz, strict: bool) -> (i64, i64) {
+    let later = now
+        .checked_add_months(chrono::Months::new(24))
+        .unwrap_or(now);
+    if strict {
+        (now.timestamp(), later.timestamp())
+    } else {
+        (
+            widen(now, DayEdge::Start, tz),
+            widen(later, DayEdge::End, tz),
+        )
+    }
+}
+
+/// The next UTC quarter-hour after `now`. A non-strict default window moves only at
+/// quarter-hours: at local midnights (every zone's offset is a whole number of
+/// quarter-hours) and at UTC midnights (where adding 24 months may clamp to a
+/// month's end). `the_default_window_moves_only_at_quarter_hours` checks it.
+fn next_quarter_hour(now: i64) -> i64 {
+    (now.div_euclid(QUARTER_HOUR) + 1) * QUARTER_HOUR
+}
+
+const QUARTER_HOUR: i64 = 15 * 60;
 
 /// The arguments that are dates.
 const DATE_ARGS: [&str; 6] = [
@@ -72,36 +100,26 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
     } else if relative {
         (explicit_start, explicit_end)
     } else {
-        let start = explicit_start.unwrap_or_else(|| {
-            if strict {
-                ctx.now
-            } else {
-                widen(now, DayEdge::Start, tz)
-            }
-        });
-        let end = match explicit_end {
-            Some(e) => e,
-            None => {
-                let later = now
-                    .checked_add_months(chrono::Months::new(24))
-                    .unwrap_or(now);
-                if strict {
-                    later.timestamp()
-                } else {
-                    widen(later, DayEdge::End, tz)
-                }
-            }
-        };
-        (Some(start), Some(end))
+        let (default_start, default_end) = default_window(now, tz, strict);
+        (
+            Some(explicit_start.unwrap_or(default_start)),
+            Some(explicit_end.unwrap_or(default_end)),
+        )
     };
-    // Whether the window depends on the clock: a relative date, or a default one.
+    // How the window depends on the clock: not at all, through a default bound (which
+    // moves at quarter-hours, or every second when strict), or through a relative date.
     let defaulted =
         include.is_empty() && !relative && (explicit_start.is_none() || explicit_end.is_none());
-    let clock_dates = defaulted
-        || DATE_ARGS
-            .iter()
-            .filter_map(|name| args.str(name))
-            .any(|raw| parse_absolute(raw, &tz).is_none());
+    let relative_dates = DATE_ARGS
+        .iter()
+        .filter_map(|name| args.str(name))
+        .any(|raw| parse_absolute(raw, &tz).is_none());
+    let window_moves_at = match (defaulted, strict) {
+        _ if relative_dates => None,
+        (false, _) => Some(i64::MAX),
+        (true, false) => Some(next_quarter_hour(ctx.now)),
+        (true, true) => None,
+    };
     for (name, v) in [("start_date", start_min), ("end_date", end_max)] {
         if let Some(ts) = v {
             echo.push((name.into(), format_in(ts, &tz)));
@@ -287,11 +305,16 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
         ));
     }
     let links = events::load_links(&mut conn, &items).await?;
-    // With the window fixed, only scheduled posts going live change the answer by the clock.
-    let freshness = match clock_dates {
-        true => None,
-        false => ctx.until_next_go_live(),
-    };
+    // Otherwise only scheduled posts going live change the answer by the clock.
+    let freshness = window_moves_at.and_then(|moves| {
+        let go_live = ctx.until_next_go_live()?;
+        Some(Freshness::until_earliest(
+            [go_live.changes_at(), Some(moves)]
+                .into_iter()
+                .flatten()
+                .filter(|t| *t < i64::MAX),
+        ))
+    });
     drop(conn);
     let cx = view_context(ctx);
     let password = args.str("password");
@@ -335,4 +358,44 @@ fn ids(args: &Args, name: &str) -> Result<Vec<i64>, ApiError> {
                 .ok_or_else(|| ApiError::invalid_param(name))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn the_default_window_moves_only_at_quarter_hours() {
+        // Zones with DST shifts of an hour and of half an hour, offsets of :30 and :45,
+        // a zone far from UTC, and spans across DST changes, year ends and a 29 February
+        // (24 months later has none).
+        let cases: [(chrono_tz::Tz, (i32, u32, u32)); 8] = [
+            (chrono_tz::America::New_York, (2027, 3, 13)),
+            (chrono_tz::America::New_York, (2026, 10, 31)),
+            (chrono_tz::Europe::Paris, (2027, 3, 27)),
+            (chrono_tz::Australia::Lord_Howe, (2027, 4, 3)),
+            (chrono_tz::Asia::Kathmandu, (2026, 12, 31)),
+            (chrono_tz::Pacific::Chatham, (2027, 9, 25)),
+            (chrono_tz::Asia::Kolkata, (2028, 2, 28)),
+            (chrono_tz::Pacific::Kiritimati, (2028, 2, 28)),
+        ];
+        let at = |t: i64, tz| default_window(DateTime::from_timestamp(t, 0).unwrap(), tz, false);
+        for (tz, (y, m, d)) in cases {
+            let from = Utc.with_ymd_and_hms(y, m, d, 0, 0, 0).unwrap().timestamp();
+            let mut moves = 0;
+            for t in (from..from + 3 * 86_400).step_by(60) {
+                let quarter = t - t.rem_euclid(QUARTER_HOUR);
+                assert_eq!(next_quarter_hour(t), quarter + QUARTER_HOUR);
+                assert_eq!(at(t, tz), at(quarter, tz), "{tz} at {t}");
+                if at(t, tz) != at(t - 60, tz) {
+                    moves += 1;
+                }
+            }
+            assert!(
+                moves >= 2,
+                "{tz}: the window moved {moves} times in three days"
+            );
+        }
+    }
 }
