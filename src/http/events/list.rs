@@ -75,7 +75,6 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
             return Ok(None);
         };
         let instant = parse_instant(raw, &tz, now).ok_or_else(|| ApiError::invalid_param(name))?;
-
         Ok(Some(if strict {
             instant.timestamp()
         } else {
@@ -110,14 +109,15 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
     // moves at quarter-hours, or every second when strict), or through a relative date.
     let defaulted =
         include.is_empty() && !relative && (explicit_start.is_none() || explicit_end.is_none());
-    let relative_dates = DATE_ARGS
+    let dates_read_the_clock = DATE_ARGS
         .iter()
         .filter_map(|name| args.str(name))
         .any(|raw| parse_absolute(raw, &tz).is_none());
-    let window_moves_at = match (defaulted, strict) {
-        _ if relative_dates => None,
-        (false, _) => Some(i64::MAX),
-        (true, false) => Some(next_quarter_hour(ctx.now)),
+    // `None`: it may move any second.
+    let window = match (defaulted, strict) {
+        _ if dates_read_the_clock => None,
+        (false, _) => Some(Freshness::UntilWrite),
+        (true, false) => Some(Freshness::Until(next_quarter_hour(ctx.now))),
         (true, true) => None,
     };
     for (name, v) in [("start_date", start_min), ("end_date", end_max)] {
@@ -305,14 +305,13 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
         ));
     }
     let links = events::load_links(&mut conn, &items).await?;
-    // Otherwise only scheduled posts going live change the answer by the clock.
-    let freshness = window_moves_at.and_then(|moves| {
+    // Scheduled posts going live change the answer by the clock too.
+    let freshness = window.and_then(|window| {
         let go_live = ctx.until_next_go_live()?;
         Some(Freshness::until_earliest(
-            [go_live.changes_at(), Some(moves)]
+            [window.changes_at(), go_live.changes_at()]
                 .into_iter()
-                .flatten()
-                .filter(|t| *t < i64::MAX),
+                .flatten(),
         ))
     });
     drop(conn);
