@@ -1,5 +1,7 @@
 //! Slugs: lower-case, ASCII-folded, hyphenated, as WordPress's `sanitize_title` makes them.
 
+use std::collections::HashSet;
+
 /// Turns a title into a slug. Returns an empty string when nothing usable remains.
 pub fn slugify(title: &str) -> String {
     let ascii = deunicode::deunicode(title).to_lowercase();
@@ -25,13 +27,19 @@ pub fn slugify(title: &str) -> String {
 /// The first of `base`, `base-2`, `base-3`, … that `taken` does not contain.
 /// Linear in `taken`: popular titles have families of thousands of slugs.
 pub fn unique(base: &str, taken: &[String]) -> String {
-    let taken: std::collections::HashSet<&str> = taken.iter().map(String::as_str).collect();
-    if !taken.contains(base) {
+    let taken: HashSet<&str> = taken.iter().map(String::as_str).collect();
+    unique_in(base, |s| taken.contains(s))
+}
+
+/// [`unique`] for a caller that keeps the taken slugs itself (several new posts
+/// choosing slugs in turn): `is_taken` says whether a slug is in use.
+pub fn unique_in(base: &str, is_taken: impl Fn(&str) -> bool) -> String {
+    if !is_taken(base) {
         return base.to_string();
     }
     (2..)
         .map(|n| format!("{base}-{n}"))
-        .find(|candidate| !taken.contains(candidate.as_str()))
+        .find(|candidate| !is_taken(candidate))
         .expect("an unbounded range always yields a free suffix")
 }
 

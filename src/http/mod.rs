@@ -28,6 +28,7 @@ use serde::Serialize;
 use crate::api::table::{NAMESPACE, ROUTES};
 use crate::config::Settings;
 use crate::store::Store;
+use crate::store::event_batch::CreateBatcher;
 use error::ApiError;
 
 pub use auth::hash_secret as auth_secret_hash;
@@ -49,6 +50,8 @@ pub struct AppState {
     pub settings: Settings,
     pub auth_failures: auth::FailureGuard,
     pub cache: cache::ResponseCache,
+    /// Event creates, written in batches under load.
+    pub creates: CreateBatcher,
 }
 
 impl AppState {
@@ -59,6 +62,7 @@ impl AppState {
                 settings.auth_failure_window,
             ),
             cache: cache::ResponseCache::new(settings.response_cache_bytes),
+            creates: CreateBatcher::new(store.pool.clone()),
             store,
             settings,
         }

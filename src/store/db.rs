@@ -17,7 +17,7 @@ use sea_query_rusqlite::{RusqliteValue, RusqliteValues};
 
 use super::StoreError;
 use super::group_commit::{Writer, WriterGuard};
-use super::pg::PgConn;
+use super::pg::{PgConn, Prepared};
 use super::version::VersionReads;
 
 /// How long a request waits for a connection before the database counts as unavailable.
@@ -199,6 +199,16 @@ impl Conn {
         }
     }
 
+    /// The statements that follow are not kept for reuse: their text changes with
+    /// their data (many rows in one insert), and thousands of variants would pile
+    /// up in PostgreSQL's connections. SQLite's statement cache is a bounded LRU,
+    /// so it keeps them as usual.
+    pub fn one_off_statements(&mut self) {
+        if let Conn::Postgres(c) = self {
+            c.one_off();
+        }
+    }
+
     /// Serialises concurrent transactions that would race on the same key (a slug,
     /// a venue's name, a term's name) until this transaction ends. SQLite already
     /// has a single writer, so only PostgreSQL needs it.
@@ -213,7 +223,7 @@ impl Conn {
     /// Runs a query and maps every row.
     pub async fn query<T>(
         &mut self,
-        stmt: &impl Statement,
+        stmt: &(impl Statement + ?Sized),
         mut map: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
     ) -> Result<Vec<T>, StoreError> {
         count_statement();
@@ -232,11 +242,35 @@ impl Conn {
             }
             Conn::Postgres(c) => {
                 let values = pg_values(values);
-                let st = c.prepare(&sql).await?;
+                let st = c.prepare(&sql, || values.as_types()).await?;
                 let rows = c.query(&st, &values.as_params()).await?;
                 rows.iter().map(|r| map(&Row::Postgres(r))).collect()
             }
         }
+    }
+
+    /// Runs two queries and maps their rows; on PostgreSQL they travel in one flight.
+    pub async fn query_two<A, B>(
+        &mut self,
+        first: &impl Statement,
+        mut map_first: impl FnMut(&Row<'_>) -> Result<A, StoreError>,
+        second: &impl Statement,
+        mut map_second: impl FnMut(&Row<'_>) -> Result<B, StoreError>,
+    ) -> Result<(Vec<A>, Vec<B>), StoreError> {
+        let Conn::Postgres(c) = self else {
+            let a = self.query(first, map_first).await?;
+            return Ok((a, self.query(second, map_second).await?));
+        };
+        let (prepared, values) = prepare_pg(c, &[first as &dyn Statement, second]).await?;
+        let (a, b) = c
+            .query_two(
+                (&prepared[0], &values[0].as_params()),
+                (&prepared[1], &values[1].as_params()),
+            )
+            .await?;
+        let a = a.iter().map(|r| map_first(&Row::Postgres(r)));
+        let b = b.iter().map(|r| map_second(&Row::Postgres(r)));
+        Ok((a.collect::<Result<_, _>>()?, b.collect::<Result<_, _>>()?))
     }
 
     pub async fn query_opt<T>(
@@ -271,7 +305,7 @@ impl Conn {
             }
             Conn::Postgres(c) => {
                 let values = pg_values(values);
-                let st = c.prepare(&sql).await?;
+                let st = c.prepare(&sql, || values.as_types()).await?;
                 c.execute(&st, &values.as_params()).await
             }
         }
@@ -287,7 +321,8 @@ impl Conn {
                 Ok(())
             }
             Conn::Postgres(c) => {
-                let (prepared, rendered) = prepare_pg(c, stmts).await?;
+                let stmts: Vec<&dyn Statement> = stmts.iter().map(|s| s.as_ref()).collect();
+                let (prepared, rendered) = prepare_pg(c, &stmts).await?;
                 c.execute_all(&pg_batch(prepared, &rendered))
                     .await
                     .map(drop)
@@ -300,7 +335,7 @@ impl Conn {
     pub async fn execute_all_then_query<T>(
         &mut self,
         stmts: &[Box<dyn Statement>],
-        query: &impl Statement,
+        query: &(impl Statement + ?Sized),
         mut map: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
     ) -> Result<Vec<T>, StoreError> {
         match self {
@@ -309,12 +344,9 @@ impl Conn {
                 self.query(query, map).await
             }
             Conn::Postgres(c) => {
-                let (prepared, rendered) = prepare_pg(c, stmts).await?;
-                count_statement();
-                let (sql, values) = query.render(Backend::Postgres);
-                tracing::trace!(target: "calendar_events::sql", %sql);
-                let last = c.prepare(&sql).await?;
-                let values = pg_values(values);
+                let stmts: Vec<&dyn Statement> = stmts.iter().map(|s| s.as_ref()).collect();
+                let (prepared, rendered) = prepare_pg(c, &stmts).await?;
+                let (last, values) = prepare_one_pg(c, query).await?;
                 let rows = c
                     .execute_all_then_query(
                         &pg_batch(prepared, &rendered),
@@ -331,27 +363,33 @@ impl Conn {
 /// Renders and prepares statements for one PostgreSQL flight.
 async fn prepare_pg(
     c: &PgConn,
-    stmts: &[Box<dyn Statement>],
-) -> Result<(Vec<tokio_postgres::Statement>, Vec<PostgresValues>), StoreError> {
+    stmts: &[&dyn Statement],
+) -> Result<(Vec<Prepared>, Vec<PostgresValues>), StoreError> {
     let mut rendered: Vec<PostgresValues> = Vec::with_capacity(stmts.len());
     let mut prepared = Vec::with_capacity(stmts.len());
     for stmt in stmts {
-        count_statement();
-        let (sql, values) = stmt.render(Backend::Postgres);
-        tracing::trace!(target: "calendar_events::sql", %sql);
-        prepared.push(c.prepare(&sql).await?);
-        rendered.push(pg_values(values));
+        let (st, values) = prepare_one_pg(c, *stmt).await?;
+        prepared.push(st);
+        rendered.push(values);
     }
     Ok((prepared, rendered))
 }
 
+async fn prepare_one_pg(
+    c: &PgConn,
+    stmt: &(impl Statement + ?Sized),
+) -> Result<(Prepared, PostgresValues), StoreError> {
+    count_statement();
+    let (sql, values) = stmt.render(Backend::Postgres);
+    tracing::trace!(target: "calendar_events::sql", %sql);
+    let values = pg_values(values);
+    Ok((c.prepare(&sql, || values.as_types()).await?, values))
+}
+
 fn pg_batch(
-    prepared: Vec<tokio_postgres::Statement>,
+    prepared: Vec<Prepared>,
     rendered: &[PostgresValues],
-) -> Vec<(
-    tokio_postgres::Statement,
-    Vec<&(dyn tokio_postgres::types::ToSql + Sync)>,
-)> {
+) -> Vec<(Prepared, Vec<&(dyn tokio_postgres::types::ToSql + Sync)>)> {
     prepared
         .into_iter()
         .zip(rendered)
@@ -418,9 +456,7 @@ impl Tx {
                 "transaction without a connection".into(),
             ));
         };
-        let announced = c
-            .commit_then("SELECT nextval('calendar_data_version')")
-            .await?;
+        let announced = c.commit_then(ANNOUNCE).await?;
         self.finished = true;
         if let Err(e) = announced {
             // Cached responses then live until their one-second expiry at most.
@@ -428,7 +464,84 @@ impl Tx {
         }
         Ok(())
     }
+    /// Runs `stmts`, then `query` (its rows mapped), then commits: in one flight on
+    /// PostgreSQL. Holds the rows the statements lock only as long as PostgreSQL
+    /// takes to run them, not for a round trip more.
+    pub async fn commit_after<T>(
+        mut self,
+        stmts: &[Box<dyn Statement>],
+        query: Option<&dyn Statement>,
+        mut map: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, CommitError> {
+        let postgres = match self.conn() {
+            Conn::Postgres(c) => c,
+            conn => {
+                let rows = match query {
+                    Some(q) => conn.execute_all_then_query(stmts, q, map).await,
+                    None => conn.execute_all(stmts).await.map(|()| Vec::new()),
+                };
+                let rows = rows.map_err(CommitError::NotCommitted)?;
+                self.commit().await.map_err(CommitError::Unknown)?;
+                return Ok(rows);
+            }
+        };
+        let stmts: Vec<&dyn Statement> = stmts.iter().map(|s| s.as_ref()).collect();
+        let (prepared, rendered) = prepare_pg(postgres, &stmts)
+            .await
+            .map_err(CommitError::NotCommitted)?;
+        let last = match query {
+            Some(q) => Some(
+                prepare_one_pg(postgres, q)
+                    .await
+                    .map_err(CommitError::NotCommitted)?,
+            ),
+            None => None,
+        };
+        let last_params = last.as_ref().map(|(st, v)| (st, v.as_params()));
+        let outcome = postgres
+            .execute_all_then_commit(
+                &pg_batch(prepared, &rendered),
+                last_params.as_ref().map(|(st, p)| (*st, p)),
+                ANNOUNCE,
+            )
+            .await
+            .map_err(CommitError::Unknown)?;
+        // Either outcome ends the transaction on a connection that still works.
+        let rows = outcome.written.map_err(|e| {
+            self.finished = true;
+            CommitError::NotCommitted(e)
+        })?;
+        outcome.commit.map_err(CommitError::Unknown)?;
+        self.finished = true;
+        if let Err(e) = outcome.after {
+            tracing::warn!(error = %e, "could not announce a committed write");
+        }
+        rows.iter()
+            .map(|r| map(&Row::Postgres(r)))
+            .collect::<Result<_, _>>()
+            .map_err(CommitError::Unknown)
+    }
 }
+
+/// Why [`Tx::commit_after`] failed.
+#[derive(Debug)]
+pub enum CommitError {
+    /// A statement failed: nothing was committed.
+    NotCommitted(StoreError),
+    /// The commit itself failed, or its answer was lost: it may have happened.
+    Unknown(StoreError),
+}
+
+impl From<CommitError> for StoreError {
+    fn from(e: CommitError) -> Self {
+        match e {
+            CommitError::NotCommitted(e) | CommitError::Unknown(e) => e,
+        }
+    }
+}
+
+/// Bumps the data version after a commit (see [`Pool::data_version`]).
+const ANNOUNCE: &str = "SELECT nextval('calendar_data_version')";
 
 impl std::ops::Deref for Tx {
     type Target = Conn;

@@ -2,9 +2,12 @@
 //! and the list query. A page of events costs four statements whatever its
 //! size: the page, the count, the terms, and the linked venues/organizers.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use sea_query::{Cond, Expr, ExprTrait, LockType, Order, Query, SelectStatement, UnionType};
+use sea_query::{
+    CaseStatement, Cond, Expr, ExprTrait, LockType, Order, Query, SelectStatement, UnionType,
+    UpdateStatement,
+};
 
 use super::db::Statement;
 use super::posts::{self, POST_COLUMN_COUNT, col, post_from_row, select_posts};
@@ -99,13 +102,19 @@ pub async fn insert(
 ) -> Result<Event, StoreError> {
     let mut insert =
         posts::insert_statement(conn, PostType::Event, changes, image_id, columns, now).await?;
-    let mut returning = posts::returning_posts();
-    returning.extend(EVENT_COLUMNS.iter().map(|c| col(*c)));
     conn.query_one(
-        insert.returning(Query::returning().exprs(returning)),
+        insert.returning(Query::returning().exprs(returning_events())),
         event_from_row,
     )
     .await
+}
+
+/// What `select_events` yields, as a `RETURNING` list of a write to `posts`, so
+/// [`event_from_row`] reads the rows as written.
+pub fn returning_events() -> Vec<Expr> {
+    let mut returning = posts::returning_posts();
+    returning.extend(EVENT_COLUMNS.iter().map(|c| col(*c)));
+    returning
 }
 
 /// An event's status and publication date, read inside a write transaction and locking
@@ -394,29 +403,53 @@ pub fn relation_statements(
             ));
         }
     }
-    if let Some(ids) = rel.organizers.filter(|ids| !ids.is_empty()) {
-        let mut insert = Query::insert();
-        insert.into_table(EventOrganizers::Table).columns([
-            EventOrganizers::EventId,
-            EventOrganizers::OrganizerId,
-            EventOrganizers::Position,
-        ]);
-        let mut seen = HashSet::new();
-        for (pos, id) in ids.iter().filter(|id| seen.insert(**id)).enumerate() {
-            insert.values_panic([event_id.into(), (*id).into(), (pos as i64).into()]);
-        }
-        out.push(Box::new(insert));
-    }
     let terms = distinct_terms(rel);
-    if !terms.is_empty() {
-        let mut insert = Query::insert();
-        insert
-            .into_table(TermRelationships::Table)
-            .columns([TermRelationships::PostId, TermRelationships::TermId]);
-        for id in terms {
-            insert.values_panic([event_id.into(), id.into()]);
+    out.extend(insert_relations([(
+        event_id,
+        rel.organizers.unwrap_or_default(),
+        terms.as_slice(),
+    )]));
+    out
+}
+
+/// Inserts linking new events to their organizers (in order, each once) and to their
+/// terms (`(event, organizers, distinct terms)`): at most two statements for any
+/// number of events.
+pub fn insert_relations<'a>(
+    events: impl IntoIterator<Item = (i64, &'a [i64], &'a [i64])>,
+) -> Vec<Box<dyn Statement>> {
+    let mut organizers = Query::insert();
+    organizers.into_table(EventOrganizers::Table).columns([
+        EventOrganizers::EventId,
+        EventOrganizers::OrganizerId,
+        EventOrganizers::Position,
+    ]);
+    let mut terms = Query::insert();
+    terms
+        .into_table(TermRelationships::Table)
+        .columns([TermRelationships::PostId, TermRelationships::TermId]);
+    let (mut any_organizer, mut any_term) = (false, false);
+    for (event_id, organizer_ids, term_ids) in events {
+        let mut seen = HashSet::new();
+        for (pos, id) in organizer_ids
+            .iter()
+            .filter(|id| seen.insert(**id))
+            .enumerate()
+        {
+            organizers.values_panic([event_id.into(), (*id).into(), (pos as i64).into()]);
+            any_organizer = true;
         }
-        out.push(Box::new(insert));
+        for id in term_ids {
+            terms.values_panic([event_id.into(), (*id).into()]);
+            any_term = true;
+        }
+    }
+    let mut out: Vec<Box<dyn Statement>> = Vec::new();
+    if any_organizer {
+        out.push(Box::new(organizers));
+    }
+    if any_term {
+        out.push(Box::new(terms));
     }
     out
 }
@@ -433,32 +466,39 @@ pub fn distinct_terms(rel: &Relations<'_>) -> Vec<i64> {
         .collect()
 }
 
-/// Runs `stmts` (a new event's relations), then adds one to the count of each of
-/// `terms`, and returns the counts as they now are, in one flight on PostgreSQL.
-/// Last in the transaction, so PostgreSQL holds the busy term rows only until the commit.
-pub async fn link_and_count(
-    conn: &mut Conn,
-    stmts: &[Box<dyn Statement>],
-    terms: &[i64],
-) -> Result<HashMap<i64, i64>, StoreError> {
-    if terms.is_empty() {
-        conn.execute_all(stmts).await?;
-        return Ok(HashMap::new());
-    }
-    let mut ids = terms.to_vec();
-    // Sorted, so concurrent writers lock the rows in one order.
-    ids.sort_unstable();
-    ids.dedup();
-    let increment = Query::update()
-        .table(Terms::Table)
-        .value(Terms::Count, Expr::col(Terms::Count).add(1))
-        .and_where(Expr::col(Terms::Id).is_in(ids))
-        .returning(Query::returning().columns([Terms::Id, Terms::Count]))
-        .to_owned();
-    let counts = conn
-        .execute_all_then_query(stmts, &increment, |r| Ok((r.i64(0)?, r.i64(1)?)))
-        .await?;
-    Ok(counts.into_iter().collect())
+/// Adds to each term's count the events it `gained`, returning each term's count as
+/// it then is (see [`count_from_row`]); `None` when no term gained any. Rows are
+/// taken in order of ID, so concurrent writers lock them in one order. Meant last
+/// in a transaction (see `Tx::commit_after`), so that PostgreSQL holds these busy
+/// rows only until the commit.
+pub fn add_to_counts(gained: &BTreeMap<i64, i64>) -> Option<UpdateStatement> {
+    let &first = gained.values().next()?;
+    let by = if gained.values().all(|n| *n == first) {
+        Expr::val(first)
+    } else {
+        let mut case = CaseStatement::new();
+        for (id, n) in gained {
+            // Typed, or PostgreSQL takes a CASE of bare parameters for text.
+            case = case.case(
+                Expr::col(Terms::Id).eq(*id),
+                Expr::val(*n).cast_as("BIGINT"),
+            );
+        }
+        case.finally(0).into()
+    };
+    Some(
+        Query::update()
+            .table(Terms::Table)
+            .value(Terms::Count, Expr::col(Terms::Count).add(by))
+            .and_where(Expr::col(Terms::Id).is_in(gained.keys().copied()))
+            .returning(Query::returning().columns([Terms::Id, Terms::Count]))
+            .to_owned(),
+    )
+}
+
+/// A term and its count, as [`add_to_counts`] returns them.
+pub fn count_from_row(r: &Row<'_>) -> Result<(i64, i64), StoreError> {
+    Ok((r.i64(0)?, r.i64(1)?))
 }
 
 /// Keeps `terms.count` (published events per term) right after a change:

@@ -2,6 +2,7 @@
 
 mod checkpoint;
 pub mod db;
+pub mod event_batch;
 mod event_count;
 pub mod events;
 mod group_commit;

@@ -8,22 +8,64 @@
 //! `COMMIT` travels with the data-version bump that follows it. PostgreSQL runs
 //! the statements of one connection in the order they arrive, so the meaning is
 //! that of running them one by one.
+//!
+//! Statements are prepared once per connection and kept, except where a caller
+//! says its statements are one-off ([`PgConn::one_off`]): multi-row writes whose
+//! text changes with their number of rows would otherwise pile up, thousands of
+//! them, in every connection and in the server's memory. A one-off statement is
+//! sent whole, with its parameters' types, in a single round trip.
 
 use futures_util::future::join_all;
-use tokio_postgres::Statement;
-use tokio_postgres::types::ToSql;
+use tokio_postgres::types::{ToSql, Type};
+use tokio_postgres::{Client, Row, Statement};
 
 use super::StoreError;
 
-/// A statement held back until the next one is sent.
-enum Deferred {
-    Begin,
-    Lock(String),
+/// What [`PgConn::execute_all_then_commit`] did.
+pub struct CommitOutcome {
+    /// The statements' outcome, and the query's rows.
+    pub written: Result<Vec<Row>, StoreError>,
+    pub commit: Result<(), StoreError>,
+    pub after: Result<(), StoreError>,
+}
+
+/// A statement ready to run.
+pub enum Prepared {
+    /// Prepared by this connection, which keeps it.
+    Kept(Statement),
+    /// Sent whole each time it runs.
+    OneOff { sql: String, types: Vec<Type> },
+}
+
+async fn query(c: &Client, st: &Prepared, params: &Params<'_>) -> Result<Vec<Row>, StoreError> {
+    Ok(match st {
+        Prepared::Kept(st) => c.query(st, params).await?,
+        Prepared::OneOff { sql, types } => c.query_typed(sql, &typed(params, types)).await?,
+    })
+}
+
+async fn execute(c: &Client, st: &Prepared, params: &Params<'_>) -> Result<u64, StoreError> {
+    Ok(match st {
+        Prepared::Kept(st) => c.execute(st, params).await?,
+        Prepared::OneOff { sql, types } => c.execute_typed(sql, &typed(params, types)).await?,
+    })
+}
+
+fn typed<'a>(params: &Params<'a>, types: &[Type]) -> Vec<(&'a (dyn ToSql + Sync), Type)> {
+    params.iter().copied().zip(types.iter().cloned()).collect()
+}
+
+/// Statements held back until the next one is sent: a `BEGIN`, then advisory locks.
+#[derive(Default)]
+struct Deferred {
+    begin: bool,
+    locks: Vec<String>,
 }
 
 pub struct PgConn {
     client: deadpool_postgres::Object,
-    deferred: Vec<Deferred>,
+    deferred: Deferred,
+    one_off: bool,
 }
 
 type Params<'a> = Vec<&'a (dyn ToSql + Sync)>;
@@ -32,7 +74,8 @@ impl PgConn {
     pub fn new(client: deadpool_postgres::Object) -> PgConn {
         PgConn {
             client,
-            deferred: Vec::new(),
+            deferred: Deferred::default(),
+            one_off: false,
         }
     }
 
@@ -41,15 +84,34 @@ impl PgConn {
     }
 
     pub fn begin_later(&mut self) {
-        self.deferred.push(Deferred::Begin);
+        self.deferred.begin = true;
     }
 
+    /// Held back with the others, and taken in the order asked, in one statement.
     pub fn lock_later(&mut self, key: &str) {
-        self.deferred.push(Deferred::Lock(key.to_string()));
+        self.deferred.locks.push(key.to_string());
     }
 
-    pub async fn prepare(&self, sql: &str) -> Result<Statement, StoreError> {
-        Ok(self.client.prepare_cached(sql).await?)
+    /// Statements from now on are one-off (see the module's notes), until the
+    /// connection goes back to the pool.
+    pub fn one_off(&mut self) {
+        self.one_off = true;
+    }
+
+    /// Readies `sql`, whose parameters have these types, to run.
+    pub async fn prepare(
+        &self,
+        sql: &str,
+        types: impl FnOnce() -> Vec<Type>,
+    ) -> Result<Prepared, StoreError> {
+        Ok(if self.one_off {
+            Prepared::OneOff {
+                sql: sql.to_string(),
+                types: types(),
+            }
+        } else {
+            Prepared::Kept(self.client.prepare_cached(sql).await?)
+        })
     }
 
     /// Sends what was held back, in order, together with the statements `then` sends,
@@ -59,78 +121,141 @@ impl PgConn {
     where
         F: AsyncFnOnce(&deadpool_postgres::Object) -> Result<T, StoreError>,
     {
-        if self.deferred.is_empty() {
+        let Deferred { begin, locks } = std::mem::take(&mut self.deferred);
+        if !begin && locks.is_empty() {
             return then(&self.client).await;
         }
-        let lock = self
-            .prepare("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
-            .await?;
-        let deferred = std::mem::take(&mut self.deferred);
+        // unnest yields the keys in order, and each row takes its lock as it is produced.
+        let lock = if locks.is_empty() {
+            None
+        } else {
+            Some(
+                self.client
+                    .prepare_cached(
+                        "SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) \
+                         FROM unnest($1::text[]) AS k",
+                    )
+                    .await?,
+            )
+        };
         let client = &self.client;
-        let sent = join_all(deferred.iter().map(|d| {
-            let lock = &lock;
-            async move {
-                match d {
-                    Deferred::Begin => client.batch_execute("BEGIN").await.map(drop),
-                    Deferred::Lock(key) => client.execute(lock, &[key]).await.map(drop),
-                }
+        // Each is sent when first polled, and `join3` polls them in this order.
+        let begin = async {
+            match begin {
+                true => client.batch_execute("BEGIN").await,
+                false => Ok(()),
             }
-        }));
-        let (sent, result) = futures_util::future::join(sent, then(client)).await;
-        for r in sent {
-            r?;
-        }
+        };
+        let lock = async {
+            match &lock {
+                Some(lock) => client.execute(lock, &[&locks]).await.map(drop),
+                None => Ok(()),
+            }
+        };
+        let (begun, locked, result) = futures_util::future::join3(begin, lock, then(client)).await;
+        begun?;
+        locked?;
         result
     }
 
     pub async fn query(
         &mut self,
-        st: &Statement,
+        st: &Prepared,
         params: &Params<'_>,
-    ) -> Result<Vec<tokio_postgres::Row>, StoreError> {
-        self.with_deferred(async |c| Ok(c.query(st, params).await?))
+    ) -> Result<Vec<Row>, StoreError> {
+        self.with_deferred(async |c| query(c, st, params).await)
             .await
     }
 
-    pub async fn execute(
+    /// Runs two queries, in order, in one flight; the rows of each.
+    pub async fn query_two(
         &mut self,
-        st: &Statement,
-        params: &Params<'_>,
-    ) -> Result<u64, StoreError> {
-        self.with_deferred(async |c| Ok(c.execute(st, params).await?))
+        first: (&Prepared, &Params<'_>),
+        second: (&Prepared, &Params<'_>),
+    ) -> Result<(Vec<Row>, Vec<Row>), StoreError> {
+        self.with_deferred(async |c| {
+            let (a, b) = futures_util::future::join(
+                query(c, first.0, first.1),
+                query(c, second.0, second.1),
+            )
+            .await;
+            Ok((a?, b?))
+        })
+        .await
+    }
+
+    pub async fn execute(&mut self, st: &Prepared, params: &Params<'_>) -> Result<u64, StoreError> {
+        self.with_deferred(async |c| execute(c, st, params).await)
             .await
     }
 
-    /// Runs prepared statements in order, in one flight; the rows each changed.
+    /// Runs statements in order, in one flight; the rows each changed.
     pub async fn execute_all(
         &mut self,
-        batch: &[(Statement, Params<'_>)],
+        batch: &[(Prepared, Params<'_>)],
     ) -> Result<Vec<u64>, StoreError> {
         self.with_deferred(async |c| {
-            let results = join_all(batch.iter().map(|(st, p)| c.execute(st, p))).await;
-            results
+            join_all(batch.iter().map(|(st, p)| execute(c, st, p)))
+                .await
                 .into_iter()
-                .map(|r| r.map_err(StoreError::from))
                 .collect()
         })
         .await
     }
 
-    /// Runs prepared statements and then a query, in order, in one flight; the query's rows.
+    /// Runs statements and then a query, in order, in one flight; the query's rows.
     pub async fn execute_all_then_query(
         &mut self,
-        batch: &[(Statement, Params<'_>)],
-        query: &Statement,
+        batch: &[(Prepared, Params<'_>)],
+        last: &Prepared,
         params: &Params<'_>,
-    ) -> Result<Vec<tokio_postgres::Row>, StoreError> {
+    ) -> Result<Vec<Row>, StoreError> {
         self.with_deferred(async |c| {
-            let executes = join_all(batch.iter().map(|(st, p)| c.execute(st, p)));
+            let executes = join_all(batch.iter().map(|(st, p)| execute(c, st, p)));
             let (executed, rows) =
-                futures_util::future::join(executes, c.query(query, params)).await;
+                futures_util::future::join(executes, query(c, last, params)).await;
             for r in executed {
                 r?;
             }
-            Ok(rows?)
+            rows
+        })
+        .await
+    }
+
+    /// Runs statements, then a query, then `COMMIT` and `after`, in one flight.
+    /// Should a statement fail, PostgreSQL turns the `COMMIT` into a rollback.
+    /// The outcome of each part, in that order.
+    pub async fn execute_all_then_commit(
+        &mut self,
+        batch: &[(Prepared, Params<'_>)],
+        last: Option<(&Prepared, &Params<'_>)>,
+        after: &str,
+    ) -> Result<CommitOutcome, StoreError> {
+        self.with_deferred(async |c| {
+            let executes = join_all(batch.iter().map(|(st, p)| execute(c, st, p)));
+            let rows = async {
+                match last {
+                    Some((st, p)) => query(c, st, p).await,
+                    None => Ok(Vec::new()),
+                }
+            };
+            let (executed, rows, commit, after) = futures_util::future::join4(
+                executes,
+                rows,
+                c.batch_execute("COMMIT"),
+                c.batch_execute(after),
+            )
+            .await;
+            let written = executed
+                .into_iter()
+                .find(Result::is_err)
+                .unwrap_or(Ok(0))
+                .and(rows);
+            Ok(CommitOutcome {
+                written,
+                commit: commit.map_err(StoreError::from),
+                after: after.map_err(StoreError::from),
+            })
         })
         .await
     }

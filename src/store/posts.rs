@@ -135,11 +135,14 @@ pub async fn get_many(conn: &mut Conn, ids: &[i64]) -> Result<Vec<Post>, StoreEr
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    conn.query(
-        select_posts().and_where(col(Posts::Id).is_in(ids.iter().copied())),
-        post_from_row,
-    )
-    .await
+    conn.query(&select_many(ids), post_from_row).await
+}
+
+/// The posts of these IDs, of any type.
+pub fn select_many(ids: &[i64]) -> SelectStatement {
+    select_posts()
+        .and_where(col(Posts::Id).is_in(ids.iter().copied()))
+        .to_owned()
 }
 
 /// The type of a post, if it exists; used to validate IDs without loading the post.
@@ -184,13 +187,8 @@ pub async fn unique_slug(
     wanted: &str,
     except: Option<i64>,
 ) -> Result<String, StoreError> {
-    let base = if wanted.is_empty() {
-        post_type.as_str().to_string()
-    } else {
-        wanted.to_string()
-    };
-    conn.lock_key(&format!("slug:{}:{base}", post_type.as_str()))
-        .await?;
+    let base = slug_base(post_type, wanted);
+    conn.lock_key(&slug_lock(post_type, &base)).await?;
     let mut scope = Query::select();
     scope
         .column(Posts::Slug)
@@ -204,6 +202,20 @@ pub async fn unique_slug(
     Ok(slug::unique(&base, &taken))
 }
 
+/// What a slug is made unique from: the wanted one, or the type's name when there is none.
+pub fn slug_base(post_type: PostType, wanted: &str) -> String {
+    if wanted.is_empty() {
+        post_type.as_str().to_string()
+    } else {
+        wanted.to_string()
+    }
+}
+
+/// The lock that serialises writers choosing slugs from one base (see [`Conn::lock_key`]).
+pub fn slug_lock(post_type: PostType, base: &str) -> String {
+    format!("slug:{}:{base}", post_type.as_str())
+}
+
 /// The slugs `slug::unique` may collide with, `base` and `base-` followed by a digit,
 /// selected by `scope` (which names the table and its other conditions). Two exact
 /// ranges of the slug index, bytewise (SQLite's default collation, `COLLATE "C"` on
@@ -214,6 +226,17 @@ pub fn slug_family(
     column: impl IntoColumnRef,
     base: &str,
 ) -> SelectStatement {
+    let [mut exact, numbered] = slug_family_parts(scope, column, base);
+    exact.union(UnionType::All, numbered);
+    exact
+}
+
+/// The two parts of [`slug_family`], for a caller that unions several families.
+pub fn slug_family_parts(
+    scope: &SelectStatement,
+    column: impl IntoColumnRef,
+    base: &str,
+) -> [SelectStatement; 2] {
     let column = column.into_column_ref();
     let mut exact = scope.clone();
     exact.and_where(Expr::col(column.clone()).eq(base));
@@ -221,8 +244,7 @@ pub fn slug_family(
     numbered
         .and_where(Expr::col(column.clone()).gte(format!("{base}-0")))
         .and_where(Expr::col(column).lt(format!("{base}-:")));
-    exact.union(UnionType::All, numbered);
-    exact
+    [exact, numbered]
 }
 
 /// Escapes `%` and `_` for a LIKE pattern. Both backends treat `\` as the escape
@@ -382,14 +404,36 @@ pub async fn insert_statement(
     extra: Vec<(Posts, sea_query::Value)>,
     now: i64,
 ) -> Result<InsertStatement, StoreError> {
-    // A slug with nothing usable in it ("!!!") falls back to the title, as WordPress does.
-    let wanted = changes
+    let slug = unique_slug(conn, post_type, &wanted_slug(changes), None).await?;
+    let values = insert_values(post_type, changes, image_id, extra, now, slug);
+    let (cols, vals): (Vec<Posts>, Vec<sea_query::Value>) = values.into_iter().unzip();
+    Ok(Query::insert()
+        .into_table(Posts::Table)
+        .columns(cols)
+        .values_panic(vals.into_iter().map(Expr::val))
+        .to_owned())
+}
+
+/// The slug a new post asks for, before it is made unique: its own, or, when that has
+/// nothing usable in it ("!!!"), its title's, as WordPress does.
+pub fn wanted_slug(changes: &PostChanges) -> String {
+    changes
         .slug
         .as_deref()
         .map(slug::slugify)
         .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| slug::slugify(changes.title.as_deref().unwrap_or_default()));
-    let slug = unique_slug(conn, post_type, &wanted, None).await?;
+        .unwrap_or_else(|| slug::slugify(changes.title.as_deref().unwrap_or_default()))
+}
+
+/// The columns of a new post's row, `extra` (its type's own) last.
+pub fn insert_values(
+    post_type: PostType,
+    changes: &PostChanges,
+    image_id: Option<i64>,
+    extra: Vec<(Posts, sea_query::Value)>,
+    now: i64,
+    slug: String,
+) -> Vec<(Posts, sea_query::Value)> {
     let mut values = change_values(changes);
     if changes.date_utc.is_none() {
         values.push((Posts::DateUtc, now.into()));
@@ -410,12 +454,7 @@ pub async fn insert_statement(
             }
         }
     }
-    let (cols, vals): (Vec<Posts>, Vec<sea_query::Value>) = values.into_iter().unzip();
-    Ok(Query::insert()
-        .into_table(Posts::Table)
-        .columns(cols)
-        .values_panic(vals.into_iter().map(Expr::val))
-        .to_owned())
+    values
 }
 
 /// What `select_posts` yields, as a `RETURNING` list of a write to `posts`, so

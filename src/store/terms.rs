@@ -56,14 +56,16 @@ pub async fn get_many(conn: &mut Conn, ids: &[i64]) -> Result<Vec<Term>, StoreEr
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    conn.query(
-        select_terms()
-            .and_where(col(Terms::Id).is_in(ids.iter().copied()))
-            .order_by(Terms::Name, Order::Asc)
-            .order_by(Terms::Id, Order::Asc),
-        term_from_row,
-    )
-    .await
+    conn.query(&select_many(ids), term_from_row).await
+}
+
+/// The terms of these IDs, in the order events list their terms (name, then ID).
+pub fn select_many(ids: &[i64]) -> SelectStatement {
+    select_terms()
+        .and_where(col(Terms::Id).is_in(ids.iter().copied()))
+        .order_by(Terms::Name, Order::Asc)
+        .order_by(Terms::Id, Order::Asc)
+        .to_owned()
 }
 
 pub async fn get(conn: &mut Conn, id: i64) -> Result<Option<Term>, StoreError> {

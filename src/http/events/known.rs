@@ -57,15 +57,24 @@ impl Known {
             return Ok(known);
         }
         let mut conn = ctx.app.store.pool.read().await?;
-        for (rank, t) in terms::get_many(&mut conn, &term_ids)
-            .await?
-            .into_iter()
-            .enumerate()
-        {
+        let (terms, posts) = match (term_ids.is_empty(), post_ids.is_empty()) {
+            (false, false) => {
+                conn.query_two(
+                    &terms::select_many(&term_ids),
+                    terms::term_from_row,
+                    &posts::select_many(&post_ids),
+                    posts::post_from_row,
+                )
+                .await?
+            }
+            (false, true) => (terms::get_many(&mut conn, &term_ids).await?, Vec::new()),
+            _ => (Vec::new(), posts::get_many(&mut conn, &post_ids).await?),
+        };
+        for (rank, t) in terms.into_iter().enumerate() {
             known.term_rank.insert(t.id, rank);
             known.terms.insert(t.id, t);
         }
-        for p in posts::get_many(&mut conn, &post_ids).await? {
+        for p in posts {
             known.posts.insert(p.id, p);
         }
         Ok(known)

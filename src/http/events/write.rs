@@ -1,6 +1,8 @@
 //! Creating and updating events, each in one transaction that also creates the
 //! terms, venue and organizers it names and keeps term counts right.
 
+use std::collections::HashMap;
+
 use axum::http::StatusCode;
 use axum::response::Response;
 
@@ -8,14 +10,15 @@ use super::input::{self, counts, resolve_terms};
 use super::{find, links_of, render_written, to_json};
 use crate::api::args::Args;
 use crate::api::table::By;
-use crate::domain::event::{EventChanges, LinkedRef};
-use crate::domain::post::{PostType, Status, TRASHED_SUFFIX};
+use crate::domain::event::{Event, EventChanges, LinkedRef, TermRef};
+use crate::domain::post::{ImageRef, PostType, Status, TRASHED_SUFFIX};
 use crate::domain::term::Taxonomy;
 use crate::http::dispatch::Ctx;
 use crate::http::error::ApiError;
 use crate::http::json_raw;
 use crate::http::linked::{Retryable, detached, with_retry};
 use crate::http::views::Reveal;
+use crate::store::event_batch::{BatchError, NewEvent};
 use crate::store::events::{self, EventRow};
 use crate::store::{Conn, StoreError, posts};
 
@@ -178,10 +181,84 @@ pub async fn create(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
     for flag in [&mut c.hide_from_listings, &mut c.sticky, &mut c.featured] {
         flag.get_or_insert(false);
     }
+    let (event, counts) = match plain_create(&c, ctx.now) {
+        Some(new) => match ctx.app.creates.create(new).await {
+            Ok(created) => (created.event, created.counts),
+            Err(BatchError::NotWritten) => create_alone(ctx, &c).await?,
+            Err(BatchError::Failed(reason)) => return Err(StoreError::Unavailable(reason).into()),
+        },
+        None => create_alone(ctx, &c).await?,
+    };
+    let links = match known.links_of_new(&c, &counts) {
+        Some(links) => links,
+        // Links created or found by name in the write: read them as stored.
+        None => links_of(ctx, &event).await?,
+    };
+    Ok(json_raw(
+        StatusCode::CREATED,
+        to_json(ctx, &event, &links, Reveal::Full, false)?,
+    ))
+}
+
+/// The create as a batch can write it: one that links only to what exists and
+/// names no image. `None` for the others, which create what they name.
+fn plain_create(c: &EventChanges, now: i64) -> Option<NewEvent> {
+    let existing = |r: &LinkedRef| match r {
+        LinkedRef::Existing(id) => Some(*id),
+        LinkedRef::New(..) => None,
+    };
+    let term_ids = |refs: &Option<Vec<TermRef>>| -> Option<Vec<i64>> {
+        refs.iter()
+            .flatten()
+            .map(|r| match r {
+                TermRef::Existing(id) => Some(*id),
+                TermRef::New(_) => None,
+            })
+            .collect()
+    };
+    if c.image.as_ref().is_some_and(|i| *i != ImageRef::None) {
+        return None;
+    }
+    let venue_id = match &c.venue {
+        Some(Some(r)) => Some(Some(existing(r)?)),
+        Some(None) => Some(None),
+        None => None,
+    };
+    let organizers = c
+        .organizers
+        .iter()
+        .flatten()
+        .map(existing)
+        .collect::<Option<Vec<i64>>>()?;
+    let (categories, tags) = (term_ids(&c.categories)?, term_ids(&c.tags)?);
+    let terms = events::distinct_terms(&events::Relations {
+        organizers: None,
+        categories: Some(&categories),
+        tags: Some(&tags),
+    });
+    let status = c.post.status.unwrap_or(Status::Draft);
+    Some(NewEvent {
+        post: c.post.clone(),
+        columns: event_columns(c, venue_id).values(),
+        organizers,
+        terms,
+        counted: counts(status.as_str(), c.post.date_utc.unwrap_or(now), now),
+        now,
+    })
+}
+
+/// Creates an event in a transaction of its own, with whatever it names that does
+/// not exist yet; returns it and the counts of its terms.
+async fn create_alone(
+    ctx: &Ctx,
+    c: &EventChanges,
+) -> Result<(Event, std::sync::Arc<HashMap<i64, i64>>), ApiError> {
+    let Some(user) = ctx.caller.0.clone() else {
+        return Err(ApiError::Forbidden { anonymous: true });
+    };
     let app = ctx.app.clone();
     let now = ctx.now;
-    let c = std::sync::Arc::new(c);
-    let written = c.clone();
+    let c = std::sync::Arc::new(c.clone());
     let (event, counts) = detached(async move {
         with_retry::<_, WriteError, _, _>(|| async {
             let mut tx = app.store.pool.write().await?;
@@ -203,22 +280,22 @@ pub async fn create(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
             } else {
                 Vec::new()
             };
-            let counts = events::link_and_count(&mut tx, &stmts, &counted).await?;
-            tx.commit().await?;
-            Ok((event, counts))
+            let gained = counted.into_iter().map(|id| (id, 1)).collect();
+            let increment = events::add_to_counts(&gained);
+            let counts = tx
+                .commit_after(
+                    &stmts,
+                    increment.as_ref().map(|c| c as _),
+                    events::count_from_row,
+                )
+                .await
+                .map_err(StoreError::from)?;
+            Ok((event, counts.into_iter().collect::<HashMap<_, _>>()))
         })
         .await
     })
     .await?;
-    let links = match known.links_of_new(&written, &counts) {
-        Some(links) => links,
-        // Links created or found by name in the write: read them as stored.
-        None => links_of(ctx, &event).await?,
-    };
-    Ok(json_raw(
-        StatusCode::CREATED,
-        to_json(ctx, &event, &links, Reveal::Full, false)?,
-    ))
+    Ok((event, std::sync::Arc::new(counts)))
 }
 
 pub async fn update(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError> {

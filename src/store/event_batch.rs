@@ -1,0 +1,349 @@
+//! Creating events in batches: many new events in one transaction and a fixed
+//! handful of statements.
+//!
+//! On its own, a create costs a transaction and about ten statements (the slug
+//! lookup, the insert, its relations, the term counts, the commit), and on
+//! PostgreSQL every flight of them is a round trip. Under load most of that is
+//! per-statement and per-transaction overhead, paid by the database and the server
+//! alike. So creates queue here: batches are written one after another (two at a
+//! time on PostgreSQL), and the creates that arrive meanwhile make up the next,
+//! which writes them all with one statement of each kind. At low load a batch
+//! holds one create and costs what a create always did; under load the overhead is
+//! paid once per batch. Measured in `bench/README.md` ("Session 9").
+//!
+//! A batch that fails before its commit has written nothing, and its creates are
+//! told to write themselves alone, so that each gets its own answer (an error of
+//! one create never fails the others). A batch whose commit fails fails all of
+//! them: whether it was written cannot be known, and writing again could
+//! duplicate it.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use sea_query::{Expr, ExprTrait, Query, UpdateStatement, Value};
+use tokio::sync::oneshot;
+
+use super::db::{CommitError, Statement};
+use super::events::{self, event_from_row};
+use super::posts;
+use super::schema::Posts;
+use super::{Conn, Pool, StoreError};
+use crate::domain::event::Event;
+use crate::domain::post::{PostChanges, PostType};
+use crate::domain::slug;
+
+/// The most creates one batch writes; bounds its statements' size and its latency.
+const MAX_BATCH: usize = 64;
+
+/// Batches written at once. SQLite has one writer, so a second batch would only
+/// wait for it, and take creates the first could have written; PostgreSQL writes
+/// one batch while the other is on its way.
+fn runners(pool: &Pool) -> usize {
+    match pool.backend() {
+        super::Backend::Sqlite => 1,
+        super::Backend::Postgres => 2,
+    }
+}
+
+/// Bound values a batch may hold; both backends take well over this many
+/// (SQLite 32,766, PostgreSQL 65,535) even when one more create overshoots it.
+const MAX_VALUES: usize = 16_384;
+
+/// A new event, validated, with everything it links to already existing.
+pub struct NewEvent {
+    pub post: PostChanges,
+    /// Its own columns (dates, venue, …), as `events::EventRow::values` gives them.
+    pub columns: Vec<(Posts, Value)>,
+    pub organizers: Vec<i64>,
+    /// Categories and tags, each once.
+    pub terms: Vec<i64>,
+    /// Whether it counts as published for its terms' counts.
+    pub counted: bool,
+    /// The moment of its request: its publication date when it gives none.
+    pub now: i64,
+}
+
+impl NewEvent {
+    /// Roughly how many values it binds.
+    fn values(&self) -> usize {
+        24 + self.columns.len() + 3 * self.organizers.len() + 2 * self.terms.len()
+    }
+}
+
+/// A created event, and the counts of the terms its batch linked, as committed.
+pub struct Created {
+    pub event: Event,
+    pub counts: Arc<HashMap<i64, i64>>,
+}
+
+/// Why a batch did not create an event.
+#[derive(Debug)]
+pub enum BatchError {
+    /// Nothing of the batch was written: the create should be written alone.
+    NotWritten,
+    /// The batch's commit failed; whether it was written is unknown.
+    Failed(String),
+}
+
+/// Queues creates and writes them in batches, one batch at a time.
+pub struct CreateBatcher {
+    pool: Pool,
+    queue: Arc<Mutex<Queue>>,
+}
+
+#[derive(Default)]
+struct Queue {
+    /// Batches being written (each one's task also writes a next one).
+    running: usize,
+    waiting: Vec<Member>,
+}
+
+struct Member {
+    event: NewEvent,
+    reply: oneshot::Sender<Result<Created, BatchError>>,
+}
+
+impl CreateBatcher {
+    pub fn new(pool: Pool) -> CreateBatcher {
+        CreateBatcher {
+            pool,
+            queue: Arc::default(),
+        }
+    }
+
+    /// Writes `event` with the next batch. The write goes on if the caller stops
+    /// waiting for it.
+    pub async fn create(&self, event: NewEvent) -> Result<Created, BatchError> {
+        let (reply, answer) = oneshot::channel();
+        let start = {
+            let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+            queue.waiting.push(Member { event, reply });
+            let start = queue.running < runners(&self.pool);
+            if start {
+                queue.running += 1;
+            }
+            start
+        };
+        if start {
+            tokio::spawn(run(self.pool.clone(), self.queue.clone()));
+        }
+        answer
+            .await
+            .unwrap_or_else(|_| Err(BatchError::Failed("the create batch was abandoned".into())))
+    }
+}
+
+/// Writes batches until no create is waiting.
+async fn run(pool: Pool, queue: Arc<Mutex<Queue>>) {
+    /// Should this task be dropped half-way (the runtime shutting down), it no
+    /// longer counts as running, so that the next create starts another.
+    struct Running(Arc<Mutex<Queue>>, bool);
+    impl Drop for Running {
+        fn drop(&mut self) {
+            if self.1 {
+                self.0.lock().unwrap_or_else(|e| e.into_inner()).running -= 1;
+            }
+        }
+    }
+    let mut running = Running(queue.clone(), true);
+    loop {
+        // Requests already under way get to join first: a larger batch costs less per
+        // create, and an idle server loses nothing by it.
+        tokio::task::yield_now().await;
+        let batch = {
+            let mut q = queue.lock().unwrap_or_else(|e| e.into_inner());
+            if q.waiting.is_empty() {
+                // Under the lock that queued creates check, so none is left unwritten.
+                q.running -= 1;
+                running.1 = false;
+                return;
+            }
+            let (mut take, mut values) = (0, 0);
+            while take < q.waiting.len() && take < MAX_BATCH && values < MAX_VALUES {
+                values += q.waiting[take].event.values();
+                take += 1;
+            }
+            q.waiting.drain(..take).collect::<Vec<_>>()
+        };
+        let (events, replies): (Vec<NewEvent>, Vec<_>) =
+            batch.into_iter().map(|m| (m.event, m.reply)).unzip();
+        match write(&pool, &events).await {
+            Ok((created, counts)) => {
+                tracing::trace!(creates = created.len(), "create batch written");
+                let counts = Arc::new(counts);
+                for (event, reply) in created.into_iter().zip(replies) {
+                    let _ = reply.send(Ok(Created {
+                        event,
+                        counts: counts.clone(),
+                    }));
+                }
+            }
+            Err(e) => {
+                if let BatchError::Failed(reason) = &e {
+                    tracing::warn!(%reason, creates = events.len(), "a create batch failed");
+                }
+                for reply in replies {
+                    let _ = reply.send(Err(match &e {
+                        BatchError::NotWritten => BatchError::NotWritten,
+                        BatchError::Failed(reason) => BatchError::Failed(reason.clone()),
+                    }));
+                }
+            }
+        }
+    }
+}
+
+type Written = (Vec<Event>, HashMap<i64, i64>);
+
+async fn write(pool: &Pool, events: &[NewEvent]) -> Result<Written, BatchError> {
+    let not_written = |e: StoreError| {
+        tracing::debug!(error = %e, creates = events.len(), "a create batch is written one by one");
+        BatchError::NotWritten
+    };
+    let mut tx = pool.write().await.map_err(not_written)?;
+    if events.len() > 1 {
+        tx.one_off_statements();
+    }
+    let (stored, links) = insert_many(&mut tx, events).await.map_err(not_written)?;
+    let counts = tx
+        .commit_after(
+            &links.statements,
+            links.counts.as_ref().map(|c| c as _),
+            events::count_from_row,
+        )
+        .await
+        .map_err(|e| match e {
+            CommitError::NotCommitted(e) => not_written(e),
+            CommitError::Unknown(e) => BatchError::Failed(e.to_string()),
+        })?;
+    Ok((stored, counts.into_iter().collect()))
+}
+
+/// What links new events once they are inserted: their relations, and the
+/// increments of their terms' counts, which return the counts.
+pub struct Links {
+    pub statements: Vec<Box<dyn Statement>>,
+    pub counts: Option<UpdateStatement>,
+}
+
+/// Inserts `events` in the caller's transaction and returns them as stored, in
+/// order, with what links them (to run last, with the commit: see
+/// `Tx::commit_after`). Two statements whatever their number, unless they set
+/// different sets of columns (one insert per set).
+pub async fn insert_many(
+    conn: &mut Conn,
+    events: &[NewEvent],
+) -> Result<(Vec<Event>, Links), StoreError> {
+    let slugs = unique_slugs(conn, events).await?;
+    let mut rows: Vec<Option<Vec<(Posts, Value)>>> = events
+        .iter()
+        .zip(&slugs)
+        .map(|(e, slug)| {
+            Some(posts::insert_values(
+                PostType::Event,
+                &e.post,
+                None,
+                e.columns.clone(),
+                e.now,
+                slug.clone(),
+            ))
+        })
+        .collect();
+    let index: HashMap<&str, usize> = slugs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.as_str(), i))
+        .collect();
+    let mut stored: Vec<Option<Event>> = events.iter().map(|_| None).collect();
+    for i in 0..rows.len() {
+        let Some(first) = rows[i].take() else {
+            continue;
+        };
+        // One insert for every row that sets the same columns as this one.
+        let columns: Vec<Posts> = first.iter().map(|(c, _)| *c).collect();
+        let mut insert = Query::insert();
+        insert.into_table(Posts::Table).columns(columns.clone());
+        insert.values_panic(first.into_iter().map(|(_, v)| Expr::val(v)));
+        for later in rows.iter_mut().skip(i + 1) {
+            let same = later
+                .as_ref()
+                .is_some_and(|r| r.iter().map(|(c, _)| *c).eq(columns.iter().copied()));
+            if same && let Some(row) = later.take() {
+                insert.values_panic(row.into_iter().map(|(_, v)| Expr::val(v)));
+            }
+        }
+        insert.returning(Query::returning().exprs(events::returning_events()));
+        // Neither backend promises RETURNING's order; the slugs are unique.
+        for event in conn.query(&insert, event_from_row).await? {
+            let at = index
+                .get(event.post.slug.as_str())
+                .copied()
+                .ok_or_else(|| {
+                    StoreError::Internal(format!("inserted an unexpected slug {}", event.post.slug))
+                })?;
+            stored[at] = Some(event);
+        }
+    }
+    let stored: Vec<Event> = stored
+        .into_iter()
+        .map(|e| e.ok_or_else(|| StoreError::Internal("an inserted event was not returned".into())))
+        .collect::<Result<_, _>>()?;
+    let statements = events::insert_relations(
+        stored
+            .iter()
+            .zip(events)
+            .map(|(s, e)| (s.post.id, e.organizers.as_slice(), e.terms.as_slice())),
+    );
+    let mut gained: BTreeMap<i64, i64> = BTreeMap::new();
+    for e in events.iter().filter(|e| e.counted) {
+        for term in &e.terms {
+            *gained.entry(*term).or_default() += 1;
+        }
+    }
+    let counts = events::add_to_counts(&gained);
+    Ok((stored, Links { statements, counts }))
+}
+
+/// A unique slug for each event, chosen in order, as one create after another
+/// would: one statement reads every base's family.
+async fn unique_slugs(conn: &mut Conn, events: &[NewEvent]) -> Result<Vec<String>, StoreError> {
+    let bases: Vec<String> = events
+        .iter()
+        .map(|e| posts::slug_base(PostType::Event, &posts::wanted_slug(&e.post)))
+        .collect();
+    let mut distinct: Vec<&str> = bases.iter().map(String::as_str).collect();
+    // Sorted, so writers on other instances take the locks in the same order.
+    distinct.sort_unstable();
+    distinct.dedup();
+    for base in &distinct {
+        conn.lock_key(&posts::slug_lock(PostType::Event, base))
+            .await?;
+    }
+    let mut scope = Query::select();
+    scope
+        .column(Posts::Slug)
+        .from(Posts::Table)
+        .and_where(Expr::col(Posts::PostType).eq(PostType::Event.as_str()));
+    let mut parts = distinct
+        .iter()
+        .flat_map(|base| posts::slug_family_parts(&scope, Posts::Slug, base));
+    let mut family = parts
+        .next()
+        .ok_or_else(|| StoreError::Internal("an empty create batch".into()))?;
+    for part in parts {
+        family.union(sea_query::UnionType::All, part);
+    }
+    let mut taken: HashSet<String> = conn
+        .query(&family, |r| r.string(0))
+        .await?
+        .into_iter()
+        .collect();
+    Ok(bases
+        .iter()
+        .map(|base| {
+            let slug = slug::unique_in(base, |s| taken.contains(s));
+            taken.insert(slug.clone());
+            slug
+        })
+        .collect())
+}

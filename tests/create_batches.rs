@@ -1,0 +1,293 @@
+//! Event creates written in batches: a batch writes what one create after another
+//! would, a failed batch writes nothing and sends its creates on alone, and a burst
+//! of different creates answers each with its own event.
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::http::Method;
+use calendar_events::domain::post::{PostChanges, Status};
+use calendar_events::store::event_batch::{BatchError, CreateBatcher, Created, NewEvent};
+use calendar_events::store::events::EventRow;
+use common::*;
+use serde_json::{Value, json};
+
+const NOW: i64 = 1_800_000_000;
+
+/// A plain new event starting `day` days after NOW, for one hour.
+fn new_event(title: &str, status: Status, author: i64, day: i64) -> NewEvent {
+    let start = NOW + day * 86_400;
+    NewEvent {
+        post: PostChanges {
+            title: Some(title.into()),
+            author: Some(author),
+            status: Some(status),
+            ..Default::default()
+        },
+        columns: EventRow {
+            website: None,
+            start_utc: Some(start),
+            end_utc: Some(start + 3_600),
+            timezone: None,
+            all_day: Some(false),
+            cost: None,
+            hide_from_listings: Some(false),
+            sticky: Some(false),
+            featured: Some(false),
+            post_parent: None,
+            venue_id: None,
+            tickets: None,
+        }
+        .values(),
+        organizers: Vec::new(),
+        terms: Vec::new(),
+        counted: status == Status::Publish,
+        now: NOW,
+    }
+}
+
+async fn count_of(app: &TestApp, term: i64) -> i64 {
+    let r = app.get(&format!("categories/{term}")).await;
+    r.assert(200);
+    r.body["count"].as_i64().unwrap()
+}
+
+/// Four creates in one batch: on a current-thread runtime, the batch's task runs
+/// only once all of them are queued.
+async fn one_batch_writes_what_one_create_after_another_would(app: TestApp) {
+    let organizers = [
+        app.post("organizers", json!({"organizer": "First"}))
+            .await
+            .id(),
+        app.post("organizers", json!({"organizer": "Second"}))
+            .await
+            .id(),
+    ];
+    let jazz = app.post("categories", json!({"name": "Jazz"})).await.id();
+    let folk = app.post("categories", json!({"name": "Folk"})).await.id();
+    let author = app.admin.id;
+
+    let mut first = new_event("Jazz Night", Status::Publish, author, 1);
+    first.organizers = vec![organizers[1], organizers[0], organizers[1]];
+    first.terms = vec![jazz];
+    // Asks for the slug the next "Jazz Night" would otherwise get.
+    let mut second = new_event("Other", Status::Publish, author, 2);
+    second.post.slug = Some("jazz-night-2".into());
+    second.terms = vec![jazz, folk];
+    // Sets a column the others do not: a second insert in the batch.
+    let mut third = new_event("Jazz Night", Status::Publish, author, 3);
+    third.post.excerpt = Some("<p>Short</p>".into());
+    third.terms = vec![jazz];
+    // A draft counts for no term.
+    let mut fourth = new_event("Jazz Night", Status::Draft, author, 4);
+    fourth.terms = vec![folk];
+
+    let batcher = CreateBatcher::new(app.store.pool.clone());
+    let created: Vec<Created> =
+        futures_util::future::join_all([first, second, third, fourth].map(|e| batcher.create(e)))
+            .await
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|e| panic!("{e:?}")))
+            .collect();
+
+    let slugs: Vec<&str> = created.iter().map(|c| c.event.post.slug.as_str()).collect();
+    assert_eq!(
+        slugs,
+        ["jazz-night", "jazz-night-2", "jazz-night-3", "jazz-night-4"]
+    );
+    for c in &created {
+        assert_eq!(*c.counts, HashMap::from([(jazz, 3), (folk, 1)]));
+    }
+    assert_eq!(count_of(&app, jazz).await, 3);
+    assert_eq!(count_of(&app, folk).await, 1);
+
+    let one = app
+        .get(&format!("events/{}", created[0].event.post.id))
+        .await;
+    one.assert(200);
+    let names: Vec<&str> = one.body["organizer"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["organizer"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Second", "First"], "in order given, each once");
+    assert_eq!(one.body["categories"][0]["id"], jazz);
+    let third = app
+        .get(&format!("events/{}", created[2].event.post.id))
+        .await;
+    assert_eq!(third.body["excerpt"], "<p>Short</p>");
+    assert_eq!(third.body["title"], "Jazz Night");
+    let draft = app
+        .get(&format!("events/{}", created[3].event.post.id))
+        .await;
+    draft.assert(403);
+    // The next create alone continues the family.
+    let next = app
+        .post(
+            "events",
+            event("Jazz Night", "2027-01-01 10:00", "2027-01-01 11:00"),
+        )
+        .await;
+    next.assert(201);
+    assert_eq!(next.body["slug"], "jazz-night-5");
+}
+
+#[tokio::test]
+async fn one_batch_writes_what_one_create_after_another_would_sqlite() {
+    one_batch_writes_what_one_create_after_another_would(TestApp::sqlite().await).await;
+}
+
+#[tokio::test]
+async fn one_batch_writes_what_one_create_after_another_would_postgres() {
+    if let Some(app) = TestApp::postgres().await {
+        one_batch_writes_what_one_create_after_another_would(app).await;
+    }
+}
+
+/// One batch of three creates, the second linking an organizer that does not exist:
+/// none is written, each is told to write alone, and alone the others succeed.
+async fn a_failed_batch_writes_nothing(app: TestApp) {
+    let batcher = CreateBatcher::new(app.store.pool.clone());
+    let author = app.admin.id;
+    let mut broken = new_event("Broken", Status::Publish, author, 2);
+    broken.organizers = vec![987_654];
+    let before = app.get("events?status=any&per_page=50").await;
+    // On a current-thread runtime the batch's task runs only once all three are queued.
+    let answers = futures_util::future::join_all([
+        batcher.create(new_event("Good One", Status::Publish, author, 1)),
+        batcher.create(broken),
+        batcher.create(new_event("Good Two", Status::Publish, author, 3)),
+    ])
+    .await;
+    for answer in &answers {
+        assert!(
+            matches!(answer, Err(BatchError::NotWritten)),
+            "{:?}",
+            answer.as_ref().map(|c| c.event.post.id)
+        );
+    }
+    let after = app.get("events?status=any&per_page=50").await;
+    assert_eq!(after.body["total"], before.body["total"], "nothing written");
+
+    let alone = batcher
+        .create(new_event("Good One", Status::Publish, author, 1))
+        .await
+        .unwrap_or_else(|_| panic!("a good create alone is written"));
+    assert_eq!(alone.event.post.slug, "good-one");
+    let listed = app.get(&format!("events/{}", alone.event.post.id)).await;
+    listed.assert(200);
+}
+
+#[tokio::test]
+async fn a_failed_batch_writes_nothing_sqlite() {
+    a_failed_batch_writes_nothing(TestApp::sqlite().await).await;
+}
+
+#[tokio::test]
+async fn a_failed_batch_writes_nothing_postgres() {
+    if let Some(app) = TestApp::postgres().await {
+        a_failed_batch_writes_nothing(app).await;
+    }
+}
+
+both!(
+    a_burst_of_different_creates_answers_each_with_its_own_event,
+    |app| async move {
+        let app = Arc::new(app);
+        let venue = app.post("venues", json!({"venue": "Hall"})).await.id();
+        let organizers: Vec<i64> = [
+            app.post("organizers", json!({"organizer": "A"})).await.id(),
+            app.post("organizers", json!({"organizer": "B"})).await.id(),
+        ]
+        .to_vec();
+        let category = app.post("categories", json!({"name": "Busy"})).await.id();
+        let bodies: Vec<Value> = (0..48)
+            .map(|i| {
+                let mut body = event(
+                    &format!("Burst {}", i % 5),
+                    &format!("2027-05-{:02} 10:00:00", 1 + i % 28),
+                    &format!("2027-05-{:02} 12:00:00", 1 + i % 28),
+                );
+                let order = if i % 2 == 0 {
+                    json!([organizers[0], organizers[1]])
+                } else {
+                    json!([organizers[1], organizers[0]])
+                };
+                body = with(body, json!({"organizer": order, "categories": [category]}));
+                match i % 6 {
+                    0 => with(body, json!({"excerpt": format!("Excerpt {i}")})),
+                    1 => with(body, json!({"venue": venue, "status": "draft"})),
+                    // Written alone: it creates its venue and its tag.
+                    2 => with(body, json!({"venue": {"venue": format!("New Hall {i}")}, "tags": [format!("new-tag-{i}")]})),
+                    _ => with(body, json!({"venue": venue, "description": format!("Number {i}")})),
+                }
+            })
+            .collect();
+        let tasks: Vec<_> = bodies
+            .iter()
+            .cloned()
+            .map(|body| {
+                let app = app.clone();
+                tokio::spawn(async move {
+                    app.call(Method::POST, "events", Some(body), &app.admin.auth())
+                        .await
+                })
+            })
+            .collect();
+        let mut slugs = std::collections::HashSet::new();
+        let mut published = 0;
+        for (i, (task, body)) in tasks.into_iter().zip(&bodies).enumerate() {
+            let r = task.await.unwrap();
+            r.assert(201);
+            assert_eq!(r.body["title"], body["title"]);
+            assert_eq!(r.body["start_date"], body["start_date"]);
+            assert!(slugs.insert(r.body["slug"].as_str().unwrap().to_string()));
+            let order: Vec<i64> = r.body["organizer"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| o["id"].as_i64().unwrap())
+                .collect();
+            let asked: Vec<i64> = body["organizer"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_i64().unwrap())
+                .collect();
+            assert_eq!(order, asked, "create {i}");
+            match i % 6 {
+                0 => assert_eq!(r.body["excerpt"], format!("<p>Excerpt {i}</p>")),
+                1 => assert_eq!(r.body["status"], "draft"),
+                2 => {
+                    assert_eq!(r.body["venue"]["venue"], format!("New Hall {i}"));
+                    assert_eq!(r.body["tags"][0]["name"], format!("new-tag-{i}"));
+                }
+                _ => assert_eq!(r.body["venue"]["id"], venue),
+            }
+            if i % 6 != 1 {
+                published += 1;
+            }
+            // What the create answered is what a read finds.
+            let stored = app
+                .get_as(&format!("events/{}", r.id()), &app.admin.auth())
+                .await;
+            assert_eq!(stored.body["slug"], r.body["slug"]);
+            let ids = |v: &Value| -> Vec<i64> {
+                v.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|o| o["id"].as_i64().unwrap())
+                    .collect()
+            };
+            assert_eq!(ids(&stored.body["organizer"]), order);
+        }
+        assert_eq!(count_of(&app, category).await, published);
+        let list = app
+            .get("events?start_date=2027-05-01&end_date=2027-05-31&per_page=50")
+            .await;
+        assert_eq!(list.body["total"], published);
+    }
+);
