@@ -64,6 +64,17 @@ pub struct NewEvent {
 }
 
 impl NewEvent {
+    /// Its (end day, start day), the key of the per-day counts, if it sets both.
+    fn listed_days(&self) -> Option<(i64, i64)> {
+        let instant = |column: Posts| {
+            self.columns.iter().find_map(|(c, v)| match v {
+                Value::BigInt(Some(t)) if *c == column => Some(t.div_euclid(86_400)),
+                _ => None,
+            })
+        };
+        Some((instant(Posts::EndUtc)?, instant(Posts::StartUtc)?))
+    }
+
     /// Roughly how many values it binds.
     fn values(&self) -> usize {
         24 + self.columns.len() + 3 * self.organizers.len() + 2 * self.terms.len()
@@ -255,7 +266,12 @@ pub async fn insert_many(
         .map(|(i, s)| (s.as_str(), i))
         .collect();
     let mut stored: Vec<Option<Event>> = events.iter().map(|_| None).collect();
-    for i in 0..rows.len() {
+    // Rows go in the order of the per-day counts' key, which the insert's triggers
+    // update: concurrent batches on PostgreSQL then lock those rows in one order,
+    // instead of deadlocking on a pair of days each holds.
+    let mut order: Vec<usize> = (0..events.len()).collect();
+    order.sort_by_key(|&i| events[i].listed_days());
+    for (n, &i) in order.iter().enumerate() {
         let Some(first) = rows[i].take() else {
             continue;
         };
@@ -264,11 +280,11 @@ pub async fn insert_many(
         let mut insert = Query::insert();
         insert.into_table(Posts::Table).columns(columns.clone());
         insert.values_panic(first.into_iter().map(|(_, v)| Expr::val(v)));
-        for later in rows.iter_mut().skip(i + 1) {
-            let same = later
+        for &j in &order[n + 1..] {
+            let same = rows[j]
                 .as_ref()
                 .is_some_and(|r| r.iter().map(|(c, _)| *c).eq(columns.iter().copied()));
-            if same && let Some(row) = later.take() {
+            if same && let Some(row) = rows[j].take() {
                 insert.values_panic(row.into_iter().map(|(_, v)| Expr::val(v)));
             }
         }
