@@ -193,6 +193,93 @@ async fn a_failed_batch_writes_nothing_postgres() {
     }
 }
 
+/// More creates than one statement carries rows for: 70 queued at once make a batch
+/// of 64 and one of 6, whose inserts, relations and counts go in several pieces.
+async fn batches_larger_than_a_statement_are_written_whole(app: TestApp) {
+    let organizers = [
+        app.post("organizers", json!({"organizer": "One"}))
+            .await
+            .id(),
+        app.post("organizers", json!({"organizer": "Two"}))
+            .await
+            .id(),
+    ];
+    let mut terms = Vec::new();
+    for name in ["A", "B", "C", "D"] {
+        terms.push(app.post("categories", json!({"name": name})).await.id());
+    }
+    let author = app.admin.id;
+    let events: Vec<NewEvent> = (0..70)
+        .map(|i| {
+            let mut e = new_event(&format!("Big {}", i % 7), Status::Publish, author, i % 30);
+            if i % 3 == 0 {
+                e.post.excerpt = Some(format!("<p>E{i}</p>"));
+            }
+            e.organizers = if i % 2 == 0 {
+                organizers.to_vec()
+            } else {
+                vec![organizers[1], organizers[0]]
+            };
+            e.terms = vec![terms[0], terms[1 + (i as usize) % 3]];
+            e
+        })
+        .collect();
+    let batcher = CreateBatcher::new(app.store.pool.clone());
+    let created: Vec<Created> =
+        futures_util::future::join_all(events.into_iter().map(|e| batcher.create(e)))
+            .await
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|e| panic!("{e:?}")))
+            .collect();
+    // Slugs in order of arrival, as one create after another would choose them.
+    for (i, c) in created.iter().enumerate() {
+        let n = i / 7 + 1;
+        let expected = match n {
+            1 => format!("big-{}", i % 7),
+            n => format!("big-{}-{n}", i % 7),
+        };
+        assert_eq!(c.event.post.slug, expected);
+        assert_eq!(c.event.post.excerpt.is_empty(), i % 3 != 0);
+    }
+    // The last batch answers with the counts as it committed them: the final ones.
+    let last = &created.last().unwrap().counts;
+    assert_eq!(last.get(&terms[0]), Some(&70));
+    let mut others = 0;
+    for t in &terms[1..] {
+        let count = count_of(&app, *t).await;
+        assert_eq!(last.get(t), Some(&count));
+        others += count;
+    }
+    assert_eq!(others, 70);
+    assert_eq!(count_of(&app, terms[0]).await, 70);
+    let odd = app
+        .get(&format!("events/{}", created[69].event.post.id))
+        .await;
+    let ids: Vec<i64> = odd.body["organizer"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, [organizers[1], organizers[0]]);
+    let all = app
+        .get("events?per_page=50&start_date=2020-01-01&end_date=2099-01-01")
+        .await;
+    assert_eq!(all.body["total"], 70);
+}
+
+#[tokio::test]
+async fn batches_larger_than_a_statement_are_written_whole_sqlite() {
+    batches_larger_than_a_statement_are_written_whole(TestApp::sqlite().await).await;
+}
+
+#[tokio::test]
+async fn batches_larger_than_a_statement_are_written_whole_postgres() {
+    if let Some(app) = TestApp::postgres().await {
+        batches_larger_than_a_statement_are_written_whole(app).await;
+    }
+}
+
 both!(
     a_burst_of_different_creates_answers_each_with_its_own_event,
     |app| async move {

@@ -16,8 +16,9 @@ use sea_query_postgres::{PostgresValue, PostgresValues};
 use sea_query_rusqlite::{RusqliteValue, RusqliteValues};
 
 use super::StoreError;
-use super::group_commit::{Writer, WriterGuard};
-use super::pg::{PgConn, Prepared};
+use super::group_commit::Writer;
+use super::pg::PgConn;
+use super::sqlite::SqliteConn;
 use super::version::VersionReads;
 
 /// How long a request waits for a connection before the database counts as unavailable.
@@ -167,22 +168,6 @@ pub enum Conn {
     Postgres(PgConn),
 }
 
-/// A pooled reader, or the writer held inside a write transaction.
-pub enum SqliteConn {
-    Reader(deadpool::unmanaged::Object<rusqlite::Connection>),
-    Writer(WriterGuard),
-}
-
-impl std::ops::Deref for SqliteConn {
-    type Target = rusqlite::Connection;
-    fn deref(&self) -> &rusqlite::Connection {
-        match self {
-            SqliteConn::Reader(c) => c,
-            SqliteConn::Writer(c) => c,
-        }
-    }
-}
-
 impl Conn {
     pub fn backend(&self) -> Backend {
         match self {
@@ -196,16 +181,6 @@ impl Conn {
         match self {
             Conn::Sqlite(c) => c.execute_batch(sql).map_err(StoreError::from),
             Conn::Postgres(c) => c.batch(sql).await,
-        }
-    }
-
-    /// The statements that follow are not kept for reuse: their text changes with
-    /// their data (many rows in one insert), and thousands of variants would pile
-    /// up in PostgreSQL's connections. SQLite's statement cache is a bounded LRU,
-    /// so it keeps them as usual.
-    pub fn one_off_statements(&mut self) {
-        if let Conn::Postgres(c) = self {
-            c.one_off();
         }
     }
 
@@ -242,7 +217,7 @@ impl Conn {
             }
             Conn::Postgres(c) => {
                 let values = pg_values(values);
-                let st = c.prepare(&sql, || values.as_types()).await?;
+                let st = c.prepare(&sql).await?;
                 let rows = c.query(&st, &values.as_params()).await?;
                 rows.iter().map(|r| map(&Row::Postgres(r))).collect()
             }
@@ -262,15 +237,37 @@ impl Conn {
             return Ok((a, self.query(second, map_second).await?));
         };
         let (prepared, values) = prepare_pg(c, &[first as &dyn Statement, second]).await?;
-        let (a, b) = c
-            .query_two(
-                (&prepared[0], &values[0].as_params()),
-                (&prepared[1], &values[1].as_params()),
-            )
-            .await?;
+        let mut rows = c.query_all(&pg_batch(prepared, &values)).await?.into_iter();
+        let (a, b) = (
+            rows.next().unwrap_or_default(),
+            rows.next().unwrap_or_default(),
+        );
         let a = a.iter().map(|r| map_first(&Row::Postgres(r)));
         let b = b.iter().map(|r| map_second(&Row::Postgres(r)));
         Ok((a.collect::<Result<_, _>>()?, b.collect::<Result<_, _>>()?))
+    }
+
+    /// Runs queries and maps all their rows, in order; on PostgreSQL they travel in
+    /// one flight.
+    pub async fn query_all<T>(
+        &mut self,
+        queries: &[Box<dyn Statement>],
+        mut map: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError> {
+        let Conn::Postgres(c) = self else {
+            let mut out = Vec::new();
+            for q in queries {
+                out.extend(self.query(q.as_ref(), &mut map).await?);
+            }
+            return Ok(out);
+        };
+        let queries: Vec<&dyn Statement> = queries.iter().map(|q| q.as_ref()).collect();
+        let (prepared, values) = prepare_pg(c, &queries).await?;
+        let rows = c.query_all(&pg_batch(prepared, &values)).await?;
+        rows.iter()
+            .flatten()
+            .map(|r| map(&Row::Postgres(r)))
+            .collect()
     }
 
     pub async fn query_opt<T>(
@@ -305,7 +302,7 @@ impl Conn {
             }
             Conn::Postgres(c) => {
                 let values = pg_values(values);
-                let st = c.prepare(&sql, || values.as_types()).await?;
+                let st = c.prepare(&sql).await?;
                 c.execute(&st, &values.as_params()).await
             }
         }
@@ -364,7 +361,7 @@ impl Conn {
 async fn prepare_pg(
     c: &PgConn,
     stmts: &[&dyn Statement],
-) -> Result<(Vec<Prepared>, Vec<PostgresValues>), StoreError> {
+) -> Result<(Vec<tokio_postgres::Statement>, Vec<PostgresValues>), StoreError> {
     let mut rendered: Vec<PostgresValues> = Vec::with_capacity(stmts.len());
     let mut prepared = Vec::with_capacity(stmts.len());
     for stmt in stmts {
@@ -378,18 +375,21 @@ async fn prepare_pg(
 async fn prepare_one_pg(
     c: &PgConn,
     stmt: &(impl Statement + ?Sized),
-) -> Result<(Prepared, PostgresValues), StoreError> {
+) -> Result<(tokio_postgres::Statement, PostgresValues), StoreError> {
     count_statement();
     let (sql, values) = stmt.render(Backend::Postgres);
     tracing::trace!(target: "calendar_events::sql", %sql);
     let values = pg_values(values);
-    Ok((c.prepare(&sql, || values.as_types()).await?, values))
+    Ok((c.prepare(&sql).await?, values))
 }
 
 fn pg_batch(
-    prepared: Vec<Prepared>,
+    prepared: Vec<tokio_postgres::Statement>,
     rendered: &[PostgresValues],
-) -> Vec<(Prepared, Vec<&(dyn tokio_postgres::types::ToSql + Sync)>)> {
+) -> Vec<(
+    tokio_postgres::Statement,
+    Vec<&(dyn tokio_postgres::types::ToSql + Sync)>,
+)> {
     prepared
         .into_iter()
         .zip(rendered)
@@ -444,9 +444,13 @@ impl Tx {
     pub async fn commit(mut self) -> Result<(), StoreError> {
         if let Some(writer) = self.writer.clone() {
             self.finished = true;
-            return match self.conn.take() {
-                Some(Conn::Sqlite(SqliteConn::Writer(guard))) => writer.commit(guard).await,
-                _ => Err(StoreError::Internal(
+            let guard = match self.conn.take() {
+                Some(Conn::Sqlite(c)) => c.into_writer(),
+                _ => None,
+            };
+            return match guard {
+                Some(guard) => writer.commit(guard).await,
+                None => Err(StoreError::Internal(
                     "SQLite transaction without the writer".into(),
                 )),
             };
@@ -464,44 +468,39 @@ impl Tx {
         }
         Ok(())
     }
-    /// Runs `stmts`, then `query` (its rows mapped), then commits: in one flight on
-    /// PostgreSQL. Holds the rows the statements lock only as long as PostgreSQL
+    /// Runs `stmts`, then `queries` (their rows mapped), then commits: in one flight
+    /// on PostgreSQL. Holds the rows the statements lock only as long as PostgreSQL
     /// takes to run them, not for a round trip more.
     pub async fn commit_after<T>(
         mut self,
         stmts: &[Box<dyn Statement>],
-        query: Option<&dyn Statement>,
+        queries: &[Box<dyn Statement>],
         mut map: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
     ) -> Result<Vec<T>, CommitError> {
         let postgres = match self.conn() {
             Conn::Postgres(c) => c,
             conn => {
-                let rows = match query {
-                    Some(q) => conn.execute_all_then_query(stmts, q, map).await,
-                    None => conn.execute_all(stmts).await.map(|()| Vec::new()),
+                let written = async {
+                    conn.execute_all(stmts).await?;
+                    conn.query_all(queries, map).await
                 };
-                let rows = rows.map_err(CommitError::NotCommitted)?;
+                let rows = written.await.map_err(CommitError::NotCommitted)?;
                 self.commit().await.map_err(CommitError::Unknown)?;
                 return Ok(rows);
             }
         };
         let stmts: Vec<&dyn Statement> = stmts.iter().map(|s| s.as_ref()).collect();
-        let (prepared, rendered) = prepare_pg(postgres, &stmts)
-            .await
-            .map_err(CommitError::NotCommitted)?;
-        let last = match query {
-            Some(q) => Some(
-                prepare_one_pg(postgres, q)
-                    .await
-                    .map_err(CommitError::NotCommitted)?,
-            ),
-            None => None,
+        let queries: Vec<&dyn Statement> = queries.iter().map(|q| q.as_ref()).collect();
+        let prepared = async {
+            let stmts = prepare_pg(postgres, &stmts).await?;
+            Ok((stmts, prepare_pg(postgres, &queries).await?))
         };
-        let last_params = last.as_ref().map(|(st, v)| (st, v.as_params()));
+        let ((stmts, stmt_values), (queries, query_values)) =
+            prepared.await.map_err(CommitError::NotCommitted)?;
         let outcome = postgres
             .execute_all_then_commit(
-                &pg_batch(prepared, &rendered),
-                last_params.as_ref().map(|(st, p)| (*st, p)),
+                &pg_batch(stmts, &stmt_values),
+                &pg_batch(queries, &query_values),
                 ANNOUNCE,
             )
             .await

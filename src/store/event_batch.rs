@@ -7,7 +7,7 @@
 //! per-statement and per-transaction overhead, paid by the database and the server
 //! alike. So creates queue here: batches are written one after another (two at a
 //! time on PostgreSQL), and the creates that arrive meanwhile make up the next,
-//! which writes them all with one statement of each kind. At low load a batch
+//! which writes them all with a statement of each kind per 64 rows. At low load a batch
 //! holds one create and costs what a create always did; under load the overhead is
 //! paid once per batch. Measured in `bench/README.md` ("Session 9").
 //!
@@ -20,14 +20,14 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
-use sea_query::{Expr, ExprTrait, Query, UpdateStatement, Value};
+use sea_query::{Expr, ExprTrait, InsertStatement, Query, Value};
 use tokio::sync::oneshot;
 
 use super::db::{CommitError, Statement};
 use super::events::{self, event_from_row};
 use super::posts;
 use super::schema::Posts;
-use super::{Conn, Pool, StoreError};
+use super::{Conn, Pool, StoreError, pieces};
 use crate::domain::event::Event;
 use crate::domain::post::{PostChanges, PostType};
 use crate::domain::slug;
@@ -212,16 +212,9 @@ async fn write(pool: &Pool, events: &[NewEvent]) -> Result<Written, BatchError> 
         BatchError::NotWritten
     };
     let mut tx = pool.write().await.map_err(not_written)?;
-    if events.len() > 1 {
-        tx.one_off_statements();
-    }
     let (stored, links) = insert_many(&mut tx, events).await.map_err(not_written)?;
     let counts = tx
-        .commit_after(
-            &links.statements,
-            links.counts.as_ref().map(|c| c as _),
-            events::count_from_row,
-        )
+        .commit_after(&links.statements, &links.counts, events::count_from_row)
         .await
         .map_err(|e| match e {
             CommitError::NotCommitted(e) => not_written(e),
@@ -234,13 +227,14 @@ async fn write(pool: &Pool, events: &[NewEvent]) -> Result<Written, BatchError> 
 /// increments of their terms' counts, which return the counts.
 pub struct Links {
     pub statements: Vec<Box<dyn Statement>>,
-    pub counts: Option<UpdateStatement>,
+    pub counts: Vec<Box<dyn Statement>>,
 }
 
 /// Inserts `events` in the caller's transaction and returns them as stored, in
 /// order, with what links them (to run last, with the commit: see
-/// `Tx::commit_after`). Two statements whatever their number, unless they set
-/// different sets of columns (one insert per set).
+/// `Tx::commit_after`). One flight of inserts: one per [`pieces`] of up to 64
+/// rows, and per set of columns the events set (clients send one shape, so
+/// usually one).
 pub async fn insert_many(
     conn: &mut Conn,
     events: &[NewEvent],
@@ -265,40 +259,41 @@ pub async fn insert_many(
         .enumerate()
         .map(|(i, s)| (s.as_str(), i))
         .collect();
-    let mut stored: Vec<Option<Event>> = events.iter().map(|_| None).collect();
     // Rows go in the order of the per-day counts' key, which the insert's triggers
     // update: concurrent batches on PostgreSQL then lock those rows in one order,
     // instead of deadlocking on a pair of days each holds.
     let mut order: Vec<usize> = (0..events.len()).collect();
     order.sort_by_key(|&i| events[i].listed_days());
+    let mut inserts: Vec<Box<dyn Statement>> = Vec::new();
     for (n, &i) in order.iter().enumerate() {
         let Some(first) = rows[i].take() else {
             continue;
         };
-        // One insert for every row that sets the same columns as this one.
+        // The rows that set the same columns as this one, in pieces of one insert each.
         let columns: Vec<Posts> = first.iter().map(|(c, _)| *c).collect();
-        let mut insert = Query::insert();
-        insert.into_table(Posts::Table).columns(columns.clone());
-        insert.values_panic(first.into_iter().map(|(_, v)| Expr::val(v)));
+        let mut group = vec![first];
         for &j in &order[n + 1..] {
             let same = rows[j]
                 .as_ref()
                 .is_some_and(|r| r.iter().map(|(c, _)| *c).eq(columns.iter().copied()));
             if same && let Some(row) = rows[j].take() {
-                insert.values_panic(row.into_iter().map(|(_, v)| Expr::val(v)));
+                group.push(row);
             }
         }
-        insert.returning(Query::returning().exprs(events::returning_events()));
-        // Neither backend promises RETURNING's order; the slugs are unique.
-        for event in conn.query(&insert, event_from_row).await? {
-            let at = index
-                .get(event.post.slug.as_str())
-                .copied()
-                .ok_or_else(|| {
-                    StoreError::Internal(format!("inserted an unexpected slug {}", event.post.slug))
-                })?;
-            stored[at] = Some(event);
+        for piece in pieces(&group) {
+            inserts.push(Box::new(insert_posts(&columns, piece)));
         }
+    }
+    let mut stored: Vec<Option<Event>> = events.iter().map(|_| None).collect();
+    // Neither backend promises RETURNING's order; the slugs are unique.
+    for event in conn.query_all(&inserts, event_from_row).await? {
+        let at = index
+            .get(event.post.slug.as_str())
+            .copied()
+            .ok_or_else(|| {
+                StoreError::Internal(format!("inserted an unexpected slug {}", event.post.slug))
+            })?;
+        stored[at] = Some(event);
     }
     let stored: Vec<Event> = stored
         .into_iter()
@@ -318,6 +313,17 @@ pub async fn insert_many(
     }
     let counts = events::add_to_counts(&gained);
     Ok((stored, Links { statements, counts }))
+}
+
+/// One insert of these rows, which all set `columns`, returning them as stored.
+fn insert_posts(columns: &[Posts], rows: &[Vec<(Posts, Value)>]) -> InsertStatement {
+    let mut insert = Query::insert();
+    insert.into_table(Posts::Table).columns(columns.to_vec());
+    for row in rows {
+        insert.values_panic(row.iter().map(|(_, v)| Expr::val(v.clone())));
+    }
+    insert.returning(Query::returning().exprs(events::returning_events()));
+    insert
 }
 
 /// A unique slug for each event, chosen in order, as one create after another
@@ -340,17 +346,20 @@ async fn unique_slugs(conn: &mut Conn, events: &[NewEvent]) -> Result<Vec<String
         .column(Posts::Slug)
         .from(Posts::Table)
         .and_where(Expr::col(Posts::PostType).eq(PostType::Event.as_str()));
-    let mut parts = distinct
-        .iter()
-        .flat_map(|base| posts::slug_family_parts(&scope, Posts::Slug, base));
-    let mut family = parts
-        .next()
-        .ok_or_else(|| StoreError::Internal("an empty create batch".into()))?;
-    for part in parts {
-        family.union(sea_query::UnionType::All, part);
-    }
+    let families: Vec<Box<dyn Statement>> = pieces(&distinct)
+        .map(|bases| {
+            let mut parts = bases
+                .iter()
+                .flat_map(|base| posts::slug_family_parts(&scope, Posts::Slug, base));
+            let mut family = parts.next().expect("a piece is never empty");
+            for part in parts {
+                family.union(sea_query::UnionType::All, part);
+            }
+            Box::new(family) as Box<dyn Statement>
+        })
+        .collect();
     let mut taken: HashSet<String> = conn
-        .query(&family, |r| r.string(0))
+        .query_all(&families, |r| r.string(0))
         .await?
         .into_iter()
         .collect();

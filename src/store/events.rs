@@ -6,14 +6,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use sea_query::{
     CaseStatement, Cond, Expr, ExprTrait, LockType, Order, Query, SelectStatement, UnionType,
-    UpdateStatement,
 };
 
 use super::db::Statement;
 use super::posts::{self, POST_COLUMN_COUNT, col, post_from_row, select_posts};
 use super::schema::{EventOrganizers, Posts, TermRelationships, Terms};
 use super::terms::{TERM_COLUMN_COUNT, term_from_row};
-use super::{Backend, Conn, Row, StoreError};
+use super::{Backend, Conn, Row, StoreError, pieces};
 use crate::domain::event::{Event, EventLinks, EventQuery, Ticket};
 use crate::domain::post::{Post, PostType, Status, Visibility};
 use crate::domain::term::Taxonomy;
@@ -413,22 +412,12 @@ pub fn relation_statements(
 }
 
 /// Inserts linking new events to their organizers (in order, each once) and to their
-/// terms (`(event, organizers, distinct terms)`): at most two statements for any
-/// number of events.
+/// terms (`(event, organizers, distinct terms)`), in [`pieces`] of rows.
 pub fn insert_relations<'a>(
     events: impl IntoIterator<Item = (i64, &'a [i64], &'a [i64])>,
 ) -> Vec<Box<dyn Statement>> {
-    let mut organizers = Query::insert();
-    organizers.into_table(EventOrganizers::Table).columns([
-        EventOrganizers::EventId,
-        EventOrganizers::OrganizerId,
-        EventOrganizers::Position,
-    ]);
-    let mut terms = Query::insert();
-    terms
-        .into_table(TermRelationships::Table)
-        .columns([TermRelationships::PostId, TermRelationships::TermId]);
-    let (mut any_organizer, mut any_term) = (false, false);
+    let mut organizers: Vec<[sea_query::Value; 3]> = Vec::new();
+    let mut terms: Vec<[sea_query::Value; 2]> = Vec::new();
     for (event_id, organizer_ids, term_ids) in events {
         let mut seen = HashSet::new();
         for (pos, id) in organizer_ids
@@ -436,20 +425,32 @@ pub fn insert_relations<'a>(
             .filter(|id| seen.insert(**id))
             .enumerate()
         {
-            organizers.values_panic([event_id.into(), (*id).into(), (pos as i64).into()]);
-            any_organizer = true;
+            organizers.push([event_id.into(), (*id).into(), (pos as i64).into()]);
         }
-        for id in term_ids {
-            terms.values_panic([event_id.into(), (*id).into()]);
-            any_term = true;
-        }
+        terms.extend(term_ids.iter().map(|id| [event_id.into(), (*id).into()]));
     }
     let mut out: Vec<Box<dyn Statement>> = Vec::new();
-    if any_organizer {
-        out.push(Box::new(organizers));
+    for rows in pieces(&organizers) {
+        let mut insert = Query::insert();
+        insert.into_table(EventOrganizers::Table).columns([
+            EventOrganizers::EventId,
+            EventOrganizers::OrganizerId,
+            EventOrganizers::Position,
+        ]);
+        for row in rows {
+            insert.values_panic(row.iter().cloned().map(Expr::val));
+        }
+        out.push(Box::new(insert));
     }
-    if any_term {
-        out.push(Box::new(terms));
+    for rows in pieces(&terms) {
+        let mut insert = Query::insert();
+        insert
+            .into_table(TermRelationships::Table)
+            .columns([TermRelationships::PostId, TermRelationships::TermId]);
+        for row in rows {
+            insert.values_panic(row.iter().cloned().map(Expr::val));
+        }
+        out.push(Box::new(insert));
     }
     out
 }
@@ -467,33 +468,38 @@ pub fn distinct_terms(rel: &Relations<'_>) -> Vec<i64> {
 }
 
 /// Adds to each term's count the events it `gained`, returning each term's count as
-/// it then is (see [`count_from_row`]); `None` when no term gained any. Rows are
-/// taken in order of ID, so concurrent writers lock them in one order. Meant last
-/// in a transaction (see `Tx::commit_after`), so that PostgreSQL holds these busy
-/// rows only until the commit.
-pub fn add_to_counts(gained: &BTreeMap<i64, i64>) -> Option<UpdateStatement> {
-    let &first = gained.values().next()?;
-    let by = if gained.values().all(|n| *n == first) {
-        Expr::val(first)
-    } else {
-        let mut case = CaseStatement::new();
-        for (id, n) in gained {
-            // Typed, or PostgreSQL takes a CASE of bare parameters for text.
-            case = case.case(
-                Expr::col(Terms::Id).eq(*id),
-                Expr::val(*n).cast_as("BIGINT"),
-            );
-        }
-        case.finally(0).into()
-    };
-    Some(
-        Query::update()
-            .table(Terms::Table)
-            .value(Terms::Count, Expr::col(Terms::Count).add(by))
-            .and_where(Expr::col(Terms::Id).is_in(gained.keys().copied()))
-            .returning(Query::returning().columns([Terms::Id, Terms::Count]))
-            .to_owned(),
-    )
+/// it then is (see [`count_from_row`]), in [`pieces`] of terms; none when no term
+/// gained any. Rows are taken in order of ID, so concurrent writers lock them in
+/// one order. Meant last in a transaction (see `Tx::commit_after`), so that
+/// PostgreSQL holds these busy rows only until the commit.
+pub fn add_to_counts(gained: &BTreeMap<i64, i64>) -> Vec<Box<dyn Statement>> {
+    let gained: Vec<(i64, i64)> = gained.iter().map(|(id, n)| (*id, *n)).collect();
+    pieces(&gained)
+        .map(|piece| {
+            let first = piece[0].1;
+            let by = if piece.iter().all(|(_, n)| *n == first) {
+                Expr::val(first)
+            } else {
+                let mut case = CaseStatement::new();
+                for (id, n) in piece {
+                    // Typed, or PostgreSQL takes a CASE of bare parameters for text.
+                    case = case.case(
+                        Expr::col(Terms::Id).eq(*id),
+                        Expr::val(*n).cast_as("BIGINT"),
+                    );
+                }
+                case.finally(0).into()
+            };
+            Box::new(
+                Query::update()
+                    .table(Terms::Table)
+                    .value(Terms::Count, Expr::col(Terms::Count).add(by))
+                    .and_where(Expr::col(Terms::Id).is_in(piece.iter().map(|(id, _)| *id)))
+                    .returning(Query::returning().columns([Terms::Id, Terms::Count]))
+                    .to_owned(),
+            ) as Box<dyn Statement>
+        })
+        .collect()
 }
 
 /// A term and its count, as [`add_to_counts`] returns them.

@@ -10,6 +10,7 @@ mod migrate;
 mod pg;
 pub mod posts;
 pub mod schema;
+mod sqlite;
 pub mod terms;
 pub mod users;
 mod version;
@@ -19,6 +20,26 @@ use std::str::FromStr;
 use std::time::Duration;
 
 pub use db::{Backend, Conn, Pool, Row, Tx};
+
+/// The most rows one multi-row statement carries.
+const MAX_PIECE: usize = 64;
+
+/// `items` in consecutive pieces whose lengths are powers of two, largest first,
+/// none longer than [`MAX_PIECE`]. A statement built for each piece has one of
+/// seven shapes whatever the number of rows, so each connection prepares and keeps
+/// a handful of statements rather than one per count (on PostgreSQL, thousands
+/// of prepared statements per connection, in the server's memory too).
+pub(crate) fn pieces<T>(items: &[T]) -> impl Iterator<Item = &[T]> {
+    let mut rest = items;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let (piece, tail) = rest.split_at((1 << rest.len().ilog2()).min(MAX_PIECE));
+        rest = tail;
+        Some(piece)
+    })
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -273,6 +294,21 @@ fn open_postgres(url: &str, statement_timeout: Option<Duration>) -> Result<Pool,
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn pieces_are_powers_of_two_up_to_the_limit() {
+        let lengths = |n: usize| -> Vec<usize> {
+            let items: Vec<usize> = (0..n).collect();
+            let pieces: Vec<&[usize]> = super::pieces(&items).collect();
+            assert_eq!(pieces.concat(), items, "every item once, in order");
+            pieces.iter().map(|p| p.len()).collect()
+        };
+        assert_eq!(lengths(0), Vec::<usize>::new());
+        assert_eq!(lengths(1), [1]);
+        assert_eq!(lengths(13), [8, 4, 1]);
+        assert_eq!(lengths(64), [64]);
+        assert_eq!(lengths(200), [64, 64, 64, 8]);
+    }
+
     use rusqlite::StatementStatus;
 
     #[test]

@@ -9,50 +9,21 @@
 //! the statements of one connection in the order they arrive, so the meaning is
 //! that of running them one by one.
 //!
-//! Statements are prepared once per connection and kept, except where a caller
-//! says its statements are one-off ([`PgConn::one_off`]): multi-row writes whose
-//! text changes with their number of rows would otherwise pile up, thousands of
-//! them, in every connection and in the server's memory. A one-off statement is
-//! sent whole, with its parameters' types, in a single round trip.
+//! Every statement is prepared once per connection and kept (callers keep the
+//! number of distinct statement texts small: see `store::pieces`).
 
 use futures_util::future::join_all;
-use tokio_postgres::types::{ToSql, Type};
-use tokio_postgres::{Client, Row, Statement};
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Row, Statement};
 
 use super::StoreError;
 
 /// What [`PgConn::execute_all_then_commit`] did.
 pub struct CommitOutcome {
-    /// The statements' outcome, and the query's rows.
+    /// The statements' outcome, and the queries' rows.
     pub written: Result<Vec<Row>, StoreError>,
     pub commit: Result<(), StoreError>,
     pub after: Result<(), StoreError>,
-}
-
-/// A statement ready to run.
-pub enum Prepared {
-    /// Prepared by this connection, which keeps it.
-    Kept(Statement),
-    /// Sent whole each time it runs.
-    OneOff { sql: String, types: Vec<Type> },
-}
-
-async fn query(c: &Client, st: &Prepared, params: &Params<'_>) -> Result<Vec<Row>, StoreError> {
-    Ok(match st {
-        Prepared::Kept(st) => c.query(st, params).await?,
-        Prepared::OneOff { sql, types } => c.query_typed(sql, &typed(params, types)).await?,
-    })
-}
-
-async fn execute(c: &Client, st: &Prepared, params: &Params<'_>) -> Result<u64, StoreError> {
-    Ok(match st {
-        Prepared::Kept(st) => c.execute(st, params).await?,
-        Prepared::OneOff { sql, types } => c.execute_typed(sql, &typed(params, types)).await?,
-    })
-}
-
-fn typed<'a>(params: &Params<'a>, types: &[Type]) -> Vec<(&'a (dyn ToSql + Sync), Type)> {
-    params.iter().copied().zip(types.iter().cloned()).collect()
 }
 
 /// Statements held back until the next one is sent: a `BEGIN`, then advisory locks.
@@ -65,7 +36,6 @@ struct Deferred {
 pub struct PgConn {
     client: deadpool_postgres::Object,
     deferred: Deferred,
-    one_off: bool,
 }
 
 type Params<'a> = Vec<&'a (dyn ToSql + Sync)>;
@@ -75,7 +45,6 @@ impl PgConn {
         PgConn {
             client,
             deferred: Deferred::default(),
-            one_off: false,
         }
     }
 
@@ -92,26 +61,8 @@ impl PgConn {
         self.deferred.locks.push(key.to_string());
     }
 
-    /// Statements from now on are one-off (see the module's notes), until the
-    /// connection goes back to the pool.
-    pub fn one_off(&mut self) {
-        self.one_off = true;
-    }
-
-    /// Readies `sql`, whose parameters have these types, to run.
-    pub async fn prepare(
-        &self,
-        sql: &str,
-        types: impl FnOnce() -> Vec<Type>,
-    ) -> Result<Prepared, StoreError> {
-        Ok(if self.one_off {
-            Prepared::OneOff {
-                sql: sql.to_string(),
-                types: types(),
-            }
-        } else {
-            Prepared::Kept(self.client.prepare_cached(sql).await?)
-        })
+    pub async fn prepare(&self, sql: &str) -> Result<Statement, StoreError> {
+        Ok(self.client.prepare_cached(sql).await?)
     }
 
     /// Sends what was held back, in order, together with the statements `then` sends,
@@ -160,97 +111,96 @@ impl PgConn {
 
     pub async fn query(
         &mut self,
-        st: &Prepared,
+        st: &Statement,
         params: &Params<'_>,
     ) -> Result<Vec<Row>, StoreError> {
-        self.with_deferred(async |c| query(c, st, params).await)
+        self.with_deferred(async |c| Ok(c.query(st, params).await?))
             .await
     }
 
-    /// Runs two queries, in order, in one flight; the rows of each.
-    pub async fn query_two(
+    /// Runs queries in order, in one flight; the rows of each.
+    pub async fn query_all(
         &mut self,
-        first: (&Prepared, &Params<'_>),
-        second: (&Prepared, &Params<'_>),
-    ) -> Result<(Vec<Row>, Vec<Row>), StoreError> {
+        queries: &[(Statement, Params<'_>)],
+    ) -> Result<Vec<Vec<Row>>, StoreError> {
         self.with_deferred(async |c| {
-            let (a, b) = futures_util::future::join(
-                query(c, first.0, first.1),
-                query(c, second.0, second.1),
-            )
-            .await;
-            Ok((a?, b?))
-        })
-        .await
-    }
-
-    pub async fn execute(&mut self, st: &Prepared, params: &Params<'_>) -> Result<u64, StoreError> {
-        self.with_deferred(async |c| execute(c, st, params).await)
-            .await
-    }
-
-    /// Runs statements in order, in one flight; the rows each changed.
-    pub async fn execute_all(
-        &mut self,
-        batch: &[(Prepared, Params<'_>)],
-    ) -> Result<Vec<u64>, StoreError> {
-        self.with_deferred(async |c| {
-            join_all(batch.iter().map(|(st, p)| execute(c, st, p)))
+            join_all(queries.iter().map(|(st, p)| c.query(st, p)))
                 .await
                 .into_iter()
+                .map(|rows| rows.map_err(StoreError::from))
                 .collect()
         })
         .await
     }
 
-    /// Runs statements and then a query, in order, in one flight; the query's rows.
-    pub async fn execute_all_then_query(
+    pub async fn execute(
         &mut self,
-        batch: &[(Prepared, Params<'_>)],
-        last: &Prepared,
+        st: &Statement,
         params: &Params<'_>,
-    ) -> Result<Vec<Row>, StoreError> {
+    ) -> Result<u64, StoreError> {
+        self.with_deferred(async |c| Ok(c.execute(st, params).await?))
+            .await
+    }
+
+    /// Runs prepared statements in order, in one flight; the rows each changed.
+    pub async fn execute_all(
+        &mut self,
+        batch: &[(Statement, Params<'_>)],
+    ) -> Result<Vec<u64>, StoreError> {
         self.with_deferred(async |c| {
-            let executes = join_all(batch.iter().map(|(st, p)| execute(c, st, p)));
-            let (executed, rows) =
-                futures_util::future::join(executes, query(c, last, params)).await;
-            for r in executed {
-                r?;
-            }
-            rows
+            let results = join_all(batch.iter().map(|(st, p)| c.execute(st, p))).await;
+            results
+                .into_iter()
+                .map(|r| r.map_err(StoreError::from))
+                .collect()
         })
         .await
     }
 
-    /// Runs statements, then a query, then `COMMIT` and `after`, in one flight.
-    /// Should a statement fail, PostgreSQL turns the `COMMIT` into a rollback.
-    /// The outcome of each part, in that order.
+    /// Runs prepared statements and then a query, in order, in one flight; the query's rows.
+    pub async fn execute_all_then_query(
+        &mut self,
+        batch: &[(Statement, Params<'_>)],
+        query: &Statement,
+        params: &Params<'_>,
+    ) -> Result<Vec<Row>, StoreError> {
+        self.with_deferred(async |c| {
+            let executes = join_all(batch.iter().map(|(st, p)| c.execute(st, p)));
+            let (executed, rows) =
+                futures_util::future::join(executes, c.query(query, params)).await;
+            for r in executed {
+                r?;
+            }
+            Ok(rows?)
+        })
+        .await
+    }
+
+    /// Runs statements, then queries, then `COMMIT` and `after`, in one flight.
+    /// Should a statement or query fail, PostgreSQL turns the `COMMIT` into a
+    /// rollback. The outcome of each part, in that order.
     pub async fn execute_all_then_commit(
         &mut self,
-        batch: &[(Prepared, Params<'_>)],
-        last: Option<(&Prepared, &Params<'_>)>,
+        batch: &[(Statement, Params<'_>)],
+        queries: &[(Statement, Params<'_>)],
         after: &str,
     ) -> Result<CommitOutcome, StoreError> {
         self.with_deferred(async |c| {
-            let executes = join_all(batch.iter().map(|(st, p)| execute(c, st, p)));
-            let rows = async {
-                match last {
-                    Some((st, p)) => query(c, st, p).await,
-                    None => Ok(Vec::new()),
-                }
-            };
-            let (executed, rows, commit, after) = futures_util::future::join4(
+            let executes = join_all(batch.iter().map(|(st, p)| c.execute(st, p)));
+            let queried = join_all(queries.iter().map(|(st, p)| c.query(st, p)));
+            let (executed, queried, commit, after) = futures_util::future::join4(
                 executes,
-                rows,
+                queried,
                 c.batch_execute("COMMIT"),
                 c.batch_execute(after),
             )
             .await;
             let written = executed
                 .into_iter()
-                .find(Result::is_err)
-                .unwrap_or(Ok(0))
-                .and(rows);
+                .try_for_each(|r| r.map(drop))
+                .and_then(|()| queried.into_iter().collect::<Result<Vec<_>, _>>())
+                .map(|rows| rows.into_iter().flatten().collect())
+                .map_err(StoreError::from);
             Ok(CommitOutcome {
                 written,
                 commit: commit.map_err(StoreError::from),

@@ -281,13 +281,9 @@ async fn create_alone(
                 Vec::new()
             };
             let gained = counted.into_iter().map(|id| (id, 1)).collect();
-            let increment = events::add_to_counts(&gained);
+            let increments = events::add_to_counts(&gained);
             let counts = tx
-                .commit_after(
-                    &stmts,
-                    increment.as_ref().map(|c| c as _),
-                    events::count_from_row,
-                )
+                .commit_after(&stmts, &increments, events::count_from_row)
                 .await
                 .map_err(StoreError::from)?;
             Ok((event, counts.into_iter().collect::<HashMap<_, _>>()))
