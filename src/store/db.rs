@@ -17,7 +17,7 @@ use sea_query_rusqlite::{RusqliteValue, RusqliteValues};
 
 use super::StoreError;
 use super::group_commit::Writer;
-use super::pg::PgConn;
+use super::pg::{CommitOutcome, PgConn};
 use super::sqlite::SqliteConn;
 use super::version::VersionReads;
 
@@ -505,16 +505,23 @@ impl Tx {
             )
             .await
             .map_err(CommitError::Unknown)?;
-        // Either outcome ends the transaction on a connection that still works.
-        let rows = outcome.written.map_err(|e| {
-            self.finished = true;
-            CommitError::NotCommitted(e)
-        })?;
-        outcome.commit.map_err(CommitError::Unknown)?;
-        self.finished = true;
-        if let Err(e) = outcome.after {
-            tracing::warn!(error = %e, "could not announce a committed write");
-        }
+        let rows = match outcome {
+            CommitOutcome::Committed { rows, after } => {
+                self.finished = true;
+                if let Err(e) = after {
+                    tracing::warn!(error = %e, "could not announce a committed write");
+                }
+                rows
+            }
+            CommitOutcome::RolledBack(e) => {
+                // The transaction is over, on a connection that still works.
+                self.finished = true;
+                return Err(CommitError::NotCommitted(e));
+            }
+            // Dropping the transaction closes the connection, which rolls it back.
+            CommitOutcome::NotSent(e) => return Err(CommitError::NotCommitted(e)),
+            CommitOutcome::Unknown(e) => return Err(CommitError::Unknown(e)),
+        };
         rows.iter()
             .map(|r| map(&Row::Postgres(r)))
             .collect::<Result<_, _>>()

@@ -12,6 +12,9 @@
 //! Every statement is prepared once per connection and kept (callers keep the
 //! number of distinct statement texts small: see `store::pieces`).
 
+use std::future::Future;
+use std::task::{Context, Poll, Waker};
+
 use futures_util::future::join_all;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Row, Statement};
@@ -19,11 +22,18 @@ use tokio_postgres::{Row, Statement};
 use super::StoreError;
 
 /// What [`PgConn::execute_all_then_commit`] did.
-pub struct CommitOutcome {
-    /// The statements' outcome, and the queries' rows.
-    pub written: Result<Vec<Row>, StoreError>,
-    pub commit: Result<(), StoreError>,
-    pub after: Result<(), StoreError>,
+pub enum CommitOutcome {
+    /// Everything ran and was committed: the queries' rows, and how `after` went.
+    Committed {
+        rows: Vec<Row>,
+        after: Result<(), StoreError>,
+    },
+    /// A part failed and the transaction was rolled back; the connection is idle.
+    RolledBack(StoreError),
+    /// A part could not be sent, nor was the `COMMIT`: the transaction is still open.
+    NotSent(StoreError),
+    /// The `COMMIT` failed, or an answer was lost after it went through.
+    Unknown(StoreError),
 }
 
 /// Statements held back until the next one is sent: a `BEGIN`, then advisory locks.
@@ -178,7 +188,7 @@ impl PgConn {
 
     /// Runs statements, then queries, then `COMMIT` and `after`, in one flight.
     /// Should a statement or query fail, PostgreSQL turns the `COMMIT` into a
-    /// rollback. The outcome of each part, in that order.
+    /// rollback.
     pub async fn execute_all_then_commit(
         &mut self,
         batch: &[(Statement, Params<'_>)],
@@ -186,25 +196,64 @@ impl PgConn {
         after: &str,
     ) -> Result<CommitOutcome, StoreError> {
         self.with_deferred(async |c| {
-            let executes = join_all(batch.iter().map(|(st, p)| c.execute(st, p)));
-            let queried = join_all(queries.iter().map(|(st, p)| c.query(st, p)));
-            let (executed, queried, commit, after) = futures_util::future::join4(
-                executes,
-                queried,
+            let mut parts: Vec<_> = batch
+                .iter()
+                .chain(queries)
+                .map(|(st, p)| Box::pin(c.query(st, p)))
+                .collect();
+            // Each part sends its request when first polled, and fails right then,
+            // before anything reaches the server, if it cannot be encoded. A COMMIT
+            // after such a part would commit the others without it: it is not sent.
+            let mut done: Vec<Option<Result<Vec<Row>, tokio_postgres::Error>>> = {
+                let mut cx = Context::from_waker(Waker::noop());
+                parts
+                    .iter_mut()
+                    .map(|part| match part.as_mut().poll(&mut cx) {
+                        Poll::Ready(result) => Some(result),
+                        Poll::Pending => None,
+                    })
+                    .collect()
+            };
+            if let Some(Err(e)) = done.iter().flatten().find(|r| r.is_err()) {
+                return Ok(CommitOutcome::NotSent(StoreError::Internal(e.to_string())));
+            }
+            let rest = async {
+                for (part, result) in parts.iter_mut().zip(done.iter_mut()) {
+                    if result.is_none() {
+                        *result = Some(part.await);
+                    }
+                }
+            };
+            let ((), commit, after) = futures_util::future::join3(
+                rest,
                 c.batch_execute("COMMIT"),
                 c.batch_execute(after),
             )
             .await;
-            let written = executed
-                .into_iter()
-                .try_for_each(|r| r.map(drop))
-                .and_then(|()| queried.into_iter().collect::<Result<Vec<_>, _>>())
-                .map(|rows| rows.into_iter().flatten().collect())
-                .map_err(StoreError::from);
-            Ok(CommitOutcome {
-                written,
-                commit: commit.map_err(StoreError::from),
-                after: after.map_err(StoreError::from),
+            let mut rows = Vec::new();
+            let mut failed = None;
+            for (i, result) in done.into_iter().flatten().enumerate() {
+                match result {
+                    Ok(r) if i >= batch.len() => rows.extend(r),
+                    Ok(_) => {}
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                    }
+                }
+            }
+            Ok(match (commit, failed) {
+                (Err(e), _) => CommitOutcome::Unknown(e.into()),
+                (Ok(()), None) => CommitOutcome::Committed {
+                    rows,
+                    after: after.map_err(StoreError::from),
+                },
+                // The server refused a part: the transaction was aborted, and its
+                // COMMIT answered as a rollback.
+                (Ok(()), Some(e)) if e.as_db_error().is_some() => {
+                    CommitOutcome::RolledBack(e.into())
+                }
+                // A part's answer was lost, not refused: the COMMIT went through.
+                (Ok(()), Some(e)) => CommitOutcome::Unknown(e.into()),
             })
         })
         .await
