@@ -213,6 +213,9 @@ async fn write(pool: &Pool, events: &[NewEvent]) -> Result<Written, BatchError> 
     };
     let mut tx = pool.write().await.map_err(not_written)?;
     let (stored, links) = insert_many(&mut tx, events).await.map_err(not_written)?;
+    if !links.counts.is_empty() {
+        events::lock_counts(&mut tx).await.map_err(not_written)?;
+    }
     let counts = tx
         .commit_after(&links.statements, &links.counts, events::count_from_row)
         .await

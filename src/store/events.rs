@@ -467,14 +467,31 @@ pub fn distinct_terms(rel: &Relations<'_>) -> Vec<i64> {
         .collect()
 }
 
+/// Serialises the writers that change term counts, until their transactions end.
+///
+/// An `UPDATE … WHERE id IN …` locks its rows in the order its scan meets them,
+/// and on a table as small as `terms` PostgreSQL scans it whole, in an order that
+/// changes as updates move rows: two writers whose terms overlap could lock them in
+/// opposite orders and deadlock (a one-second stall before PostgreSQL notices).
+/// Callers take this first and change counts last, just before the commit, so it
+/// is held briefly.
+pub async fn lock_counts(conn: &mut Conn) -> Result<(), StoreError> {
+    conn.lock_key("term-counts").await
+}
+
 /// Adds to each term's count the events it `gained`, returning each term's count as
-/// it then is (see [`count_from_row`]), in [`pieces`] of terms; none when no term
-/// gained any. Rows are taken in order of ID, so concurrent writers lock them in
-/// one order. Meant last in a transaction (see `Tx::commit_after`), so that
-/// PostgreSQL holds these busy rows only until the commit.
+/// it then is (see [`count_from_row`]). Meant last in a transaction (see
+/// `Tx::commit_after`), so that PostgreSQL holds these busy rows only until the
+/// commit. The caller holds [`lock_counts`].
 pub fn add_to_counts(gained: &BTreeMap<i64, i64>) -> Vec<Box<dyn Statement>> {
-    let gained: Vec<(i64, i64)> = gained.iter().map(|(id, n)| (*id, *n)).collect();
-    pieces(&gained)
+    change_counts(gained, true)
+}
+
+/// Adds `deltas` to the terms' counts, in [`pieces`] of terms; none when there are
+/// none. The caller holds [`lock_counts`].
+fn change_counts(deltas: &BTreeMap<i64, i64>, returning: bool) -> Vec<Box<dyn Statement>> {
+    let deltas: Vec<(i64, i64)> = deltas.iter().map(|(id, n)| (*id, *n)).collect();
+    pieces(&deltas)
         .map(|piece| {
             let first = piece[0].1;
             let by = if piece.iter().all(|(_, n)| *n == first) {
@@ -490,14 +507,15 @@ pub fn add_to_counts(gained: &BTreeMap<i64, i64>) -> Vec<Box<dyn Statement>> {
                 }
                 case.finally(0).into()
             };
-            Box::new(
-                Query::update()
-                    .table(Terms::Table)
-                    .value(Terms::Count, Expr::col(Terms::Count).add(by))
-                    .and_where(Expr::col(Terms::Id).is_in(piece.iter().map(|(id, _)| *id)))
-                    .returning(Query::returning().columns([Terms::Id, Terms::Count]))
-                    .to_owned(),
-            ) as Box<dyn Statement>
+            let mut update = Query::update();
+            update
+                .table(Terms::Table)
+                .value(Terms::Count, Expr::col(Terms::Count).add(by))
+                .and_where(Expr::col(Terms::Id).is_in(piece.iter().map(|(id, _)| *id)));
+            if returning {
+                update.returning(Query::returning().columns([Terms::Id, Terms::Count]));
+            }
+            Box::new(update) as Box<dyn Statement>
         })
         .collect()
 }
@@ -516,12 +534,16 @@ pub async fn adjust_counts(
     before: (&[i64], bool),
     after: (&[i64], bool),
 ) -> Result<(), StoreError> {
-    conn.execute_all(&count_statements(before, after)).await
+    let statements = count_statements(before, after);
+    if !statements.is_empty() {
+        lock_counts(conn).await?;
+    }
+    conn.execute_all(&statements).await
 }
 
 /// The statements [`adjust_counts`] runs.
 pub fn count_statements(before: (&[i64], bool), after: (&[i64], bool)) -> Vec<Box<dyn Statement>> {
-    let mut delta: HashMap<i64, i64> = HashMap::new();
+    let mut delta: BTreeMap<i64, i64> = BTreeMap::new();
     if before.1 {
         for id in before.0 {
             *delta.entry(*id).or_default() -= 1;
@@ -532,27 +554,8 @@ pub fn count_statements(before: (&[i64], bool), after: (&[i64], bool)) -> Vec<Bo
             *delta.entry(*id).or_default() += 1;
         }
     }
-    let mut out: Vec<Box<dyn Statement>> = Vec::new();
-    for d in [-1i64, 1] {
-        // Sorted, so concurrent writers lock the rows in one order.
-        let mut ids: Vec<i64> = delta
-            .iter()
-            .filter(|(_, v)| **v == d)
-            .map(|(k, _)| *k)
-            .collect();
-        if ids.is_empty() {
-            continue;
-        }
-        ids.sort_unstable();
-        out.push(Box::new(
-            Query::update()
-                .table(Terms::Table)
-                .value(Terms::Count, Expr::col(Terms::Count).add(d))
-                .and_where(Expr::col(Terms::Id).is_in(ids))
-                .to_owned(),
-        ));
-    }
-    out
+    delta.retain(|_, n| *n != 0);
+    change_counts(&delta, false)
 }
 
 /// Visibility and status rules shared by every event list.

@@ -282,6 +282,9 @@ async fn create_alone(
             };
             let gained = counted.into_iter().map(|id| (id, 1)).collect();
             let increments = events::add_to_counts(&gained);
+            if !increments.is_empty() {
+                events::lock_counts(&mut tx).await?;
+            }
             let counts = tx
                 .commit_after(&stmts, &increments, events::count_from_row)
                 .await
