@@ -8,9 +8,9 @@ use serde_json::Value;
 use super::cache::Freshness;
 use super::dispatch::Ctx;
 use super::error::ApiError;
+use super::json;
 use super::lists::{self, Layout, Paging};
 use super::views::{OrganizerView, Reveal, VenueView};
-use super::{App, json};
 use crate::api::args::{self, Args};
 use crate::api::table::By;
 use crate::domain::dates::parse_instant;
@@ -469,11 +469,20 @@ where
     }
 }
 
-async fn reload(app: &App, id: i64) -> Result<Post, ApiError> {
-    let mut conn = app.store.pool.read().await?;
-    posts::get(&mut conn, id)
-        .await?
-        .ok_or_else(|| ApiError::Internal(format!("post {id} vanished after write")))
+/// A post as the caller's write left it, read in its transaction (read after the
+/// commit, a concurrent delete could have removed it already). `None` when a
+/// concurrent delete removed it before the write: the route's ID names nothing.
+async fn written(tx: &mut crate::store::Conn, id: i64) -> Result<Option<Post>, StoreError> {
+    posts::get(tx, id).await
+}
+
+/// The answer for a post deleted concurrently, before this write: the route's
+/// `id` or `slug` names nothing, as it would for a request that came after.
+fn gone(by: By) -> ApiError {
+    ApiError::invalid_param(match by {
+        By::Id => "id",
+        By::Slug => "slug",
+    })
 }
 
 pub async fn create(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, ApiError> {
@@ -495,19 +504,24 @@ pub async fn create(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, Api
     changes.status = Some(ctx.caller.scale_back(changes.status));
     let app = ctx.app.clone();
     let now = ctx.now;
-    let id = detached(async move {
+    let post = detached(async move {
         with_retry::<_, StoreError, _, _>(|| async {
             let mut tx = app.store.pool.write().await?;
-            let id =
-                posts::find_or_create(&mut tx, t, &changes, image.as_ref(), user.id, now).await?;
+            let Ok(id) =
+                posts::find_or_create(&mut tx, t, &changes, image.as_ref(), user.id, now).await?
+            else {
+                return Ok(Err(()));
+            };
+            let post = written(&mut tx, id)
+                .await?
+                .ok_or_else(|| StoreError::Internal(format!("post {id} vanished in its create")))?;
             tx.commit().await?;
-            Ok(id)
+            Ok(Ok(post))
         })
         .await?
         .map_err(|()| ApiError::invalid_param("image"))
     })
     .await?;
-    let post = reload(&ctx.app, id).await?;
     Ok(json(
         StatusCode::CREATED,
         &view(ctx, &post, Reveal::Full, false),
@@ -532,7 +546,7 @@ pub async fn update(ctx: &Ctx, t: PostType, by: By, args: &Args) -> Result<Respo
     let now = ctx.now;
     let author = ctx.caller.0.as_ref().map_or(0, |u| u.id);
     let target = post.clone();
-    detached(async move {
+    let post = detached(async move {
         with_retry::<_, StoreError, _, _>(|| async {
             let mut tx = app.store.pool.write().await?;
             let image_id = match &image {
@@ -543,14 +557,15 @@ pub async fn update(ctx: &Ctx, t: PostType, by: By, args: &Args) -> Result<Respo
                 None => None,
             };
             posts::update(&mut tx, &target, &changes, image_id, now).await?;
+            let post = written(&mut tx, target.id).await?;
             tx.commit().await?;
-            Ok(Ok(()))
+            Ok(Ok(post))
         })
         .await?
         .map_err(|()| ApiError::invalid_param("image"))
     })
-    .await?;
-    let post = reload(&ctx.app, post.id).await?;
+    .await?
+    .ok_or_else(|| gone(by))?;
     Ok(json(StatusCode::OK, &view(ctx, &post, Reveal::Full, false)))
 }
 
@@ -568,21 +583,23 @@ pub async fn delete(ctx: &Ctx, t: PostType, by: By, args: &Args) -> Result<Respo
     let app = ctx.app.clone();
     let now = ctx.now;
     let target = post.clone();
-    detached(async move {
+    let trashed = detached(async move {
         let mut tx = app.store.pool.write().await?;
-        if force {
+        let trashed = if force {
             posts::delete(&mut tx, &target).await?;
+            None
         } else {
             posts::trash(&mut tx, &target, now).await?;
-        }
+            Some(written(&mut tx, target.id).await?)
+        };
         tx.commit().await?;
-        Ok(())
+        Ok(trashed)
     })
     .await?;
-    let shown = if force {
-        post
-    } else {
-        reload(&ctx.app, post.id).await?
+    // Shown as it was when it is deleted for good.
+    let shown = match trashed {
+        None => post,
+        Some(trashed) => trashed.ok_or_else(|| gone(by))?,
     };
     Ok(json(
         StatusCode::OK,

@@ -240,27 +240,31 @@ fn conflict_to_exists(e: StoreError) -> ApiError {
     }
 }
 
-async fn reload(ctx: &Ctx, id: i64) -> Result<Term, ApiError> {
-    let mut conn = ctx.app.store.pool.read().await?;
-    terms::get(&mut conn, id)
+/// A term as the caller's write left it, read in its transaction (read after the
+/// commit, a concurrent delete could have removed it already). A term deleted
+/// concurrently, before the write, is answered as its ID would be now: it names
+/// nothing.
+async fn written(tx: &mut crate::store::Conn, id: i64) -> Result<Term, ApiError> {
+    terms::get(tx, id)
         .await?
-        .ok_or_else(|| ApiError::Internal(format!("term {id} vanished after write")))
+        .ok_or_else(|| ApiError::invalid_param("id"))
 }
 
 pub async fn create(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Response, ApiError> {
     let changes = read_changes(ctx, tax, args, None).await?;
     check_permission(ctx)?;
     let app = ctx.app.clone();
-    let id = detached(async move {
+    let term = detached(async move {
         let mut tx = app.store.pool.write().await?;
         let id = terms::insert(&mut tx, tax, &changes)
             .await
             .map_err(conflict_to_exists)?;
+        let term = written(&mut tx, id).await?;
         tx.commit().await?;
-        Ok(id)
+        Ok(term)
     })
     .await?;
-    let term = reload(ctx, id).await?;
+    let id = term.id;
     let mut resp = json(StatusCode::CREATED, &TermView::new(&term, &ctx.urls));
     if let Ok(v) = HeaderValue::from_str(&ctx.urls.item(tax.collection(), id)) {
         resp.headers_mut().insert(header::LOCATION, v);
@@ -274,16 +278,16 @@ pub async fn update(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Response, A
     check_permission(ctx)?;
     let app = ctx.app.clone();
     let target = term.clone();
-    detached(async move {
+    let term = detached(async move {
         let mut tx = app.store.pool.write().await?;
         terms::update(&mut tx, &target, &changes)
             .await
             .map_err(conflict_to_exists)?;
+        let term = written(&mut tx, target.id).await?;
         tx.commit().await?;
-        Ok(())
+        Ok(term)
     })
     .await?;
-    let term = reload(ctx, term.id).await?;
     Ok(json(StatusCode::OK, &TermView::new(&term, &ctx.urls)))
 }
 

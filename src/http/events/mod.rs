@@ -82,11 +82,13 @@ async fn links_of(ctx: &Ctx, e: &Event) -> Result<EventLinks, ApiError> {
 }
 
 /// The JSON of an event just written, read back with one connection.
-async fn render_written(ctx: &Ctx, id: i64) -> Result<Vec<u8>, ApiError> {
+/// The event a write just committed, with its links. One deleted by a concurrent
+/// request since is answered as its `param` would be now: it names nothing.
+async fn render_written(ctx: &Ctx, id: i64, param: &'static str) -> Result<Vec<u8>, ApiError> {
     let mut conn = ctx.app.store.pool.read().await?;
     let e = events::get(&mut conn, id)
         .await?
-        .ok_or_else(|| ApiError::Internal(format!("event {id} vanished after write")))?;
+        .ok_or_else(|| ApiError::invalid_param(param))?;
     let mut links = events::load_links(&mut conn, std::slice::from_ref(&e)).await?;
     drop(conn);
     let links = links.remove(&id).unwrap_or_default();
@@ -192,7 +194,7 @@ pub async fn delete(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError
     let mut conn = ctx.app.store.pool.read().await?;
     let trashed = events::get(&mut conn, e.post.id)
         .await?
-        .ok_or_else(|| ApiError::Internal("event vanished after trashing".into()))?;
+        .ok_or_else(|| ApiError::invalid_param(param))?;
     drop(conn);
     Ok(json_raw(
         StatusCode::OK,

@@ -374,6 +374,6 @@ pub async fn update(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError
     .await?;
     Ok(json_raw(
         StatusCode::OK,
-        render_written(ctx, existing.post.id).await?,
+        render_written(ctx, existing.post.id, param).await?,
     ))
 }
