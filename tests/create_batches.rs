@@ -14,6 +14,29 @@ use calendar_events::store::events::EventRow;
 use common::*;
 use serde_json::{Value, json};
 
+/// Runs `$test(app)` on SQLite and on PostgreSQL, on a current-thread runtime: there
+/// a batch's task runs only once every create the test started is queued, so they
+/// make one batch.
+macro_rules! on_both_backends {
+    ($test:ident) => {
+        mod $test {
+            use super::*;
+
+            #[tokio::test]
+            async fn sqlite() {
+                super::$test(TestApp::sqlite().await).await;
+            }
+
+            #[tokio::test]
+            async fn postgres() {
+                if let Some(app) = TestApp::postgres().await {
+                    super::$test(app).await;
+                }
+            }
+        }
+    };
+}
+
 const NOW: i64 = 1_800_000_000;
 
 /// A plain new event starting `day` days after NOW, for one hour.
@@ -135,17 +158,7 @@ async fn one_batch_writes_what_one_create_after_another_would(app: TestApp) {
     assert_eq!(next.body["slug"], "jazz-night-5");
 }
 
-#[tokio::test]
-async fn one_batch_writes_what_one_create_after_another_would_sqlite() {
-    one_batch_writes_what_one_create_after_another_would(TestApp::sqlite().await).await;
-}
-
-#[tokio::test]
-async fn one_batch_writes_what_one_create_after_another_would_postgres() {
-    if let Some(app) = TestApp::postgres().await {
-        one_batch_writes_what_one_create_after_another_would(app).await;
-    }
-}
+on_both_backends!(one_batch_writes_what_one_create_after_another_would);
 
 /// One batch of three creates, the second linking an organizer that does not exist:
 /// none is written, each is told to write alone, and alone the others succeed.
@@ -181,17 +194,7 @@ async fn a_failed_batch_writes_nothing(app: TestApp) {
     listed.assert(200);
 }
 
-#[tokio::test]
-async fn a_failed_batch_writes_nothing_sqlite() {
-    a_failed_batch_writes_nothing(TestApp::sqlite().await).await;
-}
-
-#[tokio::test]
-async fn a_failed_batch_writes_nothing_postgres() {
-    if let Some(app) = TestApp::postgres().await {
-        a_failed_batch_writes_nothing(app).await;
-    }
-}
+on_both_backends!(a_failed_batch_writes_nothing);
 
 /// More creates than one statement carries rows for: 70 queued at once make a batch
 /// of 64 and one of 6, whose inserts, relations and counts go in several pieces.
@@ -268,17 +271,7 @@ async fn batches_larger_than_a_statement_are_written_whole(app: TestApp) {
     assert_eq!(all.body["total"], 70);
 }
 
-#[tokio::test]
-async fn batches_larger_than_a_statement_are_written_whole_sqlite() {
-    batches_larger_than_a_statement_are_written_whole(TestApp::sqlite().await).await;
-}
-
-#[tokio::test]
-async fn batches_larger_than_a_statement_are_written_whole_postgres() {
-    if let Some(app) = TestApp::postgres().await {
-        batches_larger_than_a_statement_are_written_whole(app).await;
-    }
-}
+on_both_backends!(batches_larger_than_a_statement_are_written_whole);
 
 both!(
     a_burst_of_different_creates_answers_each_with_its_own_event,
