@@ -275,6 +275,33 @@ async fn sqlite_failed_last_writer_commits_the_group_it_leaves() {
     assert!(!marker_exists(&app, "alone-b").await);
 }
 
+/// The writer that opens a group writes without a savepoint (it has nobody to keep
+/// apart from): when it fails, the whole transaction goes, and the writer queued
+/// behind it starts a group of its own on a clean slate.
+#[tokio::test]
+async fn sqlite_failed_first_writer_leaves_no_trace_for_the_next() {
+    let app = Arc::new(TestApp::sqlite().await);
+    let mut a = app.store.pool.write().await.unwrap();
+    a.execute(&insert_marker("first-a")).await.unwrap();
+    let b = tokio::spawn({
+        let app = app.clone();
+        async move {
+            let mut b = app.store.pool.write().await.unwrap();
+            b.execute(&insert_marker("first-b")).await.unwrap();
+            b.commit().await
+        }
+    });
+    until_writers_waiting(&app, 1).await;
+    assert!(
+        a.execute(&insert_marker("first-a")).await.is_err(),
+        "the duplicate slug is refused"
+    );
+    drop(a);
+    b.await.unwrap().expect("B committed a group of its own");
+    assert!(!marker_exists(&app, "first-a").await);
+    assert!(marker_exists(&app, "first-b").await);
+}
+
 both!(
     events_written_together_are_all_searchable_at_once,
     |app| async move {

@@ -1,9 +1,9 @@
 //! Group commit for SQLite's single writer connection.
 //!
-//! Every write transaction runs inside a `SAVEPOINT` of one shared SQLite
-//! transaction. A request that finishes while others are queued for the writer
-//! releases its savepoint and hands the connection on, leaving the shared
-//! transaction open; the last request of the group commits it, and every member
+//! Every write transaction runs inside one shared SQLite transaction: the first
+//! of a group directly, each later one in a `SAVEPOINT` of its own. A request
+//! that finishes while others are queued for the writer releases its savepoint
+//! and hands the connection on, leaving the shared transaction open; the last request of the group commits it, and every member
 //! learns the outcome of that one `COMMIT` before it answers its client. A
 //! group's writes are therefore acknowledged only once they are durable (to the
 //! configured `synchronous` level), while the commit's fixed costs — writing
@@ -11,7 +11,9 @@
 //! per group instead of once per request.
 //!
 //! A request that fails rolls back to its own savepoint only; the others in the
-//! group are unaffected. If SQLite rolls back the whole transaction (a full
+//! group are unaffected. The first has nobody before it, so it rolls back the
+//! whole transaction, and needs no savepoint (which would copy every page it
+//! changes). If SQLite rolls back the whole transaction (a full
 //! disk, an I/O error), every member is told the group failed.
 
 use std::ops::{Deref, DerefMut};
@@ -108,6 +110,10 @@ struct Group {
 pub struct WriterGuard {
     writer: Arc<Writer>,
     state: Option<OwnedMutexGuard<WriterState>>,
+    /// Whether the holder's changes are in a savepoint. The group's first member
+    /// needs none: undoing it is rolling the group back, and a savepoint costs a
+    /// copy of every page it changes.
+    savepoint: bool,
 }
 
 impl WriterGuard {
@@ -175,7 +181,8 @@ impl Writer {
         self.queued.fetch_sub(1, Ordering::AcqRel);
         let mut state = locked
             .map_err(|_| StoreError::Unavailable("timed out waiting for the writer".into()))?;
-        if state.group.is_none() {
+        let opens_group = state.group.is_none();
+        if opens_group {
             // IMMEDIATE takes the write lock up front, so a transaction never
             // fails half-way on a lock upgrade.
             state.conn.execute_batch("BEGIN IMMEDIATE")?;
@@ -190,16 +197,21 @@ impl Writer {
         let guard = WriterGuard {
             writer: self.clone(),
             state: Some(state),
+            savepoint: !opens_group,
         };
-        // On failure the guard's drop abandons the savepoint or the new group.
-        guard.execute_batch("SAVEPOINT request")?;
+        if guard.savepoint {
+            // On failure the guard's drop abandons the savepoint.
+            guard.prepare_cached("SAVEPOINT request")?.execute([])?;
+        }
         Ok(guard)
     }
 
     /// Keeps the caller's changes and returns once the group holding them is
     /// committed (or has failed).
     pub async fn commit(&self, mut guard: WriterGuard) -> Result<(), StoreError> {
-        guard.execute_batch("RELEASE request")?;
+        if guard.savepoint {
+            guard.prepare_cached("RELEASE request")?.execute([])?;
+        }
         let mut state = guard
             .state
             .take()
@@ -284,7 +296,8 @@ impl WriterGuard {
         let Some(group) = state.group.as_ref() else {
             return;
         };
-        let whole_lost = state.conn.is_autocommit()
+        let whole_lost = !self.savepoint
+            || state.conn.is_autocommit()
             || state
                 .conn
                 .execute_batch("ROLLBACK TO request; RELEASE request")
