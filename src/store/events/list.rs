@@ -1,0 +1,237 @@
+//! The event list: its filters (status and visibility, search, dates, terms, venues,
+//! organizers, …), one page of events and its total; and the venues in a bounding
+//! box that a search near a place narrows the list to.
+
+use sea_query::{Cond, Expr, ExprTrait, Order, Query, SelectStatement};
+
+use super::{event_from_row, select_events};
+use crate::domain::event::{Event, EventQuery};
+use crate::domain::post::{PostType, Status, Visibility};
+use crate::store::posts::{self, col};
+use crate::store::schema::{EventOrganizers, Posts, TermRelationships};
+use crate::store::{Backend, Conn, StoreError};
+
+/// Visibility and status rules shared by every event list.
+fn status_filters(q: &mut SelectStatement, statuses: &[Status], visibility: &Visibility, now: i64) {
+    if statuses.is_empty() {
+        q.and_where(col(Posts::Status).ne(Status::Trash.as_str()));
+    } else {
+        q.and_where(col(Posts::Status).is_in(statuses.iter().map(|s| s.as_str())));
+    }
+    match visibility {
+        Visibility::All => {}
+        Visibility::Published => {
+            q.cond_where(posts::published(now));
+        }
+        Visibility::PublishedOrOwn(author) => {
+            q.cond_where(
+                Cond::any()
+                    .add(posts::published(now))
+                    .add(col(Posts::Author).eq(*author)),
+            );
+        }
+    }
+}
+
+fn search_filter(
+    q: &mut SelectStatement,
+    backend: Backend,
+    words: &[String],
+    protected_content: bool,
+) {
+    let haystack = "LOWER(posts.title || ' ' || posts.excerpt || ' ' || posts.description)";
+    for word in words {
+        let pattern = format!("%{}%", posts::escape_like(word));
+        if !protected_content {
+            // A password-protected event may match on its title only: matching on its
+            // hidden text would tell the searcher what that text contains.
+            q.cond_where(
+                Cond::any()
+                    .add(col(Posts::Password).eq(""))
+                    .add(posts::contains((Posts::Table, Posts::Title), word)),
+            );
+        }
+        // Trigram indexes serve words of three characters or more; shorter ones
+        // still match correctly through LIKE, just without the index.
+        if backend == Backend::Sqlite && word.chars().count() >= 3 {
+            let phrase = format!("\"{}\"", word.replace('"', "\"\""));
+            // Events written since the last indexing batch wait in `search_queue`, not
+            // yet in the index: they are scanned (see `SQLITE_BEFORE_COMMIT`). CROSS JOIN
+            // keeps SQLite from scanning `posts` for the few queued rows.
+            q.and_where(Expr::cust_with_values(
+                "posts.id IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? \
+                 UNION ALL SELECT queued.id FROM search_queue queued \
+                 CROSS JOIN posts unindexed ON unindexed.id = queued.id \
+                 WHERE LOWER(unindexed.title || ' ' || unindexed.excerpt || ' ' || \
+                 unindexed.description) LIKE ? ESCAPE '\\')",
+                [phrase, pattern],
+            ));
+        } else {
+            q.and_where(Expr::cust(haystack).like(sea_query::LikeExpr::new(pattern).escape('\\')));
+        }
+    }
+}
+
+fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventQuery) {
+    q.and_where(col(Posts::PostType).eq(PostType::Event.as_str()))
+        .and_where(col(Posts::HideFromListings).eq(false));
+    status_filters(q, &eq.statuses, &eq.visibility, eq.now_utc);
+    if !eq.include.is_empty() {
+        q.and_where(col(Posts::Id).is_in(eq.include.iter().copied()));
+    }
+    let bounds = [
+        (eq.start_min, Posts::StartUtc, "gte"),
+        (eq.end_max, Posts::EndUtc, "lte"),
+        (eq.starts_before, Posts::StartUtc, "lt"),
+        (eq.starts_after, Posts::StartUtc, "gt"),
+        (eq.ends_before, Posts::EndUtc, "lt"),
+        (eq.ends_after, Posts::EndUtc, "gt"),
+        // No event ends before it starts, so upper bounds on the end bound the start
+        // too: that turns a window into a range of the (post_type, start_utc) index.
+        (eq.end_max, Posts::StartUtc, "lte"),
+        (eq.ends_before, Posts::StartUtc, "lt"),
+    ];
+    for (value, column, op) in bounds {
+        if let Some(v) = value {
+            let c = col(column);
+            q.and_where(match op {
+                "gte" => c.gte(v),
+                "lte" => c.lte(v),
+                "lt" => c.lt(v),
+                _ => c.gt(v),
+            });
+        }
+    }
+    search_filter(
+        q,
+        backend,
+        &eq.search_words,
+        eq.visibility == Visibility::All,
+    );
+    for ids in [&eq.categories, &eq.tags] {
+        if !ids.is_empty() {
+            q.and_where(Expr::exists(
+                Query::select()
+                    .expr(Expr::cust("1"))
+                    .from(TermRelationships::Table)
+                    .and_where(
+                        Expr::col((TermRelationships::Table, TermRelationships::PostId))
+                            .equals((Posts::Table, Posts::Id)),
+                    )
+                    .and_where(
+                        Expr::col((TermRelationships::Table, TermRelationships::TermId))
+                            .is_in(ids.iter().copied()),
+                    )
+                    .take(),
+            ));
+        }
+    }
+    if !eq.venues.is_empty() {
+        q.and_where(col(Posts::VenueId).is_in(eq.venues.iter().copied()));
+    }
+    if !eq.organizers.is_empty() {
+        q.and_where(Expr::exists(
+            Query::select()
+                .expr(Expr::cust("1"))
+                .from(EventOrganizers::Table)
+                .and_where(
+                    Expr::col((EventOrganizers::Table, EventOrganizers::EventId))
+                        .equals((Posts::Table, Posts::Id)),
+                )
+                .and_where(
+                    Expr::col((EventOrganizers::Table, EventOrganizers::OrganizerId))
+                        .is_in(eq.organizers.iter().copied()),
+                )
+                .take(),
+        ));
+    }
+    if let Some(f) = eq.featured {
+        q.and_where(col(Posts::Featured).eq(f));
+    }
+    if let Some(g) = eq.geoloc {
+        let located = Query::select()
+            .column(Posts::Id)
+            .from(Posts::Table)
+            .and_where(Expr::col(Posts::PostType).eq(PostType::Venue.as_str()))
+            .and_where(Expr::col(Posts::GeoLat).is_not_null())
+            .and_where(Expr::col(Posts::GeoLng).is_not_null())
+            .take();
+        if g {
+            q.and_where(col(Posts::VenueId).in_subquery(located));
+        } else {
+            q.cond_where(
+                Cond::any()
+                    .add(col(Posts::VenueId).is_null())
+                    .add(col(Posts::VenueId).not_in_subquery(located)),
+            );
+        }
+    }
+    if let Some(near) = &eq.near_venues {
+        // PostgreSQL rejects `IN ()`, which is what no venue in range would render.
+        q.and_where(if near.is_empty() {
+            Expr::cust("1 = 0")
+        } else {
+            col(Posts::VenueId).is_in(near.iter().copied())
+        });
+    }
+    if let Some(parent) = eq.post_parent {
+        q.and_where(col(Posts::PostParent).eq(parent));
+    }
+    if let Some(t) = eq.ticketed {
+        q.and_where(if t {
+            col(Posts::Tickets).ne("")
+        } else {
+            col(Posts::Tickets).eq("")
+        });
+    }
+}
+
+/// One page of events, ordered by start then ID, and the total.
+pub async fn list(conn: &mut Conn, eq: &EventQuery) -> Result<(Vec<Event>, u64), StoreError> {
+    let backend = conn.backend();
+    let total = match eq.plain_window() {
+        Some(window) => crate::store::event_count::plain_window(conn, window, eq.now_utc).await?,
+        None => {
+            let mut count = Query::select();
+            count.expr(col(Posts::Id).count()).from(Posts::Table);
+            list_filters(&mut count, backend, eq);
+            u64::try_from(conn.query_one(&count, |r| r.i64(0)).await?).unwrap_or(0)
+        }
+    };
+    let offset = (eq.page - 1).saturating_mul(eq.per_page);
+    if total == 0 || offset >= total {
+        return Ok((Vec::new(), total));
+    }
+    let mut page = select_events();
+    list_filters(&mut page, backend, eq);
+    page.order_by((Posts::Table, Posts::StartUtc), Order::Asc)
+        .order_by((Posts::Table, Posts::Id), Order::Asc)
+        .limit(eq.per_page)
+        .offset(offset);
+    let events = conn.query(&page, event_from_row).await?;
+    Ok((events, total))
+}
+
+/// Venues with coordinates inside a bounding box: `(id, lat, lng)`.
+pub async fn venues_in_box(
+    conn: &mut Conn,
+    lat: (f64, f64),
+    lng: (f64, f64),
+) -> Result<Vec<(i64, f64, f64)>, StoreError> {
+    conn.query(
+        Query::select()
+            .columns([Posts::Id, Posts::GeoLat, Posts::GeoLng])
+            .from(Posts::Table)
+            .and_where(Expr::col(Posts::PostType).eq(PostType::Venue.as_str()))
+            .and_where(Expr::col(Posts::GeoLat).between(lat.0, lat.1))
+            .and_where(Expr::col(Posts::GeoLng).between(lng.0, lng.1)),
+        |r| {
+            Ok((
+                r.i64(0)?,
+                r.opt_f64(1)?.unwrap_or(0.0),
+                r.opt_f64(2)?.unwrap_or(0.0),
+            ))
+        },
+    )
+    .await
+}

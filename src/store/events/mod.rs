@@ -1,0 +1,28 @@
+//! Events: their columns, relations (terms, venue, organizers), term counts,
+//! and the list query. A page of events costs four statements whatever its
+//! size: the page, the count, the terms, and the linked venues/organizers.
+//!
+//! Split by concern: `row` is the event row's shape, `read` the reads of
+//! events and their links, `write` the writes of an event's own row,
+//! `relations` its organizers and terms, `term_counts` the per-term counts
+//! its writes keep right, and `list` the list query. Everything is re-exported
+//! here, so callers name `store::events::…` whatever file an item lives in.
+
+mod list;
+mod read;
+mod relations;
+mod row;
+mod term_counts;
+mod write;
+
+pub use list::{list, venues_in_box};
+pub use read::{get, get_by_slug, load_links};
+pub use relations::{
+    Existing, Relations, distinct_terms, insert_relations, relation_statements, set_relations,
+    term_ids,
+};
+pub use row::{EventRow, event_from_row, returning_events, select_events};
+pub use term_counts::{
+    add_to_counts, adjust_counts, count_from_row, count_statements, lock_counts,
+};
+pub use write::{insert, lock_state, write_columns};

@@ -1,0 +1,137 @@
+//! Reads of one event by ID or slug, and of what a page of events links to (terms,
+//! venue, organizers) in two statements whatever the page's size.
+
+use std::collections::HashMap;
+
+use sea_query::{Expr, ExprTrait, Order, UnionType};
+
+use super::{event_from_row, select_events};
+use crate::domain::event::{Event, EventLinks};
+use crate::domain::post::{Post, PostType};
+use crate::domain::term::Taxonomy;
+use crate::store::posts::{POST_COLUMN_COUNT, col, post_from_row, select_posts};
+use crate::store::schema::{EventOrganizers, Posts, TermRelationships, Terms};
+use crate::store::terms::{TERM_COLUMN_COUNT, term_from_row};
+use crate::store::{Conn, StoreError};
+
+pub async fn get(conn: &mut Conn, id: i64) -> Result<Option<Event>, StoreError> {
+    conn.query_opt(
+        select_events()
+            .and_where(col(Posts::Id).eq(id))
+            .and_where(col(Posts::PostType).eq(PostType::Event.as_str())),
+        event_from_row,
+    )
+    .await
+}
+
+pub async fn get_by_slug(conn: &mut Conn, slug: &str) -> Result<Option<Event>, StoreError> {
+    conn.query_opt(
+        select_events()
+            .and_where(col(Posts::PostType).eq(PostType::Event.as_str()))
+            .and_where(col(Posts::Slug).eq(slug)),
+        event_from_row,
+    )
+    .await
+}
+
+/// Terms, venues and organizers of a page of events, in two statements.
+pub async fn load_links(
+    conn: &mut Conn,
+    events: &[Event],
+) -> Result<HashMap<i64, EventLinks>, StoreError> {
+    let mut out: HashMap<i64, EventLinks> = events
+        .iter()
+        .map(|e| (e.post.id, EventLinks::default()))
+        .collect();
+    if events.is_empty() {
+        return Ok(out);
+    }
+    let ids: Vec<i64> = events.iter().map(|e| e.post.id).collect();
+
+    let mut terms = crate::store::terms::select_terms();
+    terms
+        .column((TermRelationships::Table, TermRelationships::PostId))
+        .inner_join(
+            TermRelationships::Table,
+            Expr::col((TermRelationships::Table, TermRelationships::TermId))
+                .equals((Terms::Table, Terms::Id)),
+        )
+        .and_where(
+            Expr::col((TermRelationships::Table, TermRelationships::PostId))
+                .is_in(ids.iter().copied()),
+        )
+        .order_by((Terms::Table, Terms::Name), Order::Asc)
+        .order_by((Terms::Table, Terms::Id), Order::Asc);
+    for (term, event_id) in conn
+        .query(&terms, |r| {
+            Ok((term_from_row(r)?, r.i64(TERM_COLUMN_COUNT)?))
+        })
+        .await?
+    {
+        if let Some(links) = out.get_mut(&event_id) {
+            match term.taxonomy {
+                Taxonomy::Category => links.categories.push(term),
+                Taxonomy::Tag => links.tags.push(term),
+            }
+        }
+    }
+
+    // Venues by ID, then organizers through their links, in one UNION ALL.
+    let venue_ids: Vec<i64> = events.iter().filter_map(|e| e.venue_id).collect();
+    let mut venues = select_posts();
+    venues
+        .expr(Expr::cust("NULL"))
+        .expr(Expr::cust("NULL"))
+        .and_where(col(Posts::Id).is_in(venue_ids.iter().copied()))
+        .and_where(col(Posts::PostType).eq(PostType::Venue.as_str()));
+    let mut organizers = select_posts();
+    organizers
+        .column((EventOrganizers::Table, EventOrganizers::EventId))
+        .column((EventOrganizers::Table, EventOrganizers::Position))
+        .inner_join(
+            EventOrganizers::Table,
+            Expr::col((EventOrganizers::Table, EventOrganizers::OrganizerId))
+                .equals((Posts::Table, Posts::Id)),
+        )
+        .and_where(
+            Expr::col((EventOrganizers::Table, EventOrganizers::EventId))
+                .is_in(ids.iter().copied()),
+        );
+    let linked = if venue_ids.is_empty() {
+        organizers
+    } else {
+        venues.union(UnionType::All, organizers);
+        venues
+    };
+    let rows = conn
+        .query(&linked, |r| {
+            Ok((
+                post_from_row(r)?,
+                r.opt_i64(POST_COLUMN_COUNT)?,
+                r.opt_i64(POST_COLUMN_COUNT + 1)?,
+            ))
+        })
+        .await?;
+    let mut venue_by_id: HashMap<i64, Post> = HashMap::new();
+    let mut organizer_links: Vec<(i64, i64, Post)> = Vec::new();
+    for (post, event_id, position) in rows {
+        match (event_id, position) {
+            (Some(event_id), Some(position)) => organizer_links.push((event_id, position, post)),
+            _ => {
+                venue_by_id.insert(post.id, post);
+            }
+        }
+    }
+    organizer_links.sort_by_key(|(event_id, position, _)| (*event_id, *position));
+    for (event_id, _, post) in organizer_links {
+        if let Some(links) = out.get_mut(&event_id) {
+            links.organizers.push(post);
+        }
+    }
+    for e in events {
+        if let (Some(vid), Some(links)) = (e.venue_id, out.get_mut(&e.post.id)) {
+            links.venue = venue_by_id.get(&vid).cloned();
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,61 @@
+//! Writes of an event's own row: the insert that returns the event as stored, the
+//! locked read of its state a write starts from, and the update of its columns.
+//! Its relations and term counts are written in `relations` and `term_counts`.
+
+use sea_query::{Expr, ExprTrait, LockType, Query};
+
+use super::{EventRow, event_from_row, returning_events};
+use crate::domain::event::Event;
+use crate::domain::post::PostType;
+use crate::store::posts;
+use crate::store::schema::Posts;
+use crate::store::{Conn, StoreError};
+
+/// Inserts an event (see [`posts::insert`]) and returns it as stored, in the same statement.
+pub async fn insert(
+    conn: &mut Conn,
+    changes: &crate::domain::post::PostChanges,
+    image_id: Option<i64>,
+    columns: Vec<(Posts, sea_query::Value)>,
+    now: i64,
+) -> Result<Event, StoreError> {
+    let mut insert =
+        posts::insert_statement(conn, PostType::Event, changes, image_id, columns, now).await?;
+    conn.query_one(
+        insert.returning(Query::returning().exprs(returning_events())),
+        event_from_row,
+    )
+    .await
+}
+
+/// An event's status and publication date, read inside a write transaction and locking
+/// the row on PostgreSQL (SQLite's writer is already exclusive), so that two concurrent
+/// writes of one event see each other and term counts move once, not twice.
+pub async fn lock_state(conn: &mut Conn, id: i64) -> Result<Option<(String, i64)>, StoreError> {
+    conn.query_opt(
+        Query::select()
+            .columns([Posts::Status, Posts::DateUtc])
+            .from(Posts::Table)
+            .and_where(Expr::col(Posts::Id).eq(id))
+            .and_where(Expr::col(Posts::PostType).eq(PostType::Event.as_str()))
+            .lock(LockType::Update),
+        |r| Ok((r.string(0)?, r.i64(1)?)),
+    )
+    .await
+}
+
+/// Writes the event's own columns.
+pub async fn write_columns(conn: &mut Conn, id: i64, row: &EventRow<'_>) -> Result<(), StoreError> {
+    let values = row.values();
+    if values.is_empty() {
+        return Ok(());
+    }
+    conn.execute(
+        Query::update()
+            .table(Posts::Table)
+            .values(values.into_iter().map(|(c, v)| (c, Expr::val(v))))
+            .and_where(Expr::col(Posts::Id).eq(id)),
+    )
+    .await?;
+    Ok(())
+}

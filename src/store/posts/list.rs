@@ -1,0 +1,185 @@
+//! The venue and organizer list (one page and its total, under the same filters),
+//! and the filter pieces event and term lists share with it: escaped substring
+//! search and the "published by now" rule.
+
+use sea_query::{
+    Alias, Cond, Expr, ExprTrait, Func, IntoColumnRef, Order, Query, SelectStatement, SimpleExpr,
+};
+
+use super::{col, post_from_row, select_posts};
+use crate::domain::post::{LinkedPostQuery, Post, PostType, Status, Visibility};
+use crate::store::schema::{EventOrganizers, Posts};
+use crate::store::{Conn, StoreError};
+
+/// Escapes `%` and `_` for a LIKE pattern. Both backends treat `\` as the escape
+/// character only when told, so patterns built here are used with `like_escape`.
+pub fn escape_like(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        if matches!(ch, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// `LOWER(column) LIKE '%needle%'` with escaping, for substring search.
+pub fn contains(column: impl IntoColumnRef, needle: &str) -> SimpleExpr {
+    let pattern = format!("%{}%", escape_like(&needle.to_lowercase()));
+    Expr::expr(Func::lower(Expr::col(column))).like(sea_query::LikeExpr::new(pattern).escape('\\'))
+}
+
+/// The filters of a venue/organizer list, shared by its page and count queries.
+fn linked_filters(q: &mut SelectStatement, lq: &LinkedPostQuery) {
+    q.and_where(col(Posts::PostType).eq(lq.post_type.as_str()));
+    if lq.statuses.is_empty() {
+        q.and_where(col(Posts::Status).ne(Status::Trash.as_str()));
+    } else {
+        q.and_where(col(Posts::Status).is_in(lq.statuses.iter().map(|s| s.as_str())));
+    }
+    match lq.visibility {
+        Visibility::All => {}
+        Visibility::Published => {
+            q.cond_where(published(lq.now_utc));
+        }
+        Visibility::PublishedOrOwn(author) => {
+            q.cond_where(
+                Cond::any()
+                    .add(published(lq.now_utc))
+                    .add(col(Posts::Author).eq(author)),
+            );
+        }
+    }
+    if let Some(search) = &lq.search {
+        let mut any = Cond::any();
+        let columns: &[Posts] = match lq.post_type {
+            PostType::Venue => &[
+                Posts::Title,
+                Posts::Description,
+                Posts::Excerpt,
+                Posts::Address,
+                Posts::City,
+                Posts::Province,
+                Posts::State,
+                Posts::Stateprovince,
+                Posts::Zip,
+                Posts::Phone,
+            ],
+            _ => &[
+                Posts::Title,
+                Posts::Description,
+                Posts::Excerpt,
+                Posts::Phone,
+                Posts::Email,
+                Posts::Website,
+            ],
+        };
+        for c in columns {
+            any = any.add(contains((Posts::Table, *c), search));
+        }
+        q.cond_where(any);
+    }
+    let events = Alias::new("ev");
+    let linked_events = |extra: Option<SimpleExpr>| {
+        let mut sub = Query::select();
+        sub.expr(Expr::cust("1"))
+            .from_as(Posts::Table, events.clone());
+        match lq.post_type {
+            PostType::Venue => {
+                sub.and_where(
+                    Expr::col((events.clone(), Posts::VenueId)).equals((Posts::Table, Posts::Id)),
+                );
+            }
+            _ => {
+                sub.inner_join(
+                    EventOrganizers::Table,
+                    Expr::col((EventOrganizers::Table, EventOrganizers::EventId))
+                        .equals((events.clone(), Posts::Id)),
+                )
+                .and_where(
+                    Expr::col((EventOrganizers::Table, EventOrganizers::OrganizerId))
+                        .equals((Posts::Table, Posts::Id)),
+                );
+            }
+        }
+        sub.and_where(Expr::col((events.clone(), Posts::PostType)).eq(PostType::Event.as_str()));
+        if let Some(e) = extra {
+            sub.and_where(e);
+        }
+        sub
+    };
+    if let Some(event_id) = lq.event {
+        q.and_where(Expr::exists(linked_events(Some(
+            Expr::col((events.clone(), Posts::Id)).eq(event_id),
+        ))));
+    }
+    if let Some(has) = lq.has_events {
+        let sub = linked_events(Some(Expr::col((events.clone(), Posts::Status)).is_not_in(
+            [
+                Status::Draft.as_str(),
+                Status::Pending.as_str(),
+                Status::Trash.as_str(),
+            ],
+        )));
+        q.and_where(if has {
+            Expr::exists(sub)
+        } else {
+            Expr::exists(sub).not()
+        });
+    }
+    if lq.only_with_upcoming {
+        let status = Expr::col((events.clone(), Posts::Status));
+        let visible =
+            match lq.visibility {
+                Visibility::All => status.ne(Status::Trash.as_str()),
+                Visibility::Published => status.eq(Status::Publish.as_str()),
+                Visibility::PublishedOrOwn(author) => status.eq(Status::Publish.as_str()).or(
+                    Expr::col((events.clone(), Posts::Author))
+                        .eq(author)
+                        .and(Expr::col((events.clone(), Posts::Status)).ne(Status::Trash.as_str())),
+                ),
+            };
+        let mut sub = linked_events(Some(visible));
+        sub.and_where(Expr::col((events.clone(), Posts::StartUtc)).gte(lq.now_utc))
+            .and_where(Expr::col((events.clone(), Posts::HideFromListings)).eq(false));
+        q.and_where(Expr::exists(sub));
+    }
+}
+
+/// `status = 'publish'`, or a scheduled post whose date has passed.
+pub fn published(now: i64) -> Cond {
+    Cond::any()
+        .add(col(Posts::Status).eq(Status::Publish.as_str()))
+        .add(
+            col(Posts::Status)
+                .eq(Status::Future.as_str())
+                .and(col(Posts::DateUtc).lte(now)),
+        )
+}
+
+/// One page of venues or organizers, newest first, and the total.
+pub async fn list_linked(
+    conn: &mut Conn,
+    lq: &LinkedPostQuery,
+) -> Result<(Vec<Post>, u64), StoreError> {
+    let mut count = Query::select();
+    count
+        .expr(Expr::col((Posts::Table, Posts::Id)).count())
+        .from(Posts::Table);
+    linked_filters(&mut count, lq);
+    let total = u64::try_from(conn.query_one(&count, |r| r.i64(0)).await?).unwrap_or(0);
+    // A page past the last one is empty; its offset may not even fit a database integer.
+    let offset = (lq.page - 1).saturating_mul(lq.per_page);
+    if offset >= total {
+        return Ok((Vec::new(), total));
+    }
+    let mut page = select_posts();
+    linked_filters(&mut page, lq);
+    page.order_by((Posts::Table, Posts::DateUtc), Order::Desc)
+        .order_by((Posts::Table, Posts::Id), Order::Desc)
+        .limit(lq.per_page)
+        .offset(offset);
+    let posts = conn.query(&page, post_from_row).await?;
+    Ok((posts, total))
+}

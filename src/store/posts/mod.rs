@@ -1,0 +1,22 @@
+//! Posts shared by all types: venues, organizers, images; the event-specific
+//! columns are read and written in `events`.
+//!
+//! Split by concern: `row` is the shape every post query shares, `read` the
+//! lookups, `slugs` unique slugs, `write` inserts and changes, `resolve`
+//! the find-or-create of posts named by value, and `list` the venue/organizer
+//! list and the filter pieces other lists share. Everything is re-exported here,
+//! so callers name `store::posts::…` whatever file an item lives in.
+
+mod list;
+mod read;
+mod resolve;
+mod row;
+mod slugs;
+mod write;
+
+pub use list::{contains, escape_like, list_linked, published};
+pub use read::{get, get_by_slug, get_many, next_go_live, select_many, type_of};
+pub use resolve::{find_duplicate, find_or_create, resolve_image};
+pub use row::{POST_COLUMN_COUNT, col, post_from_row, returning_posts, select_posts};
+pub use slugs::{slug_base, slug_family, slug_family_parts, slug_lock, unique_slug, wanted_slug};
+pub use write::{delete, insert, insert_statement, insert_values, trash, update};
