@@ -1,0 +1,57 @@
+//! The one place that knows there are two database drivers.
+//!
+//! Queries are built once with sea-query; this module renders them for the
+//! backend in use, binds their values, and reads rows through [`Row`], so the
+//! rest of the store never branches on the backend.
+//!
+//! Split by concern: `statement` renders sea-query statements and binds their
+//! values for either driver, `pool` hands out connections for reading and
+//! transactions for writing, `conn` runs statements on a connection, `tx` is the
+//! write transaction and its commit (with the data-version announce), and `row`
+//! reads result columns. The per-task counters and deadline live here. Everything
+//! is re-exported here, so callers name `store::db::…` whatever file an item
+//! lives in.
+
+mod conn;
+mod pool;
+mod row;
+mod statement;
+mod tx;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+pub use conn::Conn;
+pub use pool::Pool;
+pub use row::Row;
+pub use statement::Statement;
+pub use tx::{CommitError, Tx};
+
+/// How long a request waits for a connection before the database counts as unavailable.
+pub const POOL_WAIT: Duration = Duration::from_secs(5);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+tokio::task_local! {
+    /// When set (tests, diagnostics), counts every SQL statement run by the task.
+    pub static STATEMENT_COUNTER: Arc<AtomicU64>;
+    /// When the request the task serves is answered with a timeout: SQLite reads
+    /// still running then are interrupted (see `store::open_sqlite`).
+    pub static DEADLINE: std::time::Instant;
+}
+
+/// Whether the current task's request has run out of time.
+pub(super) fn past_deadline() -> bool {
+    DEADLINE
+        .try_with(|deadline| std::time::Instant::now() >= *deadline)
+        .unwrap_or(false)
+}
+
+fn count_statement() {
+    let _ = STATEMENT_COUNTER.try_with(|c| c.fetch_add(1, Ordering::Relaxed));
+}

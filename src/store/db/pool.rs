@@ -1,0 +1,107 @@
+//! Connection pools: where reads get a connection and writes a transaction.
+//!
+//! SQLite serialises writes through one writer and reads from a pool of reader
+//! connections; PostgreSQL takes both from one pool. Both answer the data
+//! version that cached responses are keyed on.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use super::{Backend, Conn, Tx};
+use crate::store::StoreError;
+use crate::store::group_commit::Writer;
+use crate::store::pg::PgConn;
+use crate::store::sqlite::SqliteConn;
+use crate::store::version::VersionReads;
+
+/// Connection pools for one database.
+#[derive(Clone)]
+pub enum Pool {
+    Sqlite {
+        /// SQLite allows one writer at a time; serialising writes here avoids
+        /// `SQLITE_BUSY` storms, keeps write latency predictable, and lets
+        /// concurrent writes share a commit.
+        writer: Arc<Writer>,
+        readers: deadpool::unmanaged::Pool<rusqlite::Connection>,
+    },
+    Postgres {
+        pool: deadpool_postgres::Pool,
+        versions: Arc<VersionReads>,
+    },
+}
+
+impl Pool {
+    pub fn backend(&self) -> Backend {
+        match self {
+            Pool::Sqlite { .. } => Backend::Sqlite,
+            Pool::Postgres { .. } => Backend::Postgres,
+        }
+    }
+
+    /// A connection for reading.
+    pub async fn read(&self) -> Result<Conn, StoreError> {
+        match self {
+            Pool::Sqlite { readers, .. } => Ok(Conn::Sqlite(SqliteConn::Reader(
+                readers.get().await.map_err(unavailable)?,
+            ))),
+            Pool::Postgres { pool, .. } => Ok(Conn::Postgres(PgConn::new(
+                pool.get().await.map_err(unavailable)?,
+            ))),
+        }
+    }
+
+    /// A connection for writing, already inside a transaction.
+    pub async fn write(&self) -> Result<Tx, StoreError> {
+        match self {
+            Pool::Sqlite { writer, .. } => Ok(Tx {
+                conn: Some(Conn::Sqlite(SqliteConn::Writer(writer.begin().await?))),
+                finished: false,
+                writer: Some(writer.clone()),
+            }),
+            Pool::Postgres { pool, .. } => {
+                let mut conn = PgConn::new(pool.get().await.map_err(unavailable)?);
+                // Sent with the transaction's first statement.
+                conn.begin_later();
+                Ok(Tx {
+                    conn: Some(Conn::Postgres(conn)),
+                    finished: false,
+                    writer: None,
+                })
+            }
+        }
+    }
+
+    /// Write transactions waiting for SQLite's writer (always 0 on PostgreSQL).
+    pub fn writers_waiting(&self) -> usize {
+        match self {
+            Pool::Sqlite { writer, .. } => writer.waiting(),
+            Pool::Postgres { .. } => 0,
+        }
+    }
+
+    /// A number that changes whenever committed data may have changed, seen alike by
+    /// every process sharing the database. Responses cached under one version are
+    /// never served under another.
+    pub async fn data_version(&self) -> Result<u64, StoreError> {
+        match self {
+            Pool::Sqlite { writer, .. } => Ok(writer.version.load(Ordering::Acquire)),
+            Pool::Postgres { versions, .. } => versions.current().await,
+        }
+    }
+
+    /// Reads PostgreSQL's data version now (see [`VersionReads`] for sharing reads).
+    pub(in crate::store) async fn read_pg_version(
+        pool: &deadpool_postgres::Pool,
+    ) -> Result<u64, StoreError> {
+        let client = pool.get().await.map_err(unavailable)?;
+        let st = client
+            .prepare_cached("SELECT last_value FROM calendar_data_version")
+            .await?;
+        let row = client.query_one(&st, &[]).await?;
+        Ok(row.try_get::<_, i64>(0)? as u64)
+    }
+}
+
+fn unavailable(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Unavailable(e.to_string())
+}

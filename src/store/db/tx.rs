@@ -1,0 +1,173 @@
+//! Write transactions and their commit.
+//!
+//! A [`Tx`] rolls back unless committed. Committing goes through SQLite's group
+//! writer, or on PostgreSQL commits and then announces the change through the
+//! data version; [`CommitError`] tells a failure before the commit from one whose
+//! outcome is unknown.
+
+use std::sync::Arc;
+
+use super::statement::{Statement, pg_batch, prepare_pg};
+use super::{Conn, Row};
+use crate::store::StoreError;
+use crate::store::group_commit::Writer;
+use crate::store::pg::CommitOutcome;
+
+/// A write transaction. Dropped without [`Tx::commit`], it rolls back; a
+/// PostgreSQL connection whose rollback cannot run in `Drop` is detached from
+/// the pool instead, so no connection ever goes back mid-transaction.
+pub struct Tx {
+    pub(super) conn: Option<Conn>,
+    pub(super) finished: bool,
+    /// SQLite's writer, which commits groups of transactions.
+    pub(super) writer: Option<Arc<Writer>>,
+}
+
+impl Tx {
+    pub fn conn(&mut self) -> &mut Conn {
+        self.conn
+            .as_mut()
+            .expect("transaction connection is present until drop")
+    }
+
+    /// Commits, then announces the change through the data version. The bump comes
+    /// after the commit, so no reader sees a new version before the new data.
+    pub async fn commit(mut self) -> Result<(), StoreError> {
+        if let Some(writer) = self.writer.clone() {
+            self.finished = true;
+            let guard = match self.conn.take() {
+                Some(Conn::Sqlite(c)) => c.into_writer(),
+                _ => None,
+            };
+            return match guard {
+                Some(guard) => writer.commit(guard).await,
+                None => Err(StoreError::Internal(
+                    "SQLite transaction without the writer".into(),
+                )),
+            };
+        }
+        let Some(Conn::Postgres(c)) = self.conn.as_mut() else {
+            return Err(StoreError::Internal(
+                "transaction without a connection".into(),
+            ));
+        };
+        let announced = c.commit_then(ANNOUNCE).await?;
+        self.finished = true;
+        if let Err(e) = announced {
+            // Cached responses then live until their one-second expiry at most.
+            tracing::warn!(error = %e, "could not announce a committed write");
+        }
+        Ok(())
+    }
+    /// Runs `stmts`, then `queries` (their rows mapped), then commits: in one flight
+    /// on PostgreSQL. Holds the rows the statements lock only as long as PostgreSQL
+    /// takes to run them, not for a round trip more.
+    pub async fn commit_after<T>(
+        mut self,
+        stmts: &[Box<dyn Statement>],
+        queries: &[Box<dyn Statement>],
+        mut map: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, CommitError> {
+        let postgres = match self.conn() {
+            Conn::Postgres(c) => c,
+            conn => {
+                let written = async {
+                    conn.execute_all(stmts).await?;
+                    conn.query_all(queries, map).await
+                };
+                let rows = written.await.map_err(CommitError::NotCommitted)?;
+                self.commit().await.map_err(CommitError::Unknown)?;
+                return Ok(rows);
+            }
+        };
+        let stmts: Vec<&dyn Statement> = stmts.iter().map(|s| s.as_ref()).collect();
+        let queries: Vec<&dyn Statement> = queries.iter().map(|q| q.as_ref()).collect();
+        let prepared = async {
+            let stmts = prepare_pg(postgres, &stmts).await?;
+            Ok((stmts, prepare_pg(postgres, &queries).await?))
+        };
+        let ((stmts, stmt_values), (queries, query_values)) =
+            prepared.await.map_err(CommitError::NotCommitted)?;
+        let outcome = postgres
+            .execute_all_then_commit(
+                &pg_batch(stmts, &stmt_values),
+                &pg_batch(queries, &query_values),
+                ANNOUNCE,
+            )
+            .await
+            .map_err(CommitError::Unknown)?;
+        let rows = match outcome {
+            CommitOutcome::Committed { rows, after } => {
+                self.finished = true;
+                if let Err(e) = after {
+                    tracing::warn!(error = %e, "could not announce a committed write");
+                }
+                rows
+            }
+            CommitOutcome::RolledBack(e) => {
+                // The transaction is over, on a connection that still works.
+                self.finished = true;
+                return Err(CommitError::NotCommitted(e));
+            }
+            // Dropping the transaction closes the connection, which rolls it back.
+            CommitOutcome::NotSent(e) => return Err(CommitError::NotCommitted(e)),
+            CommitOutcome::Unknown(e) => return Err(CommitError::Unknown(e)),
+        };
+        rows.iter()
+            .map(|r| map(&Row::Postgres(r)))
+            .collect::<Result<_, _>>()
+            .map_err(CommitError::Unknown)
+    }
+}
+
+/// Why [`Tx::commit_after`] failed.
+#[derive(Debug)]
+pub enum CommitError {
+    /// A statement failed: nothing was committed.
+    NotCommitted(StoreError),
+    /// The commit itself failed, or its answer was lost: it may have happened.
+    Unknown(StoreError),
+}
+
+impl From<CommitError> for StoreError {
+    fn from(e: CommitError) -> Self {
+        match e {
+            CommitError::NotCommitted(e) | CommitError::Unknown(e) => e,
+        }
+    }
+}
+
+/// Bumps the data version after a commit (see
+/// [`Pool::data_version`](super::Pool::data_version)).
+const ANNOUNCE: &str = "SELECT nextval('calendar_data_version')";
+
+impl std::ops::Deref for Tx {
+    type Target = Conn;
+    fn deref(&self) -> &Conn {
+        self.conn
+            .as_ref()
+            .expect("transaction connection is present until drop")
+    }
+}
+
+impl std::ops::DerefMut for Tx {
+    fn deref_mut(&mut self) -> &mut Conn {
+        self.conn()
+    }
+}
+
+impl Drop for Tx {
+    fn drop(&mut self) {
+        if self.finished {
+            return;
+        }
+        match self.conn.take() {
+            // The writer guard rolls back to the request's savepoint when dropped.
+            Some(Conn::Sqlite(_)) | None => {}
+            Some(Conn::Postgres(c)) => {
+                // Closing the connection makes the server roll back.
+                let _ = deadpool_postgres::Object::take(c.into_inner());
+            }
+        }
+    }
+}
