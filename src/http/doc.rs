@@ -22,6 +22,7 @@ use utoipa::openapi::{
 };
 
 use super::dispatch::Ctx;
+use super::cache::Freshness;
 use super::error::ApiError;
 use super::json;
 use super::views::{ErrorBody, ListSchemas, OrganizerView, TermView, VenueView};
@@ -31,14 +32,19 @@ use crate::domain::post::PostType;
 use crate::domain::term::Taxonomy;
 
 pub fn doc(ctx: &Ctx) -> Result<Response, ApiError> {
-    Ok(json(
+    let mut resp = json(
         StatusCode::OK,
         &document(
             &ctx.lang.code,
             ctx.urls.api(),
             ctx.app.settings.per_page_default,
         ),
-    ))
+    );
+    // Nothing in it reads the clock (unlike the index, whose date defaults show
+    // "now"): rebuilding ~150 KB of JSON every second cost CPU and, at its peak,
+    // several MiB of memory.
+    resp.extensions_mut().insert(Freshness::UntilWrite);
+    Ok(resp)
 }
 
 /// The whole document for one language; `server` is the API root of the request.

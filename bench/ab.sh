@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Interleaved A/B runs of two (or more) server binaries on fresh copies of one data set: on a
+# shared, noisy machine, only runs made minutes apart compare. Prints one line per run with
+# req/s and CPU per request of the server, of PostgreSQL and of the whole machine. See
+# bench/README.md ("Comparing two builds").
+set -euo pipefail
+
+usage() {
+    cat <<'USAGE'
+usage: bench/ab.sh [options] BINARY…
+
+  --backend sqlite|postgres   (default sqlite)
+  --size 1k|100k|1m|N         data set, as made by bench/run.sh (default 1k)
+  --script NAME.lua           wrk script in bench/lua (default post_event.lua)
+  --list event_ids|event_slugs  sample list for pick.lua (default event_ids)
+  --path PATH                 URL path for static.lua (default /health)
+  --connections "16 64"       (default "16 64")
+  --duration SECONDS          per run (default 6), after 2 s of unrecorded load
+  --rounds N                  rounds of every binary at every connection count (default 3)
+  --port PORT                 (default 18090)
+
+Every run starts the binary on a fresh copy of the data set. The data set must exist: run
+bench/run.sh once for the backend and size.
+USAGE
+}
+
+BACKEND=sqlite SIZE=1k SCRIPT=post_event.lua LIST=event_ids PATH_=/health
+CONNECTIONS="16 64" DURATION=6 ROUNDS=3 PORT=18090
+BINARIES=()
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --backend) BACKEND=$2; shift 2 ;;
+        --size) SIZE=$2; shift 2 ;;
+        --script) SCRIPT=$2; shift 2 ;;
+        --list) LIST=$2; shift 2 ;;
+        --path) PATH_=$2; shift 2 ;;
+        --connections) CONNECTIONS=$2; shift 2 ;;
+        --duration) DURATION=$2; shift 2 ;;
+        --rounds) ROUNDS=$2; shift 2 ;;
+        --port) PORT=$2; shift 2 ;;
+        -h|--help) usage; exit 0 ;;
+        -*) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
+        *) BINARIES+=("$1"); shift ;;
+    esac
+done
+[[ ${#BINARIES[@]} -ge 1 ]] || { usage >&2; exit 2; }
+for b in "${BINARIES[@]}"; do [[ -x $b ]] || { echo "not an executable: $b" >&2; exit 2; }; done
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TARGET_DIR=$(cd "$ROOT" && cargo metadata --format-version 1 --no-deps | jq -r .target_directory)
+DATA_DIR=${BENCH_DATA_DIR:-$TARGET_DIR/bench-data}
+GEN=$TARGET_DIR/release/calendar-bench
+PG_URL=${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432}
+LABEL=$(tr '[:upper:]' '[:lower:]' <<<"$SIZE")
+WORK=$(mktemp -d)
+MANIFEST=$WORK/manifest
+BASE=http://127.0.0.1:$PORT
+API=/calendar/events/v1
+SERVER_PID=""
+
+if [[ $BACKEND == sqlite ]]; then
+    PRISTINE=$DATA_DIR/sqlite-$LABEL.db
+    [[ -f $PRISTINE ]] || { echo "no data set $PRISTINE: run bench/run.sh first" >&2; exit 1; }
+    URL=sqlite://$WORK/run.db
+    fresh_copy() { rm -f "$WORK"/run.db*; cp "$PRISTINE" "$WORK/run.db"; }
+    drop_copy() { rm -f "$WORK"/run.db*; }
+    db_ticks() { echo 0; }
+else
+    COPY=calendar_ab_$LABEL
+    URL=$PG_URL/$COPY
+    psql_admin() { psql "$PG_URL/postgres" -v ON_ERROR_STOP=1 -qtAX "$@"; }
+    fresh_copy() {
+        psql_admin -c "DROP DATABASE IF EXISTS $COPY WITH (FORCE)" >/dev/null
+        psql_admin -c "CREATE DATABASE $COPY TEMPLATE calendar_bench_$LABEL" >/dev/null
+    }
+    drop_copy() { psql_admin -c "DROP DATABASE IF EXISTS $COPY WITH (FORCE)" >/dev/null || true; }
+    # CPU ticks of the PostgreSQL backends serving the copy.
+    db_ticks() {
+        local t=0 pid
+        for pid in $(psql_admin -c "SELECT pid FROM pg_stat_activity WHERE datname = '$COPY'"); do
+            t=$((t + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+        done
+        echo "$t"
+    }
+fi
+
+stop_server() {
+    if [[ -n $SERVER_PID ]]; then
+        kill "$SERVER_PID" 2>/dev/null || true
+        wait "$SERVER_PID" 2>/dev/null || true
+    fi
+    SERVER_PID=""
+}
+cleanup() { stop_server; drop_copy; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+machine_ticks() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
+server_ticks() { awk '{print $14 + $15}' "/proc/$SERVER_PID/stat"; }
+HZ=$(getconf CLK_TCK)
+NCPU=$(nproc)
+
+run_one() {
+    local bin=$1 conns=$2
+    fresh_copy
+    "$GEN" manifest --database-url "$URL" --out "$MANIFEST" >/dev/null
+    RUST_LOG=warn "$bin" serve --database-url "$URL" --bind "127.0.0.1:$PORT" >"$WORK/server.log" 2>&1 &
+    SERVER_PID=$!
+    for _ in $(seq 100); do curl -s -o /dev/null "$BASE/health" && break; sleep 0.1; done
+    local env=(BENCH_MANIFEST="$MANIFEST" BENCH_API="$API" BENCH_LIST="$LIST"
+        BENCH_PREFIX="$API/events/$([[ $LIST == event_slugs ]] && echo by-slug/)")
+    local url=$BASE
+    [[ $SCRIPT == static.lua ]] && url=$BASE$PATH_
+    (cd "$ROOT/bench/lua" && env "${env[@]}" wrk -t2 -c"$conns" -d2s -s "$SCRIPT" "$url" >/dev/null)
+    local s0 d0 m0 s1 d1 m1 out
+    s0=$(server_ticks) d0=$(db_ticks) m0=$(machine_ticks)
+    out=$(cd "$ROOT/bench/lua" && env "${env[@]}" wrk -t2 -c"$conns" -d"${DURATION}s" -s "$SCRIPT" "$url")
+    s1=$(server_ticks) d1=$(db_ticks) m1=$(machine_ticks)
+    stop_server
+    local rps non
+    rps=$(awk '/Requests\/sec/{print $2}' <<<"$out")
+    non=$(awk '/Non-2xx/{print $NF}' <<<"$out")
+    awk -v b="$(basename "$bin")" -v c="$conns" -v r="$rps" -v d="$DURATION" -v hz="$HZ" \
+        -v s="$((s1 - s0))" -v g="$((d1 - d0))" -v m="$((m1 - m0))" -v n="${non:-0}" -v cpus="$NCPU" 'BEGIN {
+        per = 1000 / (hz * r * d)
+        printf "%-20s c=%-3s %8.0f req/s  server %.3f ms/req  db %.3f ms/req  machine %.3f ms/req  idle %.2f cores  non-2xx %s\n",
+            b, c, r, s * per, g * per, m * per, cpus - m / (hz * d), n }'
+}
+
+echo "# $BACKEND $LABEL, $SCRIPT, ${DURATION}s runs, $(date -u +%FT%TZ), load $(cut -d' ' -f1 /proc/loadavg)"
+for round in $(seq "$ROUNDS"); do
+    for conns in $CONNECTIONS; do
+        for bin in "${BINARIES[@]}"; do
+            run_one "$bin" "$conns"
+        done
+    done
+done
