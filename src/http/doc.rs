@@ -21,8 +21,8 @@ use utoipa::openapi::{
     PathsBuilder, RefOr, Required, ResponseBuilder, ResponsesBuilder, ServerBuilder,
 };
 
-use super::dispatch::Ctx;
 use super::cache::Freshness;
+use super::dispatch::Ctx;
 use super::error::ApiError;
 use super::json;
 use super::views::{ErrorBody, ListSchemas, OrganizerView, TermView, VenueView};

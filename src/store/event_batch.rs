@@ -235,7 +235,7 @@ pub struct Links {
 
 /// Inserts `events` in the caller's transaction and returns them as stored, in
 /// order, with what links them (to run last, with the commit: see
-/// `Tx::commit_after`). One flight of inserts: one per [`pieces`] of up to 64
+/// `Tx::commit_after`). One flight of inserts: one per `store::pieces` of up to 64
 /// rows, and per set of columns the events set (clients send one shape, so
 /// usually one).
 pub async fn insert_many(

@@ -103,7 +103,7 @@ pub fn relation_statements(
 }
 
 /// Inserts linking new events to their organizers (in order, each once) and to their
-/// terms (`(event, organizers, distinct terms)`), in [`pieces`] of rows.
+/// terms (`(event, organizers, distinct terms)`), in `store::pieces` of rows.
 pub fn insert_relations<'a>(
     events: impl IntoIterator<Item = (i64, &'a [i64], &'a [i64])>,
 ) -> Vec<Box<dyn Statement>> {
