@@ -170,3 +170,22 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
     drop(client);
     let _ = connection.await;
 }
+
+/// A database a newer release migrated (a version this build does not know) still
+/// opens: during a rolling upgrade, older instances keep serving beside newer ones.
+#[tokio::test]
+async fn a_database_migrated_by_a_newer_release_still_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("calendar.db").display());
+    drop(Store::open(&url).await.unwrap());
+    {
+        let conn = rusqlite::Connection::open(dir.path().join("calendar.db")).unwrap();
+        conn.execute_batch("INSERT INTO schema_migrations VALUES (9999, 0)")
+            .unwrap();
+    }
+    let store = Store::open(&url)
+        .await
+        .expect("opens beside the newer schema");
+    let app = TestApp::with_store(store, Some(dir), None, settings()).await;
+    app.get("events").await.assert(200);
+}

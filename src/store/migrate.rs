@@ -56,6 +56,16 @@ pub async fn run(pool: &Pool) -> Result<(), StoreError> {
             |r| r.i64(0),
         )
         .await?;
+    let unknown = unknown_versions(&applied);
+    if !unknown.is_empty() {
+        // A rolling upgrade runs older instances beside newer ones for a while, and
+        // migrations only add, so this is no reason to stop; but an operator who
+        // rolled back should know that the schema did not.
+        tracing::warn!(
+            versions = ?unknown,
+            "the database has migrations this build does not know: a newer release migrated it"
+        );
+    }
     for m in MIGRATIONS.iter().filter(|m| !applied.contains(&m.version)) {
         tracing::info!(version = m.version, "applying migration");
         let sql = match tx.backend() {
@@ -77,8 +87,26 @@ pub async fn run(pool: &Pool) -> Result<(), StoreError> {
     tx.commit().await
 }
 
+/// Applied migrations newer than every migration of this build, in order.
+fn unknown_versions(applied: &[i64]) -> Vec<i64> {
+    let known = MIGRATIONS.iter().map(|m| m.version).max().unwrap_or(0);
+    let mut unknown: Vec<i64> = applied.iter().copied().filter(|v| *v > known).collect();
+    unknown.sort_unstable();
+    unknown
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn migrations_of_a_newer_release_are_told_apart() {
+        let known = super::MIGRATIONS.last().map_or(0, |m| m.version);
+        assert!(super::unknown_versions(&[1, 2, known]).is_empty());
+        assert_eq!(
+            super::unknown_versions(&[known + 2, 1, known + 1]),
+            vec![known + 1, known + 2]
+        );
+    }
+
     #[test]
     fn versions_are_increasing() {
         let v: Vec<i64> = super::MIGRATIONS.iter().map(|m| m.version).collect();
