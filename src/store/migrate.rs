@@ -58,9 +58,9 @@ pub async fn run(pool: &Pool) -> Result<(), StoreError> {
         .await?;
     let unknown = unknown_versions(&applied);
     if !unknown.is_empty() {
-        // A rolling upgrade runs older instances beside newer ones for a while, and
-        // migrations only add, so this is no reason to stop; but an operator who
-        // rolled back should know that the schema did not.
+        // A rolling upgrade runs older instances beside newer ones for a while:
+        // stopping them would turn it into an outage. But the operator should know
+        // (after a rollback above all) that the schema is ahead of this build.
         tracing::warn!(
             versions = ?unknown,
             "the database has migrations this build does not know: a newer release migrated it"
