@@ -224,3 +224,50 @@ async fn postgres_cancels_a_statement_past_the_servers_timeout() {
     let mut patient = app.store.pool.read().await.unwrap();
     patient.batch("SELECT pg_sleep(0.3)").await.unwrap();
 }
+
+/// The version reads' connections of the test database, as PostgreSQL lists them.
+async fn version_connections(db: &str, terminate: bool) -> i64 {
+    let (client, conn) = tokio_postgres::connect(&pg_url_for(db), tokio_postgres::NoTls)
+        .await
+        .expect("connect");
+    let driver = tokio::spawn(conn);
+    let action = if terminate {
+        "pg_terminate_backend(pid)"
+    } else {
+        "true"
+    };
+    let sql = format!(
+        "SELECT count({action}) FROM pg_stat_activity \
+         WHERE datname = $1 AND query = 'SELECT last_value FROM calendar_data_version'"
+    );
+    let n: i64 = client.query_one(&sql, &[&db]).await.unwrap().get(0);
+    drop(client);
+    let _ = driver.await;
+    n
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_data_version_connection_is_replaced_without_a_failed_read() {
+    let Some(app) = TestApp::postgres().await else {
+        return;
+    };
+    let db = app.pg_database.clone().unwrap();
+    let id = app.post("venues", json!({"venue": "Hall A"})).await.id();
+    let r = app.get(&format!("venues/{id}")).await;
+    r.assert(200);
+    assert_eq!(r.body["venue"], "Hall A");
+    assert_eq!(version_connections(&db, true).await, 1, "one was killed");
+
+    app.put(&format!("venues/{id}"), json!({"venue": "Hall B"}))
+        .await
+        .assert(200);
+    // The next read goes over a new connection at once: it does not fail (which
+    // would leave the answer uncached), and it sees the write made after the old
+    // connection died.
+    let version = app.store.pool.data_version().await;
+    assert!(version.is_ok(), "{version:?}");
+    let r = app.get(&format!("venues/{id}")).await;
+    r.assert(200);
+    assert_eq!(r.body["venue"], "Hall B");
+    assert_eq!(version_connections(&db, false).await, 1);
+}

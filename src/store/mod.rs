@@ -171,8 +171,12 @@ const SQLITE_BEFORE_COMMIT: group_commit::BeforeCommit = group_commit::BeforeCom
     max_age: Duration::from_secs(1),
 };
 
-/// The most events a search scans rather than looks up in the index.
-pub const SEARCH_INDEX_BATCH: i64 = 128;
+/// The most events a search scans rather than looks up in the index. Each flush
+/// writes an FTS5 segment that later merges rewrite, level by level: four times
+/// fewer, larger segments than at 128 cut the server's CPU per create by about a
+/// tenth (`bench/README.md`, session 11), while a search's scan of a full queue
+/// stays under a millisecond.
+pub const SEARCH_INDEX_BATCH: i64 = 512;
 
 /// Waits up to 5 s for a lock another connection holds, retrying every millisecond.
 /// SQLite's own busy timeout backs off to 100 ms sleeps, so a writer could oversleep
@@ -261,6 +265,7 @@ fn open_postgres(url: &str, statement_timeout: Option<Duration>) -> Result<Pool,
     }
     pg.connect_timeout(Duration::from_secs(3));
     pg.application_name("calendar-events");
+    let versions = version::VersionReads::new(version::PgVersionSource::new(pg.clone()));
     let manager = deadpool_postgres::Manager::from_config(
         pg,
         tokio_postgres::NoTls,
@@ -276,18 +281,9 @@ fn open_postgres(url: &str, statement_timeout: Option<Duration>) -> Result<Pool,
         .create_timeout(Some(Duration::from_secs(3)))
         .recycle_timeout(Some(Duration::from_secs(3)))
         .build()
-        .map(|pool| {
-            let versions = version::VersionReads::new({
-                let pool = pool.clone();
-                move || {
-                    let pool = pool.clone();
-                    Box::pin(async move { Pool::read_pg_version(&pool).await })
-                }
-            });
-            Pool::Postgres {
-                pool,
-                versions: std::sync::Arc::new(versions),
-            }
+        .map(|pool| Pool::Postgres {
+            pool,
+            versions: std::sync::Arc::new(versions),
         })
         .map_err(|e| StoreError::Internal(e.to_string()))
 }

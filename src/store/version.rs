@@ -9,49 +9,74 @@
 //! one read runs and one is pending; everyone who arrives meanwhile joins the
 //! pending one. Under load that turns thousands of round trips per second into
 //! a few hundred, each request waiting at most two of them.
+//!
+//! One long-lived task does the reads, over a connection of its own that it
+//! drives itself ([`PgVersionSource`]): a read is then one task's work from
+//! sending to answering, with no pool to check out of and no hand-off between the
+//! connection's task and the reader's, which under load was a wake-up (often of
+//! the other core) per read. Before each read the task lets the requests already
+//! woken on this core run, so that those arriving right now join it.
 
 use std::future::Future;
-use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
 
 use super::StoreError;
 
 type Answer = Option<Result<u64, String>>;
-type Fetch =
-    dyn Fn() -> Pin<Box<dyn Future<Output = Result<u64, StoreError>> + Send>> + Send + Sync;
+
+/// Starts the reading task with the source it was given.
+type Start = Box<dyn FnOnce(Weak<Shared>) + Send>;
+
+/// Where the version comes from: one read at a time, by the reading task alone.
+pub trait VersionSource: Send + 'static {
+    fn read(&mut self) -> impl Future<Output = Result<u64, StoreError>> + Send;
+}
 
 pub struct VersionReads {
-    fetch: Arc<Fetch>,
-    rounds: Arc<Mutex<Rounds>>,
+    shared: Arc<Shared>,
+    /// The source, until the first caller starts the reading task with it (a
+    /// pool is built outside the runtime, where no task can be started).
+    idle_source: Mutex<Option<Start>>,
+}
+
+struct Shared {
+    rounds: Mutex<Rounds>,
+    /// Wakes the reading task when a round is pending, or when the readers are gone.
+    wake: Notify,
 }
 
 #[derive(Default)]
 struct Rounds {
-    /// A read is under way (its task also starts the pending one when it ends).
+    /// A read is under way (the task starts the pending one when it ends).
     running: bool,
     /// The read that has not started yet, which new arrivals join.
     pending: Option<watch::Sender<Answer>>,
 }
 
 impl VersionReads {
-    pub fn new(
-        fetch: impl Fn() -> Pin<Box<dyn Future<Output = Result<u64, StoreError>> + Send>>
-        + Send
-        + Sync
-        + 'static,
-    ) -> VersionReads {
+    pub fn new(source: impl VersionSource) -> VersionReads {
+        let start = move |shared: Weak<Shared>| {
+            tokio::spawn(run(source, shared));
+        };
         VersionReads {
-            fetch: Arc::new(fetch),
-            rounds: Arc::default(),
+            shared: Arc::new(Shared {
+                rounds: Mutex::default(),
+                wake: Notify::new(),
+            }),
+            idle_source: Mutex::new(Some(Box::new(start))),
         }
     }
 
     /// The data version as of a moment after this call began.
     pub async fn current(&self) -> Result<u64, StoreError> {
+        if let Some(start) = self.lock_source().take() {
+            start(Arc::downgrade(&self.shared));
+        }
         let mut answer = {
-            let mut rounds = self.rounds.lock().unwrap_or_else(|e| e.into_inner());
+            let mut rounds = self.shared.lock_rounds();
             let answer = match &rounds.pending {
                 Some(pending) => pending.subscribe(),
                 None => {
@@ -61,8 +86,7 @@ impl VersionReads {
                 }
             };
             if !rounds.running {
-                rounds.running = true;
-                tokio::spawn(run(self.fetch.clone(), self.rounds.clone()));
+                self.shared.wake.notify_one();
             }
             answer
         };
@@ -76,31 +100,158 @@ impl VersionReads {
             None => Err(StoreError::Internal("data version not read".into())),
         }
     }
+
+    fn lock_source(&self) -> std::sync::MutexGuard<'_, Option<Start>> {
+        self.idle_source.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
-/// Runs pending reads one after the other until none is left.
-async fn run(fetch: Arc<Fetch>, rounds: Arc<Mutex<Rounds>>) {
-    /// Should this task be dropped half-way (the runtime shutting down), the
-    /// next caller starts another instead of waiting for this one forever.
-    struct Stopped(Arc<Mutex<Rounds>>);
-    impl Drop for Stopped {
-        fn drop(&mut self) {
-            self.0.lock().unwrap_or_else(|e| e.into_inner()).running = false;
-        }
+impl Drop for VersionReads {
+    /// The reading task ends, closing its connection (a test database can then be dropped).
+    fn drop(&mut self) {
+        self.shared.wake.notify_one();
     }
-    let _stopped = Stopped(rounds.clone());
+}
+
+impl Shared {
+    fn lock_rounds(&self) -> std::sync::MutexGuard<'_, Rounds> {
+        self.rounds.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Runs pending reads one after the other, for as long as anyone can ask for one.
+async fn run(mut source: impl VersionSource, shared: Weak<Shared>) {
     loop {
         let Some(round) = ({
-            let mut r = rounds.lock().unwrap_or_else(|e| e.into_inner());
-            let next = r.pending.take();
-            r.running = next.is_some();
+            let Some(shared) = shared.upgrade() else {
+                return;
+            };
+            let notified = shared.wake.notified();
+            // Requests this core has just woken (the last read's) answer first, and
+            // those among them asking again join this read instead of the next.
+            tokio::task::yield_now().await;
+            let next = {
+                let mut rounds = shared.lock_rounds();
+                let next = rounds.pending.take();
+                rounds.running = next.is_some();
+                next
+            };
+            if next.is_none() {
+                // Idle until someone asks (a permit left by an earlier ask returns at once).
+                notified.await;
+            }
             next
         }) else {
-            return;
+            continue;
         };
         // From here on, arrivals start a new pending round.
-        let answer = fetch().await.map_err(|e| e.to_string());
+        let answer = source.read().await.map_err(|e| e.to_string());
         round.send_replace(Some(answer));
+    }
+}
+
+/// Reads the version over a connection of its own, opened on first use and again
+/// after it fails.
+pub struct PgVersionSource {
+    config: tokio_postgres::Config,
+    connection: Option<PgVersionConnection>,
+}
+
+struct PgVersionConnection {
+    client: tokio_postgres::Client,
+    /// Driven by the reading task itself, only while a read is under way: between
+    /// reads there is nothing for it to do.
+    io: tokio_postgres::Connection<tokio_postgres::Socket, tokio_postgres::tls::NoTlsStream>,
+    statement: tokio_postgres::Statement,
+}
+
+/// How long one read may take before the connection is given up on.
+const READ_TIMEOUT: Duration = Duration::from_secs(5);
+
+impl PgVersionSource {
+    pub fn new(config: tokio_postgres::Config) -> PgVersionSource {
+        PgVersionSource {
+            config,
+            connection: None,
+        }
+    }
+
+    async fn connect(config: &tokio_postgres::Config) -> Result<PgVersionConnection, StoreError> {
+        let (client, mut io) = config.connect(tokio_postgres::NoTls).await?;
+        let prepare = client.prepare("SELECT last_value FROM calendar_data_version");
+        let statement = drive(&mut io, prepare).await?;
+        Ok(PgVersionConnection {
+            client,
+            io,
+            statement,
+        })
+    }
+
+    async fn read_once(&mut self) -> Result<u64, StoreError> {
+        let connection = match &mut self.connection {
+            Some(c) => c,
+            None => self.connection.insert(Self::connect(&self.config).await?),
+        };
+        let PgVersionConnection {
+            client,
+            io,
+            statement,
+        } = connection;
+        let row = drive(io, client.query_one(&*statement, &[])).await?;
+        Ok(row.try_get::<_, i64>(0)? as u64)
+    }
+}
+
+impl VersionSource for PgVersionSource {
+    async fn read(&mut self) -> Result<u64, StoreError> {
+        let had_connection = self.connection.is_some();
+        match tokio::time::timeout(READ_TIMEOUT, self.read_once()).await {
+            Ok(Ok(version)) => return Ok(version),
+            Ok(Err(e)) => {
+                self.connection = None;
+                if !had_connection {
+                    return Err(e);
+                }
+            }
+            Err(_) => {
+                self.connection = None;
+                return Err(StoreError::Unavailable(
+                    "data version read timed out".into(),
+                ));
+            }
+        }
+        // A connection that was fine at its last read may since have been closed
+        // (PostgreSQL restarted, an idle timeout): one more try, on a new one.
+        match tokio::time::timeout(READ_TIMEOUT, self.read_once()).await {
+            Ok(Ok(version)) => Ok(version),
+            Ok(Err(e)) => {
+                self.connection = None;
+                Err(e)
+            }
+            Err(_) => {
+                self.connection = None;
+                Err(StoreError::Unavailable(
+                    "data version read timed out".into(),
+                ))
+            }
+        }
+    }
+}
+
+/// Runs `request` while driving the connection it goes over.
+async fn drive<T>(
+    io: &mut tokio_postgres::Connection<tokio_postgres::Socket, tokio_postgres::tls::NoTlsStream>,
+    request: impl Future<Output = Result<T, tokio_postgres::Error>>,
+) -> Result<T, StoreError> {
+    let request = std::pin::pin!(request);
+    match futures_util::future::select(request, io).await {
+        futures_util::future::Either::Left((answer, _)) => Ok(answer?),
+        futures_util::future::Either::Right((closed, _)) => {
+            Err(StoreError::Unavailable(closed.err().map_or_else(
+                || "the data version connection closed".to_string(),
+                |e| e.to_string(),
+            )))
+        }
     }
 }
 
@@ -108,25 +259,40 @@ async fn run(fetch: Arc<Fetch>, rounds: Arc<Mutex<Rounds>>) {
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicU64, Ordering};
-    use std::time::Duration;
 
     /// A database whose version a test sets; each read sees it as of the read's start.
-    fn fake(committed: Arc<AtomicU64>, reads: Arc<AtomicU64>) -> VersionReads {
-        VersionReads::new(move || {
-            let seen = committed.load(Ordering::SeqCst);
-            reads.fetch_add(1, Ordering::SeqCst);
-            Box::pin(async move {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                Ok(seen)
-            })
-        })
+    struct Fake {
+        committed: Arc<AtomicU64>,
+        reads: Arc<AtomicU64>,
+        fail_next: Arc<AtomicU64>,
+    }
+
+    impl VersionSource for Fake {
+        async fn read(&mut self) -> Result<u64, StoreError> {
+            let seen = self.committed.load(Ordering::SeqCst);
+            self.reads.fetch_add(1, Ordering::SeqCst);
+            if self.fail_next.swap(0, Ordering::SeqCst) == 1 {
+                return Err(StoreError::Unavailable("connection refused".into()));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            Ok(seen)
+        }
+    }
+
+    fn fake() -> (VersionReads, Arc<AtomicU64>, Arc<AtomicU64>, Arc<AtomicU64>) {
+        let (committed, reads, fail_next) = (Arc::default(), Arc::default(), Arc::default());
+        let versions = VersionReads::new(Fake {
+            committed: Arc::clone(&committed),
+            reads: Arc::clone(&reads),
+            fail_next: Arc::clone(&fail_next),
+        });
+        (versions, committed, reads, fail_next)
     }
 
     #[tokio::test]
     async fn a_caller_never_gets_a_read_that_started_before_it_arrived() {
-        let committed = Arc::new(AtomicU64::new(0));
-        let reads = Arc::new(AtomicU64::new(0));
-        let versions = Arc::new(fake(committed.clone(), reads.clone()));
+        let (versions, committed, reads, _) = fake();
+        let versions = Arc::new(versions);
         let first = tokio::spawn({
             let v = versions.clone();
             async move { v.current().await.unwrap() }
@@ -157,21 +323,21 @@ mod tests {
 
     #[tokio::test]
     async fn a_failed_read_fails_its_callers_only() {
-        let fail = Arc::new(AtomicU64::new(1));
-        let versions = VersionReads::new({
-            let fail = fail.clone();
-            move || {
-                let failing = fail.swap(0, Ordering::SeqCst) == 1;
-                Box::pin(async move {
-                    if failing {
-                        Err(StoreError::Unavailable("connection refused".into()))
-                    } else {
-                        Ok(3)
-                    }
-                })
-            }
-        });
+        let (versions, committed, _, fail_next) = fake();
+        committed.store(3, Ordering::SeqCst);
+        fail_next.store(1, Ordering::SeqCst);
         assert!(versions.current().await.is_err());
         assert_eq!(versions.current().await.unwrap(), 3);
+    }
+
+    #[tokio::test]
+    async fn the_reading_task_ends_with_the_readers() {
+        let (versions, _, _, _) = fake();
+        versions.current().await.unwrap();
+        let shared = Arc::downgrade(&versions.shared);
+        drop(versions);
+        // The task held only a weak reference, and was woken to notice.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(shared.upgrade().is_none());
     }
 }

@@ -88,18 +88,6 @@ impl Pool {
             Pool::Postgres { versions, .. } => versions.current().await,
         }
     }
-
-    /// Reads PostgreSQL's data version now (see [`VersionReads`] for sharing reads).
-    pub(in crate::store) async fn read_pg_version(
-        pool: &deadpool_postgres::Pool,
-    ) -> Result<u64, StoreError> {
-        let client = pool.get().await.map_err(unavailable)?;
-        let st = client
-            .prepare_cached("SELECT last_value FROM calendar_data_version")
-            .await?;
-        let row = client.query_one(&st, &[]).await?;
-        Ok(row.try_get::<_, i64>(0)? as u64)
-    }
 }
 
 fn unavailable(e: impl std::fmt::Display) -> StoreError {
