@@ -171,12 +171,8 @@ const SQLITE_BEFORE_COMMIT: group_commit::BeforeCommit = group_commit::BeforeCom
     max_age: Duration::from_secs(1),
 };
 
-/// The most events a search scans rather than looks up in the index. Each flush
-/// writes an FTS5 segment that later merges rewrite, level by level: four times
-/// fewer, larger segments than at 128 cut the server's CPU per create by about a
-/// tenth (`bench/README.md`, session 11), while a search's scan of a full queue
-/// stays under a millisecond.
-pub const SEARCH_INDEX_BATCH: i64 = 512;
+/// The most events a search scans rather than looks up in the index.
+pub const SEARCH_INDEX_BATCH: i64 = 128;
 
 /// Waits up to 5 s for a lock another connection holds, retrying every millisecond.
 /// SQLite's own busy timeout backs off to 100 ms sleeps, so a writer could oversleep
