@@ -301,6 +301,27 @@ mod tests {
         assert_eq!(lengths(200), [64, 64, 64, 8]);
     }
 
+    /// `.cargo/config.toml` compiles SQLite without its global page-cache and
+    /// allocation-statistics locks; a build that lost the setting fails here.
+    #[test]
+    fn sqlite_is_compiled_without_global_locks_on_pages_and_allocations() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let mut st = conn.prepare("PRAGMA compile_options").unwrap();
+        let options: Vec<String> = st
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(
+            options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"),
+            "{options:?}"
+        );
+        assert!(
+            !options.iter().any(|o| o == "ENABLE_MEMORY_MANAGEMENT"),
+            "{options:?}"
+        );
+    }
+
     use rusqlite::StatementStatus;
 
     #[test]
