@@ -106,8 +106,15 @@ run_one() {
     RUST_LOG=warn "$bin" serve --database-url "$URL" --bind "127.0.0.1:$PORT" >"$WORK/server.log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 100); do curl -s -o /dev/null "$BASE/health" && break; sleep 0.1; done
+    # mix.lua's filtered list, as bench/run.sh builds it.
+    local month_start month_end filter
+    month_start=$(date -u -d "$(date -u +%Y-%m-01) +1 month" +%Y-%m-%d)
+    month_end=$(date -u -d "$month_start +1 month -1 day" +%Y-%m-%d)
+    filter="start_date=$month_start%2000:00:00&end_date=$month_end%2023:59:59"
+    filter+="&categories=$(jq -r '.top_category.id' "$MANIFEST/manifest.json")&search=jazz"
     local env=(BENCH_MANIFEST="$MANIFEST" BENCH_API="$API" BENCH_LIST="$LIST"
-        BENCH_PREFIX="$API/events/$([[ $LIST == event_slugs ]] && echo by-slug/)")
+        BENCH_PREFIX="$API/events/$([[ $LIST == event_slugs ]] && echo by-slug/)"
+        BENCH_FILTER_QUERY="$filter")
     local url=$BASE
     [[ $SCRIPT == static.lua ]] && url=$BASE$PATH_
     (cd "$ROOT/bench/lua" && env "${env[@]}" wrk -t2 -c"$conns" -d2s -s "$SCRIPT" "$url" >/dev/null)

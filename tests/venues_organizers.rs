@@ -265,6 +265,25 @@ both!(
                 .await
                 .assert(201);
         }
+        // Newest first across pages: later writes have later dates or, in the same
+        // second, higher IDs.
+        let mut listed = Vec::new();
+        for page in 1..=3 {
+            let r = app.get(&format!("organizers?per_page=5&page={page}")).await;
+            r.assert(200);
+            listed.extend(
+                r.body["organizers"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|o| o["id"].as_i64().unwrap()),
+            );
+        }
+        let mut newest_first = listed.clone();
+        newest_first.sort_unstable_by(|a, b| b.cmp(a));
+        newest_first.dedup();
+        assert_eq!(listed, newest_first);
+        assert_eq!(listed.len(), 12);
         let r = app.get("organizers?per_page=5&page=2").await;
         r.assert(200);
         assert_eq!(r.body["organizers"].as_array().unwrap().len(), 5);

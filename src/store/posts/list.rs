@@ -174,12 +174,20 @@ pub async fn list_linked(
     if offset >= total {
         return Ok((Vec::new(), total));
     }
-    let mut page = select_posts();
-    linked_filters(&mut page, lq);
-    page.order_by((Posts::Table, Posts::DateUtc), Order::Desc)
+    // The page's IDs first, then its rows: sorting whole rows, SQLite read and copied
+    // every matching venue (descriptions and all) to keep ten, 20 times slower at
+    // 20,000 venues. The index on (post_type, status, date_utc, id) answers the IDs.
+    let mut ids = Query::select();
+    ids.column((Posts::Table, Posts::Id)).from(Posts::Table);
+    linked_filters(&mut ids, lq);
+    ids.order_by((Posts::Table, Posts::DateUtc), Order::Desc)
         .order_by((Posts::Table, Posts::Id), Order::Desc)
         .limit(lq.per_page)
         .offset(offset);
+    let mut page = select_posts();
+    page.and_where(col(Posts::Id).in_subquery(ids))
+        .order_by((Posts::Table, Posts::DateUtc), Order::Desc)
+        .order_by((Posts::Table, Posts::Id), Order::Desc);
     let posts = conn.query(&page, post_from_row).await?;
     Ok((posts, total))
 }
