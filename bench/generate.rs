@@ -1438,18 +1438,20 @@ async fn pg_copy<R>(
 }
 
 /// Migration 3's own summary of the published, listed events per (start day, end
-/// day) pair, for a load made without its insert trigger.
-const LISTED_EVENT_DAYS_SQL: &str = "
-    DELETE FROM listed_event_days;
-    INSERT INTO listed_event_days (start_day, end_day, events)
-    SELECT (start_utc - ((start_utc % 86400) + 86400) % 86400) / 86400,
-           (end_utc - ((end_utc % 86400) + 86400) % 86400) / 86400,
-           count(*)
-    FROM posts
-    WHERE post_type = 'event' AND status = 'publish' AND NOT hide_from_listings
-      AND start_utc IS NOT NULL AND end_utc IS NOT NULL
-    GROUP BY 1, 2;
-    ALTER TABLE posts ENABLE TRIGGER listed_event_days_insert;";
+/// day) pair, for a load made without its insert trigger: the statement is taken
+/// from the migration, so the two cannot drift apart.
+fn listed_event_days_sql() -> Result<String> {
+    const MIGRATION: &str =
+        include_str!("../src/store/migrations/postgres/0003_listed_event_days.sql");
+    let summary = MIGRATION
+        .find("INSERT INTO listed_event_days")
+        .and_then(|start| Some(&MIGRATION[start..=start + MIGRATION[start..].find(';')?]))
+        .ok_or("migration 3 no longer fills listed_event_days with one INSERT")?;
+    Ok(format!(
+        "DELETE FROM listed_event_days; {summary}
+         ALTER TABLE posts ENABLE TRIGGER listed_event_days_insert;"
+    ))
+}
 
 async fn load_postgres(
     url: &str,
@@ -1513,7 +1515,7 @@ async fn load_postgres(
 
     let pb = spinner("term counts");
     client.batch_execute(&count_terms_sql(shape.now)).await?;
-    client.batch_execute(LISTED_EVENT_DAYS_SQL).await?;
+    client.batch_execute(&listed_event_days_sql()?).await?;
     // The explicit IDs above bypassed the identity sequences.
     client
         .batch_execute(
