@@ -1,18 +1,23 @@
 -- GET BENCH_PREFIX .. <a random line of BENCH_LIST>: event IDs or slugs sampled from
 -- the database by `calendar-bench manifest`, so every request names a real event.
+-- The requests are formatted once, in init(): formatting one per request in Lua cost
+-- wrk about as much CPU as the server spent answering it (bench/README.md, session 13).
 local common = require("common")
 setup = common.setup
 done = common.done
 
 local prefix = os.getenv("BENCH_PREFIX")
 local list_name = os.getenv("BENCH_LIST")
-local items
+local requests
 
 function init(args)
   common.init()
-  items = common.lines(list_name)
+  requests = {}
+  for i, item in ipairs(common.lines(list_name)) do
+    requests[i] = wrk.format("GET", prefix .. item)
+  end
 end
 
 function request()
-  return wrk.format("GET", prefix .. common.pick(items))
+  return common.pick(requests)
 end
