@@ -123,15 +123,16 @@ run_one() {
     out=$(cd "$ROOT/bench/lua" && env "${env[@]}" wrk -t2 -c"$conns" -d"${DURATION}s" -s "$SCRIPT" "$url")
     w1=$(date +%s%N) s1=$(server_ticks) d1=$(db_ticks) m1=$(machine_ticks)
     stop_server
-    local rps non
+    local rps non p99
     rps=$(awk '/Requests\/sec/{print $2}' <<<"$out")
     non=$(awk '/Non-2xx/{print $NF}' <<<"$out")
-    awk -v b="$(basename "$bin")" -v c="$conns" -v r="$rps" -v d="$DURATION" -v hz="$HZ" \
+    p99=$(grep -o '"p99":[0-9.]*' <<<"$out" | cut -d: -f2)
+    awk -v b="$(basename "$bin")" -v c="$conns" -v r="$rps" -v d="$DURATION" -v hz="$HZ" -v p99="${p99:-?}" \
         -v s="$((s1 - s0))" -v g="$((d1 - d0))" -v m="$((m1 - m0))" -v n="${non:-0}" -v cpus="$NCPU" \
         -v wall="$(((w1 - w0) / 1000000))" 'BEGIN {
         per = 1000 / (hz * r * d)
-        printf "%-20s c=%-3s %8.0f req/s  server %.3f ms/req  db %.3f ms/req  machine %.3f ms/req  idle %.2f cores  non-2xx %s\n",
-            b, c, r, s * per, g * per, m * per, cpus - m * 1000 / (hz * wall), n }'
+        printf "%-20s c=%-3s %8.0f req/s  p99 %s ms  server %.3f ms/req  db %.3f ms/req  machine %.3f ms/req  idle %.2f cores  non-2xx %s\n",
+            b, c, r, p99, s * per, g * per, m * per, cpus - m * 1000 / (hz * wall), n }'
 }
 
 echo "# $BACKEND $LABEL, $SCRIPT, ${DURATION}s runs, $(date -u +%FT%TZ), load $(cut -d' ' -f1 /proc/loadavg)"

@@ -13,7 +13,7 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 fn main() -> ExitCode {
     // Freed memory goes back to the system at once rather than after 10 ms: under
     // bursts of concurrent requests the delay let the peak RSS reach 70 MB at a
-    // million events. It costs no measurable throughput (bench/README.md).
+    // million events. It costs no measurable throughput (bench/HISTORY.md).
     // SAFETY: sets a global option before any thread but this one exists.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
     let cli = calendar_events::cli::Cli::parse();

@@ -4,6 +4,8 @@ mod common;
 
 use axum::body::Body;
 use axum::http::{Method, Request};
+use calendar_events::domain::permissions::Role;
+use calendar_events::store::users;
 use common::*;
 use serde_json::json;
 
@@ -179,6 +181,31 @@ async fn a_write_on_one_instance_invalidates_the_cache_of_another() {
         "Changed on A",
         "B sees A's write immediately"
     );
+}
+
+/// Instance B may answer from a data version it read up to a millisecond ago; that
+/// is safe only because A acknowledges a write no sooner than that after its commit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_instance_vouches_for_a_version_older_than_an_acknowledged_write() {
+    let Some(a) = TestApp::postgres().await else {
+        return;
+    };
+    let Some(b) = a.second_store().await else {
+        return;
+    };
+    for n in 0..30 {
+        let before = b.pool.data_version().await.unwrap();
+        let mut tx = a.store.pool.write().await.unwrap();
+        users::create(&mut tx, &format!("lease-{n}"), Role::Subscriber, 0)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        let after = b.pool.data_version().await.unwrap();
+        assert!(
+            after > before,
+            "write {n}: B still vouched for version {before} after A acknowledged a write"
+        );
+    }
 }
 
 #[tokio::test]

@@ -1,7 +1,7 @@
 -- GET BENCH_PREFIX .. <a random line of BENCH_LIST>: event IDs or slugs sampled from
 -- the database by `calendar-bench manifest`, so every request names a real event.
 -- The requests are formatted once, in init(): formatting one per request in Lua cost
--- wrk about as much CPU as the server spent answering it (bench/README.md, session 13).
+-- wrk about as much CPU as the server spent answering it (bench/HISTORY.md, session 13).
 local common = require("common")
 setup = common.setup
 done = common.done

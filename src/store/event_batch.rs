@@ -9,7 +9,7 @@
 //! time on PostgreSQL), and the creates that arrive meanwhile make up the next,
 //! which writes them all with a statement of each kind per 64 rows. At low load a batch
 //! holds one create and costs what a create always did; under load the overhead is
-//! paid once per batch. Measured in `bench/README.md` ("Session 9").
+//! paid once per batch. Measured in `bench/HISTORY.md` ("Session 9").
 //!
 //! A batch that fails before its commit has written nothing, and its creates are
 //! told to write themselves alone, so that each gets its own answer (an error of
@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 use sea_query::{Expr, ExprTrait, InsertStatement, Query, Value};
 use tokio::sync::oneshot;
 
-use super::db::{CommitError, Statement};
+use super::db::{CommitError, Statement, Unsettled};
 use super::events::{self, event_from_row};
 use super::posts;
 use super::schema::Posts;
@@ -111,7 +111,7 @@ struct Queue {
 
 struct Member {
     event: NewEvent,
-    reply: oneshot::Sender<Result<Created, BatchError>>,
+    reply: oneshot::Sender<Result<(Created, Unsettled), BatchError>>,
 }
 
 impl CreateBatcher {
@@ -122,9 +122,17 @@ impl CreateBatcher {
         }
     }
 
-    /// Writes `event` with the next batch. The write goes on if the caller stops
-    /// waiting for it.
+    /// Writes `event` with the next batch, and returns once it may be acknowledged.
+    /// The write goes on if the caller stops waiting for it.
     pub async fn create(&self, event: NewEvent) -> Result<Created, BatchError> {
+        let (created, settled) = self.create_unsettled(event).await?;
+        // Each create waits out its batch's commit itself: the batch's task goes
+        // on to the next batch meanwhile.
+        settled.settle().await;
+        Ok(created)
+    }
+
+    async fn create_unsettled(&self, event: NewEvent) -> Result<(Created, Unsettled), BatchError> {
         let (reply, answer) = oneshot::channel();
         let start = {
             let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
@@ -179,14 +187,15 @@ async fn run(pool: Pool, queue: Arc<Mutex<Queue>>) {
         let (events, replies): (Vec<NewEvent>, Vec<_>) =
             batch.into_iter().map(|m| (m.event, m.reply)).unzip();
         match write(&pool, &events).await {
-            Ok((created, counts)) => {
+            Ok((created, counts, settled)) => {
                 tracing::trace!(creates = created.len(), "create batch written");
                 let counts = Arc::new(counts);
                 for (event, reply) in created.into_iter().zip(replies) {
-                    let _ = reply.send(Ok(Created {
+                    let created = Created {
                         event,
                         counts: counts.clone(),
-                    }));
+                    };
+                    let _ = reply.send(Ok((created, settled)));
                 }
             }
             Err(e) => {
@@ -204,7 +213,7 @@ async fn run(pool: Pool, queue: Arc<Mutex<Queue>>) {
     }
 }
 
-type Written = (Vec<Event>, HashMap<i64, i64>);
+type Written = (Vec<Event>, HashMap<i64, i64>, Unsettled);
 
 async fn write(pool: &Pool, events: &[NewEvent]) -> Result<Written, BatchError> {
     let not_written = |e: StoreError| {
@@ -216,14 +225,14 @@ async fn write(pool: &Pool, events: &[NewEvent]) -> Result<Written, BatchError> 
     if !links.counts.is_empty() {
         events::lock_counts(&mut tx).await.map_err(not_written)?;
     }
-    let counts = tx
-        .commit_after(&links.statements, &links.counts, events::count_from_row)
+    let (counts, settled) = tx
+        .commit_after_unsettled(&links.statements, &links.counts, events::count_from_row)
         .await
         .map_err(|e| match e {
             CommitError::NotCommitted(e) => not_written(e),
             CommitError::Unknown(e) => BatchError::Failed(e.to_string()),
         })?;
-    Ok((stored, counts.into_iter().collect()))
+    Ok((stored, counts.into_iter().collect(), settled))
 }
 
 /// What links new events once they are inserted: their relations, and the

@@ -9,6 +9,7 @@ mod group_commit;
 mod migrate;
 mod pg;
 pub mod posts;
+mod precise_sleep;
 pub mod schema;
 mod sqlite;
 pub mod terms;

@@ -355,9 +355,14 @@ impl TestApp {
 
     /// Another server instance on the same PostgreSQL database (its own pools and cache).
     pub async fn second_instance(&self) -> Option<axum::Router> {
-        let db = self.pg_database.as_ref()?;
-        let store = Store::open(&pg_url_for(db)).await.expect("second instance");
+        let store = self.second_store().await?;
         Some(http::service(Arc::new(AppState::new(store, settings()))))
+    }
+
+    /// Another store on the same PostgreSQL database, as another instance opens it.
+    pub async fn second_store(&self) -> Option<Store> {
+        let db = self.pg_database.as_ref()?;
+        Some(Store::open(&pg_url_for(db)).await.expect("second instance"))
     }
 
     pub fn backend(&self) -> Backend {

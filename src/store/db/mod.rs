@@ -26,7 +26,7 @@ pub use conn::Conn;
 pub use pool::Pool;
 pub use row::Row;
 pub use statement::Statement;
-pub use tx::{CommitError, Tx};
+pub use tx::{CommitError, Tx, Unsettled};
 
 /// How long a request waits for a connection before the database counts as unavailable.
 pub const POOL_WAIT: Duration = Duration::from_secs(5);

@@ -80,8 +80,9 @@ impl Pool {
     }
 
     /// A number that changes whenever committed data may have changed, seen alike by
-    /// every process sharing the database. Responses cached under one version are
-    /// never served under another.
+    /// every process sharing the database, and never older than a write acknowledged
+    /// before the call. Responses cached under one version are never served under
+    /// another.
     pub async fn data_version(&self) -> Result<u64, StoreError> {
         match self {
             Pool::Sqlite { writer, .. } => Ok(writer.version.load(Ordering::Acquire)),

@@ -3,15 +3,19 @@
 //! A [`Tx`] rolls back unless committed. Committing goes through SQLite's group
 //! writer, or on PostgreSQL commits and then announces the change through the
 //! data version; [`CommitError`] tells a failure before the commit from one whose
-//! outcome is unknown.
+//! outcome is unknown. A PostgreSQL commit returns only once the version leases
+//! that may predate it have run out ([`version::LEASE`]), so that no instance
+//! serves a response that misses a write acknowledged before its request.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use super::statement::{Statement, pg_batch, prepare_pg};
 use super::{Conn, Row};
 use crate::store::StoreError;
 use crate::store::group_commit::Writer;
 use crate::store::pg::CommitOutcome;
+use crate::store::{precise_sleep, version};
 
 /// A write transaction. Dropped without [`Tx::commit`], it rolls back; a
 /// PostgreSQL connection whose rollback cannot run in `Drop` is detached from
@@ -57,12 +61,45 @@ impl Tx {
             // Cached responses then live until their one-second expiry at most.
             tracing::warn!(error = %e, "could not announce a committed write");
         }
+        let settled = Unsettled::committed_now();
+        // The connection goes back to the pool before the wait, not after it.
+        drop(self);
+        settled.settle().await;
         Ok(())
+    }
+
+    /// [`Tx::commit_after`], returning as soon as the commit is in: the caller must
+    /// [`Unsettled::settle`] before it acknowledges the write.
+    pub async fn commit_after_unsettled<T>(
+        self,
+        stmts: &[Box<dyn Statement>],
+        queries: &[Box<dyn Statement>],
+        map: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<(Vec<T>, Unsettled), CommitError> {
+        let postgres = matches!(self.conn, Some(Conn::Postgres(_)));
+        let rows = self.commit_after_now(stmts, queries, map).await?;
+        let settled = if postgres {
+            Unsettled::committed_now()
+        } else {
+            Unsettled(None)
+        };
+        Ok((rows, settled))
     }
     /// Runs `stmts`, then `queries` (their rows mapped), then commits: in one flight
     /// on PostgreSQL. Holds the rows the statements lock only as long as PostgreSQL
     /// takes to run them, not for a round trip more.
     pub async fn commit_after<T>(
+        self,
+        stmts: &[Box<dyn Statement>],
+        queries: &[Box<dyn Statement>],
+        map: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, CommitError> {
+        let (rows, settled) = self.commit_after_unsettled(stmts, queries, map).await?;
+        settled.settle().await;
+        Ok(rows)
+    }
+
+    async fn commit_after_now<T>(
         mut self,
         stmts: &[Box<dyn Statement>],
         queries: &[Box<dyn Statement>],
@@ -117,6 +154,27 @@ impl Tx {
             .map(|r| map(&Row::Postgres(r)))
             .collect::<Result<_, _>>()
             .map_err(CommitError::Unknown)
+    }
+}
+
+/// A committed write that is not to be acknowledged yet: on PostgreSQL, until
+/// [`version::LEASE`] after its commit (and its announcement) came back.
+#[must_use = "a write is acknowledged only once it has settled"]
+#[derive(Clone, Copy, Debug)]
+pub struct Unsettled(Option<Instant>);
+
+impl Unsettled {
+    fn committed_now() -> Unsettled {
+        // The margin covers clocks of different hosts that run at slightly
+        // different rates (NTP slews them by at most 0.05 %).
+        Unsettled(Some(Instant::now() + version::LEASE + version::LEASE / 64))
+    }
+
+    /// Waits until the write may be acknowledged.
+    pub async fn settle(self) {
+        if let Some(at) = self.0 {
+            precise_sleep::sleep_until(at).await;
+        }
     }
 }
 
