@@ -225,6 +225,45 @@ both!(trashing_by_update_frees_the_slug_too, |app| async move {
     assert_eq!(back.body["slug"], "gala-2", "the slug was taken meanwhile");
 });
 
+both!(
+    events_with_the_same_slug_can_all_be_trashed,
+    |app| async move {
+        let mut ids = Vec::new();
+        for day in 1..=3 {
+            let start = format!("2027-03-0{day} 09:00:00");
+            let end = format!("2027-03-0{day} 10:00:00");
+            let id = app.event(event("Gala", &start, &end)).await;
+            // One by DELETE, the others by an update that names the trash.
+            let trashed = if day == 1 {
+                app.delete(&format!("events/{id}")).await
+            } else {
+                app.patch(&format!("events/{id}"), json!({"status": "trash"}))
+                    .await
+            };
+            trashed.assert(200);
+            assert_eq!(trashed.body["status"], "trash");
+            ids.push(id);
+        }
+        let renamed = app
+            .patch(
+                &format!("events/{}", ids[2]),
+                json!({"slug": "Gala Night!"}),
+            )
+            .await;
+        renamed.assert(200);
+        assert_eq!(renamed.body["status"], "trash", "still in the trash");
+        let mut slugs = Vec::new();
+        for id in &ids {
+            let back = app
+                .patch(&format!("events/{id}"), json!({"status": "publish"}))
+                .await;
+            back.assert(200);
+            slugs.push(back.body["slug"].as_str().unwrap().to_string());
+        }
+        assert_eq!(slugs, ["gala", "gala-2", "gala-night"]);
+    }
+);
+
 both!(concurrent_writes_move_term_counts_once, |app| async move {
     let cat = app.post("categories", json!({"name": "Music"})).await.id();
     let body = with(

@@ -232,6 +232,44 @@ both!(
 );
 
 both!(
+    posts_with_the_same_slug_can_all_be_trashed_and_restored,
+    |app| async move {
+        for (collection, name_field) in [("venues", "venue"), ("organizers", "organizer")] {
+            let mut ids = Vec::new();
+            for n in 1..=3 {
+                // Each is created after the last went to the trash, so each gets "acme".
+                let body = json!({ name_field: "Acme", "phone": format!("555-010{n}") });
+                let created = app.post(collection, body).await;
+                created.assert(201);
+                assert_eq!(created.body["slug"], "acme");
+                let id = created.id();
+                let trashed = app.delete(&format!("{collection}/{id}")).await;
+                trashed.assert(200);
+                assert_eq!(trashed.body["status"], "trash");
+                assert!(
+                    trashed.body["url"]
+                        .as_str()
+                        .unwrap()
+                        .contains("?post_type="),
+                    "a trashed post has the plain permalink: {}",
+                    trashed.body["url"]
+                );
+                ids.push(id);
+            }
+            let mut slugs = Vec::new();
+            for id in &ids {
+                let restored = app
+                    .post(&format!("{collection}/{id}"), json!({"status": "publish"}))
+                    .await;
+                restored.assert(200);
+                slugs.push(restored.body["slug"].as_str().unwrap().to_string());
+            }
+            assert_eq!(slugs, ["acme", "acme-2", "acme-3"], "{collection}");
+        }
+    }
+);
+
+both!(
     unknown_and_cross_type_ids_are_invalid_params,
     |app| async move {
         let venue = app.post("venues", venue_body()).await.id();

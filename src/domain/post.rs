@@ -88,6 +88,30 @@ impl Status {
 /// The slug suffix WordPress gives trashed posts, freeing their slug for reuse.
 pub const TRASHED_SUFFIX: &str = "__trashed";
 
+/// WordPress shortens a slug to this many bytes before it adds [`TRASHED_SUFFIX`].
+const TRASHED_BASE_MAX: usize = 191;
+
+/// The slug a post asks for when it goes to the trash: `concert__trashed`. Slugs are
+/// unique per type, so a second trashed "concert" is given `concert__trashed-2`.
+pub fn trashed_slug(slug: &str) -> String {
+    let base = untrashed_slug(slug).unwrap_or(slug);
+    let mut end = base.len().min(TRASHED_BASE_MAX);
+    while !base.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}{TRASHED_SUFFIX}", &base[..end])
+}
+
+/// The slug a trashed post had before the trash (`concert` for `concert__trashed` and
+/// for `concert__trashed-2`), or `None` when `slug` is not a trashed one.
+pub fn untrashed_slug(slug: &str) -> Option<&str> {
+    let unnumbered = match slug.rsplit_once('-') {
+        Some((head, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => head,
+        _ => slug,
+    };
+    unnumbered.strip_suffix(TRASHED_SUFFIX)
+}
+
 /// One stored post, as read from the database.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Post {
@@ -217,4 +241,29 @@ pub struct LinkedPostQuery {
     pub statuses: Vec<Status>,
     pub visibility: Visibility,
     pub now_utc: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trashed_slug_gives_back_the_slug_it_came_from() {
+        assert_eq!(trashed_slug("concert"), "concert__trashed");
+        assert_eq!(untrashed_slug("concert__trashed"), Some("concert"));
+        assert_eq!(untrashed_slug("concert__trashed-12"), Some("concert"));
+        assert_eq!(trashed_slug("concert__trashed-2"), "concert__trashed");
+        assert_eq!(untrashed_slug("concert"), None);
+        assert_eq!(untrashed_slug("concert-2"), None);
+        assert_eq!(untrashed_slug("concert__trashed-"), None);
+        assert_eq!(untrashed_slug("concert__trashed-x"), None);
+    }
+
+    #[test]
+    fn a_long_slug_is_shortened_so_its_suffix_survives() {
+        let long = "a".repeat(200);
+        let trashed = trashed_slug(&long);
+        assert_eq!(trashed.len(), 191 + TRASHED_SUFFIX.len());
+        assert_eq!(untrashed_slug(&trashed), Some(&long[..191]));
+    }
 }

@@ -7,7 +7,7 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
 use crate::api::table::NAMESPACE;
 use crate::config::Settings;
-use crate::domain::post::{PostType, TRASHED_SUFFIX};
+use crate::domain::post::{PostType, untrashed_slug};
 use crate::domain::term::Taxonomy;
 
 /// Characters left as they are in a path segment.
@@ -66,7 +66,7 @@ impl Urls {
 
     /// The front-end permalink of a post; trashed posts get the plain form, as in WordPress.
     pub fn permalink(&self, post_type: PostType, slug: &str, id: i64) -> String {
-        if slug.ends_with(TRASHED_SUFFIX) || slug.is_empty() {
+        if untrashed_slug(slug).is_some() || slug.is_empty() {
             return format!("{}/?post_type={}&p={id}", self.site, post_type.wp_name());
         }
         let base = match post_type {

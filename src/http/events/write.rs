@@ -11,7 +11,8 @@ use super::{find, links_of, render_written, to_json};
 use crate::api::args::Args;
 use crate::api::table::By;
 use crate::domain::event::{Event, EventChanges, LinkedRef, TermRef};
-use crate::domain::post::{ImageRef, PostType, Status, TRASHED_SUFFIX};
+use crate::domain::post::{ImageRef, PostType, Status, trashed_slug};
+use crate::domain::slug;
 use crate::domain::term::Taxonomy;
 use crate::http::dispatch::Ctx;
 use crate::http::error::ApiError;
@@ -320,10 +321,10 @@ pub async fn update(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError
             .post
             .slug
             .take()
-            .filter(|s| !s.trim().is_empty())
+            .map(|s| slug::slugify(&s))
+            .filter(|s| !s.is_empty())
             .unwrap_or_else(|| existing.post.slug.clone());
-        let base = base.trim_end_matches(TRASHED_SUFFIX);
-        c.post.slug = Some(format!("{base}{TRASHED_SUFFIX}"));
+        c.post.slug = Some(trashed_slug(&base));
     }
     let app = ctx.app.clone();
     let now = ctx.now;

@@ -5,7 +5,7 @@
 use sea_query::{Expr, ExprTrait, InsertStatement, Query};
 
 use super::{unique_slug, wanted_slug};
-use crate::domain::post::{Post, PostChanges, PostType, Status, TRASHED_SUFFIX};
+use crate::domain::post::{Post, PostChanges, PostType, Status, trashed_slug, untrashed_slug};
 use crate::domain::slug;
 use crate::store::schema::{EventOrganizers, Posts};
 use crate::store::{Conn, StoreError};
@@ -143,12 +143,11 @@ pub async fn update(
             .unwrap_or_else(|| slug::slugify(changes.title.as_deref().unwrap_or(&post.title)));
         let slug = unique_slug(conn, post_type, &wanted, Some(post.id)).await?;
         values.push((Posts::Slug, slug.into()));
-    } else if changes.status.is_some_and(|s| s != Status::Trash)
-        && post.slug.ends_with(TRASHED_SUFFIX)
+    } else if let Some(base) = untrashed_slug(&post.slug)
+        && changes.status.is_some_and(|s| s != Status::Trash)
     {
         // Restoring from the trash gives the post its slug back (or the next free one).
-        let base = post.slug.trim_end_matches(TRASHED_SUFFIX).to_string();
-        let slug = unique_slug(conn, post_type, &base, Some(post.id)).await?;
+        let slug = unique_slug(conn, post_type, base, Some(post.id)).await?;
         values.push((Posts::Slug, slug.into()));
     }
     if let Some(img) = image_id {
@@ -168,15 +167,14 @@ pub async fn update(
 /// Moves a post to the trash, freeing its slug, and unlinks a venue or organizer
 /// from the events that use it.
 pub async fn trash(conn: &mut Conn, post: &Post, now: i64) -> Result<(), StoreError> {
+    let post_type = post.post_type.unwrap_or(PostType::Venue);
+    let slug = unique_slug(conn, post_type, &trashed_slug(&post.slug), Some(post.id)).await?;
     conn.execute(
         Query::update()
             .table(Posts::Table)
             .values([
                 (Posts::Status, Status::Trash.as_str().into()),
-                (
-                    Posts::Slug,
-                    format!("{}{}", post.slug, TRASHED_SUFFIX).into(),
-                ),
+                (Posts::Slug, slug.into()),
                 (Posts::ModifiedUtc, now.into()),
             ])
             .and_where(Expr::col(Posts::Id).eq(post.id)),
