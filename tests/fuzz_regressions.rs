@@ -129,3 +129,28 @@ both!(
         assert_eq!(r.body["total"], 0, "{}", r.text);
     }
 );
+
+// Trashing a venue or organizer gives it the slug `<slug>__trashed`, which another
+// post of its type could already hold: one trashed before with the same slug, or one
+// created with that slug. The unique slug index made that DELETE a 500 (stateful
+// fuzzing, `DELETE /organizers/{id}`); now the trashed slug is numbered like any other.
+both!(
+    trashing_into_a_taken_trashed_slug_is_not_a_server_error,
+    |app| async move {
+        for (collection, name) in [("organizers", "organizer"), ("venues", "venue")] {
+            let squatter = app
+                .post(
+                    collection,
+                    json!({ name: "Other", "slug": "acme__trashed" }),
+                )
+                .await;
+            assert_eq!(squatter.body["slug"], "acme__trashed");
+            let id = app.post(collection, json!({ name: "Acme" })).await.id();
+            let trashed = app.delete(&format!("{collection}/{id}")).await;
+            trashed.assert(200);
+            assert_eq!(trashed.body["slug"], "acme__trashed-2");
+            let forced = app.delete(&format!("{collection}/{id}?force=true")).await;
+            forced.assert(200);
+        }
+    }
+);
