@@ -154,6 +154,7 @@ error-internal = The server could not complete the request.
 error-end-before-start = The end date must not be before the start date.
 error-too-many-venues = An event has at most one venue.
 error-cannot-upload = Sorry, you are not allowed to add images by URL.
+error-cannot-create-category = No such category, and you are not allowed to create categories.
 error-parent-missing = Parent term does not exist.
 error-parent-cycle = A category cannot be its own ancestor.
 error-duplicate-term-slug = The slug is already in use by another term.

@@ -5,10 +5,12 @@ use clap::Args;
 #[derive(Args, Clone, Debug)]
 pub struct DatabaseArgs {
     /// Database URL: `sqlite://PATH` (created if missing) or `postgres://USER@HOST/DB`.
+    /// Every subcommand takes it, before or after the subcommand's name.
     #[arg(
         long,
         env = "CALENDAR_DATABASE_URL",
-        default_value = "sqlite://calendar.db"
+        default_value = "sqlite://calendar.db",
+        global = true
     )]
     pub database_url: String,
 }

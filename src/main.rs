@@ -1,7 +1,5 @@
 use std::process::ExitCode;
 
-use clap::Parser;
-
 /// glibc's allocator locks an arena whenever memory is freed on another thread than
 /// the one that allocated it, which async tasks moving between workers do all the time.
 #[global_allocator]
@@ -16,6 +14,6 @@ fn main() -> ExitCode {
     // million events. It costs no measurable throughput (bench/HISTORY.md).
     // SAFETY: sets a global option before any thread but this one exists.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
-    let cli = calendar_events::cli::Cli::parse();
+    let cli = calendar_events::cli::Cli::parse_args();
     calendar_events::cli::run(cli)
 }

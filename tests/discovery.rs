@@ -181,6 +181,17 @@ both!(
             create["application/json"]["schema"]["required"],
             json!(["title", "start_date", "end_date"])
         );
+        // Array filters are declared the way generated clients send them, and
+        // that way they reach the server whole.
+        let categories = doc["paths"]["/events"]["get"]["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "categories")
+            .unwrap()
+            .clone();
+        assert_eq!(categories["style"], "form");
+        assert_eq!(categories["explode"], true);
         validate_with_standard_validator(&doc);
     }
 );

@@ -484,3 +484,57 @@ both!(post_parent_and_ticketed_filters, |app| async move {
             .assert_error(400, "rest_invalid_param");
     }
 });
+
+both!(
+    an_event_in_several_requested_terms_and_organizers_is_listed_once,
+    |app| async move {
+        let red = app.post("categories", json!({"name": "Red"})).await.id();
+        let blue = app.post("categories", json!({"name": "Blue"})).await.id();
+        let x = app.post("tags", json!({"name": "X"})).await.id();
+        let y = app.post("tags", json!({"name": "Y"})).await.id();
+        let a = app.post("organizers", json!({"organizer": "A"})).await.id();
+        let b = app.post("organizers", json!({"organizer": "B"})).await.id();
+        app.event(at(
+            "Dup",
+            "2027-06-10 10:00:00",
+            "2027-06-10 12:00:00",
+            json!({"categories": [red, blue], "tags": [x, y], "organizer": [a, b]}),
+        ))
+        .await;
+        app.event(at(
+            "Other",
+            "2027-06-11 10:00:00",
+            "2027-06-11 12:00:00",
+            json!({"categories": [red], "tags": [x], "organizer": [a]}),
+        ))
+        .await;
+        for q in [
+            format!("categories={red},{blue}"),
+            "categories=red&categories=blue".into(),
+            format!("tags={x},{y}"),
+            format!("categories={red},{blue}&tags={x},{y}"),
+            format!("organizer={a},{b}"),
+            format!("categories={red},{blue}&tags={x},{y}&organizer={a},{b}"),
+            format!("categories={red},{blue}&search=dup"),
+        ] {
+            let r = app
+                .get(&format!(
+                    "events?start_date=2027-06-01&end_date=2027-06-30&{q}"
+                ))
+                .await;
+            r.assert(200);
+            let expected: &[&str] = if q.contains("search") {
+                &["Dup"]
+            } else {
+                &["Dup", "Other"]
+            };
+            assert_eq!(titles(&r), expected, "{q}");
+            assert_eq!(r.body["total"], expected.len(), "{q}");
+            assert_eq!(
+                r.header("x-wp-total"),
+                Some(&*expected.len().to_string()),
+                "{q}"
+            );
+        }
+    }
+);

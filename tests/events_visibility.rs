@@ -578,7 +578,12 @@ both!(trashing_a_venue_or_organizer_unlinks_it, |app| async move {
     assert_eq!(r.body["venue"], json!([]));
     assert_eq!(r.body["organizer"].as_array().unwrap().len(), 1);
     assert_eq!(r.body["organizer"][0]["id"], keep);
-    assert!(titles(&app.get(&format!("events?{FROM_2027}&venue={venue}")).await).is_empty());
+    let by_venue = format!("events?{FROM_2027}&venue={venue}");
+    assert!(titles(&app.get_as(&by_venue, &app.admin.auth()).await).is_empty());
+    // To a visitor, a trashed venue is as unknown as one that never was.
+    app.get(&by_venue)
+        .await
+        .assert_error(400, "rest_invalid_param");
     // A trashed venue cannot be linked again.
     app.post("events", feb("Again", json!({"venue": venue})))
         .await

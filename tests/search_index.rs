@@ -123,3 +123,33 @@ both!(a_full_batch_is_indexed_at_once, |app| async move {
     r.assert(200);
     assert_eq!(r.body["total"], batch);
 });
+
+both!(
+    search_folds_the_case_of_every_script_indexed_or_not,
+    |app| async move {
+        create(&app, "Fête Ünïcødé").await;
+        create(&app, "ΣΟΦΙΑ Концерт").await;
+        for (word, expected) in [
+            ("ünïcødé", "Fête Ünïcødé"),
+            ("ÜNÏCØDÉ", "Fête Ünïcødé"),
+            ("fête", "Fête Ünïcødé"),
+            ("σοφια", "ΣΟΦΙΑ Концерт"),
+            ("концерт", "ΣΟΦΙΑ Концерт"),
+        ] {
+            assert_eq!(search(&app, word).await, [expected], "queued: {word}");
+        }
+        // Once a later write indexes them, the index folds case the same way.
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+        create(&app, "Other").await;
+        if let Some(q) = queued(&app).await {
+            assert!(q.is_empty(), "indexed after a second: {q:?}");
+        }
+        for (word, expected) in [
+            ("ünïcødé", "Fête Ünïcødé"),
+            ("σοφια", "ΣΟΦΙΑ Концерт"),
+            ("КОНЦЕРТ", "ΣΟΦΙΑ Концерт"),
+        ] {
+            assert_eq!(search(&app, word).await, [expected], "indexed: {word}");
+        }
+    }
+);

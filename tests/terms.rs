@@ -288,3 +288,52 @@ both!(only_editors_manage_terms, |app| async move {
         .await
         .assert_error(400, "rest_invalid_param");
 });
+
+both!(term_names_sort_regardless_of_case, |app| async move {
+    let mut ids = Vec::new();
+    for name in ["C x", "b x", "A x", "é x"] {
+        ids.push(app.post("categories", json!({"name": name})).await.id());
+    }
+    let names = |r: &Resp| -> Vec<String> {
+        r.body["categories"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{}", r.text))
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let include = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+    for (q, expected) in [
+        ("hide_empty=0", ["A x", "b x", "C x", "é x"]),
+        ("hide_empty=0&order=desc", ["é x", "C x", "b x", "A x"]),
+        (
+            "hide_empty=0&orderby=name&order=asc",
+            ["A x", "b x", "C x", "é x"],
+        ),
+        (
+            &*format!("hide_empty=0&include={include}"),
+            ["A x", "b x", "C x", "é x"],
+        ),
+    ] {
+        assert_eq!(
+            names(&app.get(&format!("categories?{q}")).await),
+            expected,
+            "{q}"
+        );
+    }
+    // An event lists its terms in the same order.
+    let id = app
+        .event(with(
+            event("E", "2027-01-01 10:00:00", "2027-01-01 11:00:00"),
+            json!({"categories": ids}),
+        ))
+        .await;
+    let r = app.get(&format!("events/{id}")).await;
+    let listed: Vec<&str> = r.body["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, ["A x", "b x", "C x", "é x"]);
+});

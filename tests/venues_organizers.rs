@@ -660,3 +660,37 @@ both!(
         assert_eq!(body_wins.body["organizer"], "Body");
     }
 );
+
+both!(
+    descriptions_are_sanitized_and_wrapped_like_event_descriptions,
+    |app| async move {
+        for (path, key) in [("venues", "venue"), ("organizers", "organizer")] {
+            let r = app
+                .post(path, json!({key: "Hall", "description": "A hall"}))
+                .await;
+            r.assert(201);
+            assert_eq!(r.body["description"], "<p>A hall</p>", "{path}");
+            let r = app
+                .post(
+                    path,
+                    json!({key: "Other", "description": "<script>x()</script><b>Bold</b>\n\nSecond"}),
+                )
+                .await;
+            assert_eq!(
+                r.body["description"], "<p><b>Bold</b></p>\n<p>Second</p>",
+                "{path}"
+            );
+            let id = r.id();
+            let r = app
+                .patch(
+                    &format!("{path}/{id}"),
+                    json!({"description": "<h2>Title</h2>"}),
+                )
+                .await;
+            assert_eq!(
+                r.body["description"], "<h2>Title</h2>",
+                "block markup is kept as is"
+            );
+        }
+    }
+);

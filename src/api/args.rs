@@ -106,7 +106,7 @@ impl Reason {
     }
 }
 
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Invalid {
     pub name: String,
     pub reason: Reason,
@@ -133,9 +133,17 @@ pub struct Args {
     values: HashMap<&'static str, Val>,
     /// Names the request itself carried, as opposed to filled-in defaults.
     given: Vec<&'static str>,
+    /// The arguments refused by their declared type or bounds; they have no value here.
+    invalid: Vec<Invalid>,
 }
 
 impl Args {
+    /// The arguments refused by their declaration, for the handler to report with
+    /// the ones its own checks refuse.
+    pub fn invalid(&self) -> &[Invalid] {
+        &self.invalid
+    }
+
     fn get(&self, name: &str) -> Option<&Val> {
         self.values.get(name)
     }
@@ -207,9 +215,11 @@ impl Args {
     }
 }
 
-/// Parses a query string or form body, PHP-style: `a[]=1&a[]=2` is a list,
-/// `v[city]=X` an object, and a repeated plain name keeps its last value.
-pub fn parse_form(input: &str) -> Map<String, Value> {
+/// Parses a query string or form body, PHP-style: `a[]=1&a[]=2` is a list and
+/// `v[city]=X` an object. A repeated plain name keeps its last value, as in PHP,
+/// unless `is_list(name)`: then every value counts (`categories=3&categories=1`
+/// is `3,1`), because generated OpenAPI clients send arrays that way.
+pub fn parse_form(input: &str, is_list: impl Fn(&str) -> bool) -> Map<String, Value> {
     let mut out = Map::new();
     for (key, value) in form_urlencoded::parse(input.as_bytes()) {
         let value = Value::String(value.into_owned());
@@ -236,7 +246,21 @@ pub fn parse_form(input: &str) -> Map<String, Value> {
                 }
             }
             _ => {
-                out.insert(key.into_owned(), value);
+                let repeated = match out.get_mut(key.as_ref()) {
+                    Some(Value::String(earlier)) if is_list(&key) => earlier,
+                    Some(Value::Array(earlier)) if is_list(&key) => {
+                        earlier.push(value);
+                        continue;
+                    }
+                    _ => {
+                        out.insert(key.into_owned(), value);
+                        continue;
+                    }
+                };
+                if let Value::String(v) = value {
+                    repeated.push(',');
+                    repeated.push_str(&v);
+                }
             }
         }
     }
@@ -246,6 +270,18 @@ pub fn parse_form(input: &str) -> Map<String, Value> {
 /// Checks raw arguments against an endpoint's declaration: first every required
 /// argument must be present, then every present one must be valid.
 pub fn check(endpoint: &Endpoint, raw: RawArgs, limits: &Limits) -> Result<Args, ArgError> {
+    let args = check_present(endpoint, raw, limits)?;
+    if args.invalid.is_empty() {
+        Ok(args)
+    } else {
+        Err(ArgError::Invalid(args.invalid))
+    }
+}
+
+/// Like [`check`], but the arguments refused by their declaration come back in
+/// [`Args::invalid`] rather than as an error, so that a handler can add those its
+/// own checks refuse and answer every one in one 400, as WordPress does.
+pub fn check_present(endpoint: &Endpoint, raw: RawArgs, limits: &Limits) -> Result<Args, ArgError> {
     let mut args = Args::default();
     let mut missing = Vec::new();
     let mut invalid = Vec::new();
@@ -291,9 +327,7 @@ pub fn check(endpoint: &Endpoint, raw: RawArgs, limits: &Limits) -> Result<Args,
     if !missing.is_empty() {
         return Err(ArgError::Missing(missing));
     }
-    if !invalid.is_empty() {
-        return Err(ArgError::Invalid(invalid));
-    }
+    args.invalid = invalid;
     Ok(args)
 }
 
@@ -415,8 +449,22 @@ fn coerce(spec: &Arg, limits: &Limits, v: &Value) -> Result<Val, Invalid> {
         Kind::Integer => Val::Int(parse_int(v).ok_or_else(|| type_error(spec, "integer"))?),
         Kind::Number => Val::Num(parse_num(v).ok_or_else(|| type_error(spec, "number"))?),
         Kind::Boolean => Val::Bool(parse_bool(v).ok_or_else(|| type_error(spec, "boolean"))?),
-        Kind::String | Kind::DateTime => {
-            let s = scalar_text(v).ok_or_else(|| type_error(spec, "string"))?;
+        // A number, boolean, array or object where text is declared is refused, as
+        // WordPress's schema validation refuses it: `"title": 123` is a mistake.
+        Kind::String => {
+            let Value::String(s) = v else {
+                return Err(type_error(spec, "string"));
+            };
+            check_text(spec, limits, s)?;
+            Val::Str(s.clone())
+        }
+        // Unix timestamps may come as JSON numbers.
+        Kind::DateTime => {
+            let s = match v {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                _ => return Err(type_error(spec, "string")),
+            };
             check_text(spec, limits, &s)?;
             Val::Str(s)
         }
@@ -494,10 +542,19 @@ mod tests {
 
     #[test]
     fn php_style_brackets_make_lists_and_objects() {
-        let m = parse_form("a[]=1&a[]=2&v[city]=Paris&v[venue]=X&p=1&p=2");
+        let m = parse_form("a[]=1&a[]=2&v[city]=Paris&v[venue]=X&p=1&p=2", |_| false);
         assert_eq!(m["a"], json!(["1", "2"]));
         assert_eq!(m["v"], json!({"city": "Paris", "venue": "X"}));
         assert_eq!(m["p"], json!("2"));
+    }
+
+    #[test]
+    fn repeated_list_names_keep_every_value() {
+        let lists = |name: &str| name == "c" || name == "a";
+        let m = parse_form("c=3&c=1,2&p=1&p=2&a[]=1&a=2", lists);
+        assert_eq!(m["c"], json!("3,1,2"));
+        assert_eq!(m["p"], json!("2"), "a scalar keeps its last value");
+        assert_eq!(m["a"], json!(["1", "2"]));
     }
 
     #[test]
@@ -557,6 +614,45 @@ mod tests {
             );
         }
         assert!(coerce(&spec(Kind::String), &Limits::default(), &json!("fine")).is_ok());
+    }
+
+    #[test]
+    fn text_is_text_and_dates_may_be_timestamps() {
+        let spec = |kind| Arg {
+            name: "x",
+            kind,
+            required: false,
+            default: Default::None,
+            one_of: &[],
+            location: Location::Param,
+            description: "",
+        };
+        let limits = Limits::default();
+        for v in [
+            json!(123),
+            json!(1.5),
+            json!(true),
+            json!(["a"]),
+            json!({"a": 1}),
+        ] {
+            let refused = coerce(&spec(Kind::String), &limits, &v).map_err(|e| e.reason);
+            assert_eq!(refused, Err(Reason::NotOfType("string")), "{v}");
+        }
+        assert_eq!(
+            coerce(&spec(Kind::DateTime), &limits, &json!(1_700_000_000)),
+            Ok(Val::Str("1700000000".into()))
+        );
+        assert!(coerce(&spec(Kind::DateTime), &limits, &json!(true)).is_err());
+        assert_eq!(
+            coerce(&spec(Kind::Integer), &limits, &json!("42")),
+            Ok(Val::Int(42)),
+            "integers keep their lenient forms"
+        );
+        assert_eq!(
+            coerce(&spec(Kind::Boolean), &limits, &json!("yes")),
+            Ok(Val::Bool(true)),
+            "booleans keep their lenient forms"
+        );
     }
 
     #[test]

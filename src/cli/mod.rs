@@ -7,7 +7,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::config::{DatabaseArgs, ServeArgs};
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches};
+
+use crate::config::ServeArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -23,12 +26,55 @@ pub struct Cli {
     pub serve: ServeArgs,
 }
 
+impl Cli {
+    /// Parses the command line, or exits with clap's message. `serve`'s options
+    /// written before another subcommand's name would be ignored by it, so they
+    /// are refused rather than dropped; `--database-url` works in either place.
+    pub fn parse_args() -> Cli {
+        Cli::parse_from_args(std::env::args_os()).unwrap_or_else(|e| e.exit())
+    }
+
+    pub fn parse_from_args<I, T>(args: I) -> Result<Cli, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let mut command = Cli::command();
+        let matches = command.try_get_matches_from_mut(args)?;
+        let cli = Cli::from_arg_matches(&matches)?;
+        let Some(sub) = matches.subcommand_name() else {
+            return Ok(cli);
+        };
+        let misplaced = command.get_arguments().find(|a| {
+            !a.is_global_set()
+                && matches.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine)
+        });
+        match misplaced {
+            Some(arg) => Err(command.error(
+                clap::error::ErrorKind::ArgumentConflict,
+                match sub {
+                    "serve" => format!("--{} goes after `serve`", long_name(arg)),
+                    _ => format!(
+                        "--{} applies to `serve` only, not to `{sub}`",
+                        long_name(arg)
+                    ),
+                },
+            )),
+            None => Ok(cli),
+        }
+    }
+}
+
+fn long_name(arg: &clap::Arg) -> &str {
+    arg.get_long().unwrap_or(arg.get_id().as_str())
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Serve the API (the default when no subcommand is given).
     Serve(Box<ServeArgs>),
     /// Create or upgrade the database schema, then exit.
-    Migrate(DatabaseArgs),
+    Migrate,
     /// Manage users.
     #[command(subcommand)]
     User(UserCommand),
@@ -45,20 +91,11 @@ pub enum UserCommand {
         /// administrator, editor, author, contributor or subscriber.
         #[arg(long, value_parser = crate::domain::permissions::Role::NAMES)]
         role: String,
-        #[command(flatten)]
-        db: DatabaseArgs,
     },
     /// List users.
-    List {
-        #[command(flatten)]
-        db: DatabaseArgs,
-    },
+    List,
     /// Delete a user and their credentials.
-    Delete {
-        login: String,
-        #[command(flatten)]
-        db: DatabaseArgs,
-    },
+    Delete { login: String },
 }
 
 #[derive(Subcommand, Debug)]
@@ -69,15 +106,9 @@ pub enum TokenCommand {
         /// A label to remember the token by.
         #[arg(long, default_value = "")]
         name: String,
-        #[command(flatten)]
-        db: DatabaseArgs,
     },
     /// Revoke a token or application password.
-    Revoke {
-        token: String,
-        #[command(flatten)]
-        db: DatabaseArgs,
-    },
+    Revoke { token: String },
 }
 
 pub fn run(cli: Cli) -> ExitCode {
@@ -95,9 +126,9 @@ pub fn run(cli: Cli) -> ExitCode {
         match cli.command {
             None => serve::run(cli.serve).await,
             Some(Command::Serve(args)) => serve::run(*args).await,
-            Some(Command::Migrate(db)) => users::migrate(&db).await,
-            Some(Command::User(cmd)) => users::user(cmd).await,
-            Some(Command::Token(cmd)) => users::token(cmd).await,
+            Some(Command::Migrate) => users::migrate(&cli.serve.db).await,
+            Some(Command::User(cmd)) => users::user(cmd, &cli.serve.db).await,
+            Some(Command::Token(cmd)) => users::token(cmd, &cli.serve.db).await,
         }
     });
     match result {

@@ -46,9 +46,9 @@ async fn issue(
     Ok(secret)
 }
 
-pub async fn user(cmd: UserCommand) -> Result<(), String> {
+pub async fn user(cmd: UserCommand, db: &DatabaseArgs) -> Result<(), String> {
     match cmd {
-        UserCommand::Create { login, role, db } => {
+        UserCommand::Create { login, role } => {
             let role = Role::parse(&role).ok_or("unknown role")?;
             if login.trim().is_empty() || login.contains(':') || login.len() > 60 {
                 return Err("a login is 1 to 60 characters and has no ':'".into());
@@ -77,7 +77,7 @@ pub async fn user(cmd: UserCommand) -> Result<(), String> {
             println!("{secret}");
             Ok(())
         }
-        UserCommand::List { db } => {
+        UserCommand::List => {
             let store = Store::open(&db.database_url)
                 .await
                 .map_err(|e| e.to_string())?;
@@ -87,7 +87,7 @@ pub async fn user(cmd: UserCommand) -> Result<(), String> {
             }
             Ok(())
         }
-        UserCommand::Delete { login, db } => {
+        UserCommand::Delete { login } => {
             let store = Store::open(&db.database_url)
                 .await
                 .map_err(|e| e.to_string())?;
@@ -105,9 +105,9 @@ pub async fn user(cmd: UserCommand) -> Result<(), String> {
     }
 }
 
-pub async fn token(cmd: TokenCommand) -> Result<(), String> {
+pub async fn token(cmd: TokenCommand, db: &DatabaseArgs) -> Result<(), String> {
     match cmd {
-        TokenCommand::Create { login, name, db } => {
+        TokenCommand::Create { login, name } => {
             let store = Store::open(&db.database_url)
                 .await
                 .map_err(|e| e.to_string())?;
@@ -125,7 +125,7 @@ pub async fn token(cmd: TokenCommand) -> Result<(), String> {
             println!("{secret}");
             Ok(())
         }
-        TokenCommand::Revoke { token, db } => {
+        TokenCommand::Revoke { token } => {
             let store = Store::open(&db.database_url)
                 .await
                 .map_err(|e| e.to_string())?;

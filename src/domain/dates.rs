@@ -32,6 +32,17 @@ pub fn parse_instant(
         Some(instant) => instant,
         None => relative(s, zone, now),
     }
+    .filter(storable)
+}
+
+/// The first and last instants a date can name: years 1 to 9999 in UTC, what
+/// `YYYY-MM-DD HH:MM:SS` can write back. Outside them a date is refused, never
+/// moved to the nearest one that fits.
+pub const EARLIEST: i64 = -62_135_596_800;
+pub const LATEST: i64 = 253_402_300_799;
+
+fn storable(instant: &DateTime<Utc>) -> bool {
+    (EARLIEST..=LATEST).contains(&instant.timestamp())
 }
 
 /// [`parse_instant`] for inputs that name an instant whatever the time is: `None`
@@ -41,7 +52,7 @@ pub fn parse_absolute(input: &str, zone: &impl TimeZone) -> Option<DateTime<Utc>
     if s.is_empty() || s.len() > 100 {
         return None;
     }
-    absolute(s, zone).flatten()
+    absolute(s, zone).flatten().filter(storable)
 }
 
 /// `Some` when `s` has an absolute form, holding the instant if there is one
@@ -197,6 +208,31 @@ mod tests {
         );
         assert_eq!(parse("+5 days", Tz::UTC).unwrap(), "2026-11-27 08:30:00");
         assert_eq!(parse("now", Tz::UTC).unwrap(), "2026-11-22 08:30:00");
+    }
+
+    #[test]
+    fn dates_outside_years_1_to_9999_are_refused_not_moved() {
+        for input in [
+            "-0001-01-01",
+            "0000-12-31 23:59:59",
+            "+10000-01-01",
+            "10000-01-01",
+            "-99999999999",
+            "999999999999",
+            "+9000 years",
+        ] {
+            assert_eq!(parse(input, Tz::UTC), None, "{input}");
+        }
+        assert_eq!(parse("0001-01-01", Tz::UTC).unwrap(), "0001-01-01 00:00:00");
+        assert_eq!(
+            parse("9999-12-31 23:59:59", Tz::UTC).unwrap(),
+            "9999-12-31 23:59:59"
+        );
+        assert_eq!(
+            parse("9999-12-31 23:00:00", chrono_tz::America::New_York),
+            None,
+            "past the last instant in UTC"
+        );
     }
 
     #[test]

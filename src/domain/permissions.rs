@@ -125,6 +125,13 @@ impl Caller {
         self.can_edit(post)
     }
 
+    /// `read_post` without a password: the caller sees the post and everything it
+    /// links to. A password-protected post shows only its title to those who may
+    /// not edit it, so its links (terms, venue, organizers) are as hidden as it is.
+    pub fn can_read_in_full(&self, post: &Post, now_utc: i64) -> bool {
+        self.can_read(post, now_utc) && (post.password.is_empty() || self.can_edit(post))
+    }
+
     /// What a list may show this caller.
     pub fn visibility(&self) -> Visibility {
         match &self.0 {

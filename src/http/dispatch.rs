@@ -202,7 +202,8 @@ async fn run(
 
     let caller = authenticate(&app, &parts).await?;
 
-    let mut params = args::parse_form(parts.uri.query().unwrap_or(""));
+    let is_list = |name: &str| endpoint.takes_list(name);
+    let mut params = args::parse_form(parts.uri.query().unwrap_or(""), is_list);
     if parts.method != Method::GET {
         let bytes = to_bytes(body, app.settings.max_body_bytes)
             .await
@@ -214,13 +215,16 @@ async fn run(
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("")
                 .to_ascii_lowercase();
-            for (k, v) in parse_body(&content_type, &bytes)? {
+            for (k, v) in parse_body(&content_type, &bytes, is_list)? {
                 params.insert(k, v);
             }
         }
     }
 
-    let args = args::check(endpoint, RawArgs { path, params }, &app.settings.limits)?;
+    let args = args::check_present(endpoint, RawArgs { path, params }, &app.settings.limits)?;
+    if !args.invalid().is_empty() && !reports_every_invalid_argument(endpoint.op) {
+        return Err(ApiError::Invalid(args.invalid().to_vec()));
+    }
     let ctx = Ctx {
         urls: Urls::new(&app.settings, &lang.prefix),
         app,
@@ -270,7 +274,11 @@ fn client_ip(app: &App, parts: &axum::http::request::Parts) -> Option<std::net::
         .map(|c| c.0.ip())
 }
 
-fn parse_body(content_type: &str, bytes: &[u8]) -> Result<Map<String, Value>, ApiError> {
+fn parse_body(
+    content_type: &str,
+    bytes: &[u8],
+    is_list: impl Fn(&str) -> bool,
+) -> Result<Map<String, Value>, ApiError> {
     let is_json = content_type.contains("json")
         || (content_type.is_empty()
             && bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{'));
@@ -290,9 +298,26 @@ fn parse_body(content_type: &str, bytes: &[u8]) -> Result<Map<String, Value>, Ap
         let text = std::str::from_utf8(bytes).map_err(|_| {
             ApiError::invalid_because("body", "rest_invalid_encoding", Msg::BodyNotUtf8)
         })?;
-        return Ok(args::parse_form(text));
+        return Ok(args::parse_form(text, is_list));
     }
     Ok(Map::new())
+}
+
+/// The operations whose handlers check arguments of their own (dates, IDs, …)
+/// and report them with those the declaration refused, through `error::Problems`.
+fn reports_every_invalid_argument(op: Op) -> bool {
+    matches!(
+        op,
+        Op::EventList
+            | Op::EventCreate
+            | Op::EventUpdate(_)
+            | Op::LinkedList(_)
+            | Op::LinkedCreate(_)
+            | Op::LinkedUpdate(..)
+            | Op::TermList(_)
+            | Op::TermCreate(_)
+            | Op::TermUpdate(_)
+    )
 }
 
 async fn route(ctx: &Ctx, op: Op, args: Args) -> Result<Response, ApiError> {

@@ -375,7 +375,9 @@ fn operation(lang: &str, endpoint: &Endpoint, method: &Method, per_page_default:
                         .description(description)
                         .schema(Some(arg_schema(a, per_page_default)))
                         .style(is_list.then_some(ParameterStyle::Form))
-                        .explode(is_list.then_some(false))
+                        // Repeated keys (`categories=1&categories=2`): what every
+                        // generator sends; CSV and `categories[]=` work as well.
+                        .explode(is_list.then_some(true))
                         .build(),
                 );
             }

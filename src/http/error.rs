@@ -231,6 +231,50 @@ impl ApiError {
     }
 }
 
+/// The invalid arguments of one request, gathered so that it hears of every one in
+/// a single 400, as WordPress validates all arguments before answering.
+#[derive(Debug, Default)]
+pub struct Problems(Vec<Invalid>);
+
+impl Problems {
+    /// Starts with the arguments their declaration refused.
+    pub fn new(args: &crate::api::args::Args) -> Problems {
+        Problems(args.invalid().to_vec())
+    }
+
+    /// The value of a check that passed; `None` after noting an invalid argument.
+    /// Any other error ends the request, unless arguments were already found
+    /// invalid: a 400 comes before permission and existence, as in the reference.
+    pub fn check<T>(&mut self, result: Result<T, ApiError>) -> Result<Option<T>, ApiError> {
+        match result {
+            Ok(v) => Ok(Some(v)),
+            Err(ApiError::Invalid(list)) => {
+                for i in list {
+                    if !self.0.iter().any(|seen| seen.name == i.name) {
+                        self.0.push(i);
+                    }
+                }
+                Ok(None)
+            }
+            Err(e) if self.0.is_empty() => Err(e),
+            Err(_) => Err(ApiError::Invalid(std::mem::take(&mut self.0))),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// A 400 naming every invalid argument, if there is one.
+    pub fn finish(self) -> Result<(), ApiError> {
+        if self.0.is_empty() {
+            Ok(())
+        } else {
+            Err(ApiError::Invalid(self.0))
+        }
+    }
+}
+
 impl From<ArgError> for ApiError {
     fn from(e: ArgError) -> Self {
         match e {

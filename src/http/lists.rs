@@ -146,13 +146,15 @@ pub fn page_and_size(
     per_page_max: u64,
 ) -> Result<(u64, u64), ApiError> {
     let page = args.int("page").unwrap_or(1);
-    if page < 1 {
-        return Err(ApiError::invalid_param("page"));
-    }
     let per_page = args.int("per_page").unwrap_or(10);
-    if per_page < 1 {
-        return Err(ApiError::invalid_param("per_page"));
+    let mut p = super::error::Problems::default();
+    if page < 1 {
+        p.check::<()>(Err(ApiError::invalid_param("page")))?;
     }
+    if per_page < 1 {
+        p.check::<()>(Err(ApiError::invalid_param("per_page")))?;
+    }
+    p.finish()?;
     Ok((page as u64, (per_page as u64).min(per_page_max)))
 }
 

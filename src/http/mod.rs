@@ -123,7 +123,7 @@ pub fn service(app: App) -> Router {
     let request_id = header::HeaderName::from_static(REQUEST_ID);
     let cors = cors(&app.settings.cors_origins);
     let limit = app.settings.max_concurrent_requests;
-    router(app)
+    let routed = router(app)
         .layer(SetResponseHeaderLayer::overriding(
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),
@@ -135,7 +135,37 @@ pub fn service(app: App) -> Router {
             let id = req.headers().get(REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("");
             tracing::info_span!("request", method = %req.method(), uri = %req.uri().path(), request_id = %id)
         }))
-        .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
+        .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid));
+    // The method must change before the router picks a route by it.
+    Router::new().fallback_service(tower::util::MapRequest::new(routed, method_override))
+}
+
+/// WordPress's method override, for clients behind proxies that pass only GET and
+/// POST: a POST with `?_method=DELETE` or `X-HTTP-Method-Override: DELETE` is
+/// handled as that method (the query parameter wins). Only POSTs are overridden:
+/// a GET that deletes could be triggered by any link or image a browser follows.
+fn method_override(mut req: Request) -> Request {
+    if req.method() != axum::http::Method::POST {
+        return req;
+    }
+    let from_query = req.uri().query().and_then(|q| {
+        form_urlencoded::parse(q.as_bytes())
+            .find(|(k, _)| k == "_method")
+            .map(|(_, v)| v.into_owned())
+    });
+    let requested = from_query.or_else(|| {
+        req.headers()
+            .get("x-http-method-override")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    });
+    if let Some(name) = requested {
+        // An unknown method routes nowhere: a 404, never a POST carried out instead.
+        let method = axum::http::Method::from_bytes(name.trim().to_ascii_uppercase().as_bytes())
+            .unwrap_or_else(|_| axum::http::Method::from_bytes(b"INVALID").expect("a token"));
+        *req.method_mut() = method;
+    }
+    req
 }
 
 /// The request header carrying a request's ID (set here when the client sends none).

@@ -6,7 +6,7 @@ use axum::response::Response;
 
 use super::cache::Freshness;
 use super::dispatch::Ctx;
-use super::error::ApiError;
+use super::error::{ApiError, Problems};
 use super::json;
 use super::linked::detached;
 use super::lists::{self, Layout, Paging};
@@ -68,37 +68,68 @@ async fn existing_ids(
     Ok(ids)
 }
 
+/// The `parent` filter: `0` (top level) or an existing term of the taxonomy.
+async fn parent_filter(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Option<i64>, ApiError> {
+    match args.int("parent") {
+        Some(0) => Ok(Some(0)),
+        Some(p) => {
+            let mut conn = ctx.app.store.pool.read().await?;
+            match terms::get(&mut conn, p).await? {
+                Some(t) if t.taxonomy == tax => Ok(Some(p)),
+                _ => Err(ApiError::invalid_param("parent")),
+            }
+        }
+        None => Ok(None),
+    }
+}
+
+/// The event a term list is filtered by. One the caller may not read in full
+/// (hidden, or behind a password) answers as an unknown ID does: its terms would
+/// tell what its own representation does not.
+async fn visible_event(ctx: &Ctx, args: &Args, param: &str) -> Result<Option<i64>, ApiError> {
+    let Some(id) = args.int(param) else {
+        return Ok(None);
+    };
+    let mut conn = ctx.app.store.pool.read().await?;
+    let post = posts::get(&mut conn, id)
+        .await?
+        .filter(|p| p.post_type == Some(PostType::Event))
+        .filter(|p| ctx.caller.can_read_in_full(p, ctx.now));
+    match post {
+        Some(_) => Ok(Some(id)),
+        None => Err(ApiError::invalid_param(param)),
+    }
+}
+
 pub async fn list(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Response, ApiError> {
-    let (page, per_page) = lists::page_and_size(args, ctx.app.settings.per_page_max)?;
-    let search = nonempty(args, "search")?.map(str::to_string);
-    let slug = nonempty(args, "slug")?.map(str::to_string);
-    let include = existing_ids(ctx, tax, args, "include").await?;
-    let exclude = existing_ids(ctx, tax, args, "exclude").await?;
+    let mut p = Problems::new(args);
+    let paging = p.check(lists::page_and_size(args, ctx.app.settings.per_page_max))?;
+    let search = p
+        .check(nonempty(args, "search"))?
+        .flatten()
+        .map(str::to_string);
+    let slug = p
+        .check(nonempty(args, "slug"))?
+        .flatten()
+        .map(str::to_string);
+    let include = p.check(existing_ids(ctx, tax, args, "include").await)?;
+    let exclude = p.check(existing_ids(ctx, tax, args, "exclude").await)?;
+    let parent = p.check(parent_filter(ctx, tax, args).await)?.flatten();
+    // `event` is an alias of `post` and wins when both are given.
+    let post_param = if args.has("event") { "event" } else { "post" };
+    let post = p
+        .check(visible_event(ctx, args, post_param).await)?
+        .flatten();
+    p.finish()?;
+    let (Some((page, per_page)), Some(include), Some(exclude)) = (paging, include, exclude) else {
+        return Err(ApiError::Internal("a checked argument has no value".into()));
+    };
     let order_desc = args.str("order") == Some("desc");
     let orderby = args
         .str("orderby")
         .and_then(TermOrderBy::parse)
         .unwrap_or(TermOrderBy::Name);
     let mut conn = ctx.app.store.pool.read().await?;
-    let parent = match args.int("parent") {
-        Some(0) => Some(0),
-        Some(p) => match terms::get(&mut conn, p).await? {
-            Some(t) if t.taxonomy == tax => Some(p),
-            _ => return Err(ApiError::invalid_param("parent")),
-        },
-        None => None,
-    };
-    // `event` is an alias of `post` and wins when both are given.
-    let post_param = if args.has("event") { "event" } else { "post" };
-    let post = match args.int(post_param) {
-        Some(id) => {
-            if posts::type_of(&mut conn, id).await? != Some(PostType::Event) {
-                return Err(ApiError::invalid_param(post_param));
-            }
-            Some(id)
-        }
-        None => None,
-    };
     let query = TermQuery {
         taxonomy: tax,
         page,
@@ -150,74 +181,109 @@ pub async fn list(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Response, Api
     Ok(resp)
 }
 
-/// Reads and checks a term create/update; every 400 comes before permission.
+/// Reads and checks a term create/update; every 400 comes before permission, and
+/// every invalid field is reported in the same 400.
 async fn read_changes(
     ctx: &Ctx,
     tax: Taxonomy,
     args: &Args,
     existing: Option<&Term>,
 ) -> Result<TermChanges, ApiError> {
+    let mut p = Problems::new(args);
     let mut c = TermChanges {
-        name: nonempty(args, "name")?.map(strip_tags),
-        description: nonempty(args, "description")?.map(str::to_string),
-        slug: nonempty(args, "slug")?.map(str::to_string),
-        parent: None,
+        name: p.check(nonempty(args, "name"))?.flatten().map(strip_tags),
+        ..TermChanges::default()
     };
     if c.name.as_deref() == Some("") {
-        return Err(ApiError::invalid_param("name"));
+        p.check::<()>(Err(ApiError::invalid_param("name")))?;
     }
-    if let Some(s) = &c.slug {
+    c.description = p
+        .check(nonempty(args, "description"))?
+        .flatten()
+        .map(str::to_string);
+    if let Some(s) = p.check(nonempty(args, "slug"))?.flatten() {
         let s = slugify(s);
         if s.is_empty() {
-            return Err(ApiError::invalid_param("slug"));
+            p.check::<()>(Err(ApiError::invalid_param("slug")))?;
         }
         c.slug = Some(s);
     }
-    let mut conn = ctx.app.store.pool.read().await?;
-    if tax.hierarchical()
-        && let Some(p) = args.int("parent")
-    {
-        if p != 0 {
-            let parent_ok = terms::get(&mut conn, p)
-                .await?
-                .is_some_and(|t| t.taxonomy == tax);
-            if !parent_ok {
-                return Err(ApiError::invalid_because(
-                    "parent",
-                    "rest_term_invalid",
-                    Msg::ParentMissing,
-                ));
-            }
-            if let Some(term) = existing
-                && terms::would_cycle(&mut conn, term.id, p).await?
-            {
-                return Err(ApiError::invalid_because(
-                    "parent",
-                    "rest_term_invalid",
-                    Msg::ParentCycle,
-                ));
-            }
-        }
-        c.parent = Some(p);
+    if tax.hierarchical() {
+        c.parent = p
+            .check(parent_of(ctx, tax, args, existing).await)?
+            .flatten();
     }
     if let Some(s) = &c.slug
-        && terms::slug_taken(&mut conn, tax, s, existing.map(|t| t.id)).await?
+        && !s.is_empty()
     {
+        p.check(slug_free(ctx, tax, s, existing).await)?;
+    }
+    p.finish()?;
+    let name = c.name.as_deref().or(existing.map(|t| t.name.as_str()));
+    let parent = c.parent.or(existing.map(|t| t.parent)).unwrap_or(0);
+    if let Some(name) = name {
+        let mut conn = ctx.app.store.pool.read().await?;
+        if let Some(term_id) =
+            terms::name_taken(&mut conn, tax, name, parent, existing.map(|t| t.id)).await?
+        {
+            return Err(ApiError::TermExists { term_id });
+        }
+    }
+    Ok(c)
+}
+
+/// A new parent: none (`0`), or a term of the taxonomy that is not the term itself
+/// nor one of its descendants.
+async fn parent_of(
+    ctx: &Ctx,
+    tax: Taxonomy,
+    args: &Args,
+    existing: Option<&Term>,
+) -> Result<Option<i64>, ApiError> {
+    let Some(p) = args.int("parent") else {
+        return Ok(None);
+    };
+    if p == 0 {
+        return Ok(Some(0));
+    }
+    let mut conn = ctx.app.store.pool.read().await?;
+    let parent_ok = terms::get(&mut conn, p)
+        .await?
+        .is_some_and(|t| t.taxonomy == tax);
+    if !parent_ok {
+        return Err(ApiError::invalid_because(
+            "parent",
+            "rest_term_invalid",
+            Msg::ParentMissing,
+        ));
+    }
+    if let Some(term) = existing
+        && terms::would_cycle(&mut conn, term.id, p).await?
+    {
+        return Err(ApiError::invalid_because(
+            "parent",
+            "rest_term_invalid",
+            Msg::ParentCycle,
+        ));
+    }
+    Ok(Some(p))
+}
+
+async fn slug_free(
+    ctx: &Ctx,
+    tax: Taxonomy,
+    slug: &str,
+    existing: Option<&Term>,
+) -> Result<(), ApiError> {
+    let mut conn = ctx.app.store.pool.read().await?;
+    if terms::slug_taken(&mut conn, tax, slug, existing.map(|t| t.id)).await? {
         return Err(ApiError::invalid_because(
             "slug",
             "duplicate_term_slug",
             Msg::DuplicateTermSlug,
         ));
     }
-    let name = c.name.as_deref().or(existing.map(|t| t.name.as_str()));
-    let parent = c.parent.or(existing.map(|t| t.parent)).unwrap_or(0);
-    if let Some(name) = name
-        && let Some(term_id) =
-            terms::name_taken(&mut conn, tax, name, parent, existing.map(|t| t.id)).await?
-    {
-        return Err(ApiError::TermExists { term_id });
-    }
-    Ok(c)
+    Ok(())
 }
 
 fn check_permission(ctx: &Ctx) -> Result<(), ApiError> {

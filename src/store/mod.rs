@@ -8,6 +8,7 @@ pub mod events;
 mod group_commit;
 mod migrate;
 mod pg;
+mod pg_setup;
 pub mod posts;
 mod precise_sleep;
 pub mod schema;
@@ -40,6 +41,18 @@ pub(crate) fn pieces<T>(items: &[T]) -> impl Iterator<Item = &[T]> {
         rest = tail;
         Some(piece)
     })
+}
+
+/// `EXISTS (sub)`, written so that SQLite keeps it a semi-join.
+///
+/// SQLite 3.51 turns a correlated `EXISTS` into a join, and when the subquery's index
+/// lookup walks an `IN` list (`term_id IN (1, 2)`) that join yields the outer row once
+/// per matching list item: an event in two requested categories was listed and
+/// counted twice. A `LIMIT` keeps the optimisation away; the subquery still runs on
+/// the same index, stopping at its first row, and PostgreSQL plans it as before.
+pub(crate) fn exists(mut sub: sea_query::SelectStatement) -> sea_query::SimpleExpr {
+    sub.limit(1);
+    sea_query::Expr::exists(sub)
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -134,6 +147,7 @@ impl Store {
         timeout: Option<Duration>,
     ) -> Result<Store, StoreError> {
         let store = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            pg_setup::ensure_database(url).await?;
             Store {
                 pool: open_postgres(url, timeout)?,
             }
@@ -202,7 +216,41 @@ fn sqlite_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
          PRAGMA cache_size = -8000;",
     )?;
     conn.set_prepared_statement_cache_capacity(256);
+    unicode_lower(&conn)?;
     Ok(conn)
+}
+
+/// Replaces SQLite's `lower()`, which folds ASCII letters only, with Unicode case
+/// folding as PostgreSQL's does: searches lower-case their words in Rust, and
+/// `search=ünïcødé` must find "Fête Ünïcødé" on both backends. No index of ours is
+/// built on `lower()`, so no stored value depends on the function it replaces.
+fn unicode_lower(conn: &rusqlite::Connection) -> Result<(), StoreError> {
+    use rusqlite::functions::FunctionFlags;
+    use rusqlite::types::{Value, ValueRef};
+    conn.create_scalar_function(
+        "lower",
+        1,
+        FunctionFlags::SQLITE_UTF8
+            | FunctionFlags::SQLITE_DETERMINISTIC
+            | FunctionFlags::SQLITE_INNOCUOUS,
+        |ctx| {
+            Ok(match ctx.get_raw(0) {
+                ValueRef::Null => Value::Null,
+                ValueRef::Text(bytes) => {
+                    let text = String::from_utf8_lossy(bytes);
+                    Value::Text(if text.is_ascii() {
+                        text.to_ascii_lowercase()
+                    } else {
+                        text.to_lowercase()
+                    })
+                }
+                ValueRef::Integer(i) => Value::Text(i.to_string()),
+                ValueRef::Real(r) => Value::Text(r.to_string()),
+                ValueRef::Blob(b) => Value::Blob(b.to_ascii_lowercase()),
+            })
+        },
+    )?;
+    Ok(())
 }
 
 fn sqlite_pool(size: usize) -> deadpool::unmanaged::Pool<rusqlite::Connection> {

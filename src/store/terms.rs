@@ -1,6 +1,6 @@
 //! Categories and tags.
 
-use sea_query::{Cond, Expr, ExprTrait, Order, Query, SelectStatement};
+use sea_query::{Cond, Expr, ExprTrait, Func, Order, Query, SelectStatement};
 
 use super::posts::contains;
 use super::schema::{TermRelationships, Terms};
@@ -59,10 +59,12 @@ pub async fn get_many(conn: &mut Conn, ids: &[i64]) -> Result<Vec<Term>, StoreEr
     conn.query(&select_many(ids), term_from_row).await
 }
 
-/// The terms of these IDs, in the order events list their terms (name, then ID).
+/// The terms of these IDs, in the order events list their terms (name regardless
+/// of case, then ID).
 pub fn select_many(ids: &[i64]) -> SelectStatement {
     select_terms()
         .and_where(col(Terms::Id).is_in(ids.iter().copied()))
+        .order_by_expr(Func::lower(Expr::col(Terms::Name)).into(), Order::Asc)
         .order_by(Terms::Name, Order::Asc)
         .order_by(Terms::Id, Order::Asc)
         .to_owned()
@@ -323,6 +325,14 @@ pub async fn list(conn: &mut Conn, tq: &TermQuery) -> Result<(Vec<Term>, u64), S
         TermOrderBy::Count => Terms::Count,
         TermOrderBy::Id | TermOrderBy::TermGroup | TermOrderBy::Include => Terms::Id,
     };
+    if matches!(column, Terms::Name | Terms::Description) {
+        // People read "A, b, C", not the code-point order "A, C, b" (WordPress sorts
+        // with MySQL's case-insensitive collation).
+        page.order_by_expr(
+            Func::lower(Expr::col((Terms::Table, column))).into(),
+            order.clone(),
+        );
+    }
     page.order_by((Terms::Table, column), order.clone())
         .order_by((Terms::Table, Terms::Id), order)
         .limit(tq.per_page)

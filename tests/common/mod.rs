@@ -164,6 +164,19 @@ pub fn settings() -> Settings {
     }
 }
 
+/// The administrator's PostgreSQL URL when the server is reachable; `None` (with the
+/// usual notice) when it is not, outside CI.
+pub fn pg_reachable() -> Option<String> {
+    pg_template().map(|_| pg_admin_url())
+}
+
+/// `url` with its user replaced by `user` (and no password).
+pub fn pg_url_as(url: &str, user: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("postgres", url));
+    let host = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
+    format!("{scheme}://{user}@{host}")
+}
+
 fn pg_admin_url() -> String {
     std::env::var("CALENDAR_TEST_PG_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())

@@ -146,6 +146,17 @@ pub struct Endpoint {
     pub args: &'static [Arg],
 }
 
+impl Endpoint {
+    /// True when `name` is an argument that takes several values.
+    pub fn takes_list(&self, name: &str) -> bool {
+        self.args.iter().any(|a| {
+            a.name == name
+                && a.location == Location::Param
+                && matches!(a.kind, Kind::List(_) | Kind::Linked(_) | Kind::Status)
+        })
+    }
+}
+
 #[derive(Debug)]
 pub struct Route {
     /// Path below the namespace, in axum syntax (`/events/{id}`); `""` is the index.

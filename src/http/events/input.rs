@@ -14,27 +14,68 @@ use crate::domain::post::{PostType, Status};
 use crate::domain::term::Taxonomy;
 use crate::domain::timezone::{EventZone, parse_zone};
 use crate::http::dispatch::Ctx;
-use crate::http::error::ApiError;
+use crate::http::error::{ApiError, Problems};
 use crate::http::linked::{image_ref, normalize_url, read_changes as read_linked};
 use crate::store::{posts, terms, users};
 
 /// Most organizers, terms or tickets one event may name.
 pub(super) const MAX_LINKS: usize = 100;
 
-/// The write's changes, and what was read to check them (see [`Known`]).
+/// The write's changes, and what was read to check them (see [`Known`]). Every
+/// field is checked, and every invalid one is reported in the same 400.
 pub async fn read(
     ctx: &Ctx,
     args: &Args,
     existing: Option<&Event>,
 ) -> Result<(EventChanges, Known), ApiError> {
+    let mut p = Problems::new(args);
     let mut c = EventChanges::default();
     let now = DateTime::from_timestamp(ctx.now, 0).unwrap_or_default();
+    p.check(read_post_fields(&mut c, args))?;
+    p.check(read_author(ctx, args).await.map(|a| c.post.author = a))?;
+    let zone = p.check(read_zone(ctx, &mut c, args, existing))?;
+    // Dates in an invalid zone are still checked, in the zone they would otherwise use.
+    let zone = zone.unwrap_or_else(|| current_zone(ctx, existing));
+    p.check(read_publication_date(&mut c, args, &zone, now))?;
     let site = ctx.app.settings.timezone;
+    p.check(read_dates(&mut c, args, existing, &zone, site, now))?;
+    if let Some(v) = args.raw("image") {
+        c.image = p.check(image_ref(ctx, v).await)?;
+    }
+    if let Some(v) = args.raw("cost") {
+        c.cost = p.check(read_cost(v))?;
+    }
+    if let Some(w) = args.raw("website") {
+        let url = scalar(w).and_then(|text| normalize_url(&text));
+        c.website = p.check(
+            url.map(Some)
+                .ok_or_else(|| ApiError::invalid_param("website")),
+        )?;
+    }
+    c.post.show_map = args.bool("show_map");
+    c.post.show_map_link = args.bool("show_map_link");
+    c.hide_from_listings = args.bool("hide_from_listings");
+    c.sticky = args.bool("sticky");
+    c.featured = args.bool("featured");
+    c.post_parent = p
+        .check(read_post_parent(ctx, args, existing).await)?
+        .flatten();
+    let known = Known::read(ctx, args).await?;
+    p.check(read_links(ctx, &known, &mut c, args).await)?;
+    if let Some(v) = args.raw("tickets") {
+        c.tickets = p.check(read_tickets(v))?;
+    }
+    p.finish()?;
+    Ok((c, known))
+}
 
+/// Title, description, excerpt, slug, password and status.
+fn read_post_fields(c: &mut EventChanges, args: &Args) -> Result<(), ApiError> {
+    let mut p = Problems::default();
     if let Some(t) = args.str("title") {
         let t = strip_tags(t.trim());
         if t.is_empty() {
-            return Err(ApiError::invalid_param("title"));
+            p.check::<()>(Err(ApiError::invalid_param("title")))?;
         }
         c.post.title = Some(t);
     }
@@ -43,101 +84,123 @@ pub async fn read(
     c.post.slug = args.str("slug").map(|s| strip_tags(s.trim()));
     c.post.password = args.str("password").map(str::to_string);
     if let Some(s) = args.str("status") {
-        c.post.status = Some(Status::parse(s).ok_or_else(|| ApiError::invalid_param("status"))?);
+        c.post.status =
+            p.check(Status::parse(s).ok_or_else(|| ApiError::invalid_param("status")))?;
     }
-    if let Some(author) = args.int("author") {
-        let mut conn = ctx.app.store.pool.read().await?;
-        if author <= 0 || !users::exists(&mut conn, author).await? {
-            return Err(ApiError::invalid_param("author"));
-        }
-        c.post.author = Some(author);
-    }
+    p.finish()
+}
 
-    // The zone dates are read in: the new one, the event's, or the site's.
+/// The author a write names, who must exist.
+async fn read_author(ctx: &Ctx, args: &Args) -> Result<Option<i64>, ApiError> {
+    let Some(author) = args.int("author") else {
+        return Ok(None);
+    };
+    let mut conn = ctx.app.store.pool.read().await?;
+    if author <= 0 || !users::exists(&mut conn, author).await? {
+        return Err(ApiError::invalid_param("author"));
+    }
+    Ok(Some(author))
+}
+
+/// The zone the event's dates are read in: the new one, the event's, or the site's.
+fn read_zone(
+    ctx: &Ctx,
+    c: &mut EventChanges,
+    args: &Args,
+    existing: Option<&Event>,
+) -> Result<EventZone, ApiError> {
+    let site = ctx.app.settings.timezone;
     let zone = match args.str("timezone").map(str::trim) {
-        Some("") => {
-            c.timezone = Some(site.name().to_string());
-            EventZone::Named(site)
-        }
-        Some(name) => {
-            let z = parse_zone(name).ok_or_else(|| ApiError::invalid_param("timezone"))?;
-            c.timezone = Some(z.name());
-            z
-        }
+        Some("") => EventZone::Named(site),
+        Some(name) => parse_zone(name).ok_or_else(|| ApiError::invalid_param("timezone"))?,
         None => {
-            let z = existing.map_or(EventZone::Named(site), |e| super::view::zone_of(e, site));
+            let z = current_zone(ctx, existing);
             if existing.is_none() {
                 c.timezone = Some(z.name());
             }
-            z
+            return Ok(z);
         }
     };
-    // `date` is wall time in the event's zone; `date_utc` is UTC. `date` wins when both are given.
+    c.timezone = Some(zone.name());
+    Ok(zone)
+}
+
+/// The zone an event has before this write: its own, or the site's for a new one.
+fn current_zone(ctx: &Ctx, existing: Option<&Event>) -> EventZone {
+    let site = ctx.app.settings.timezone;
+    existing.map_or(EventZone::Named(site), |e| super::view::zone_of(e, site))
+}
+
+/// `date` is wall time in the event's zone; `date_utc` is UTC. `date` wins when both are given.
+fn read_publication_date(
+    c: &mut EventChanges,
+    args: &Args,
+    zone: &EventZone,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    let mut p = Problems::default();
     if let Some(d) = args.str("date_utc") {
         let parsed = crate::domain::dates::parse_instant(d, &Utc, now);
-        c.post.date_utc = Some(
+        c.post.date_utc = p.check(
             parsed
-                .ok_or_else(|| ApiError::invalid_param("date_utc"))?
-                .timestamp(),
-        );
+                .map(|d| d.timestamp())
+                .ok_or_else(|| ApiError::invalid_param("date_utc")),
+        )?;
     }
     if let Some(d) = args.str("date") {
-        let parsed = parse_in_zone(d, &zone, now);
-        c.post.date_utc = Some(
+        let parsed = parse_in_zone(d, zone, now);
+        if let Some(date) = p.check(
             parsed
-                .ok_or_else(|| ApiError::invalid_param("date"))?
-                .timestamp(),
-        );
+                .map(|d| d.timestamp())
+                .ok_or_else(|| ApiError::invalid_param("date")),
+        )? {
+            c.post.date_utc = Some(date);
+        }
     }
-    read_dates(&mut c, args, existing, &zone, site, now)?;
+    p.finish()
+}
 
-    c.image = match args.raw("image") {
-        Some(v) => Some(image_ref(ctx, v).await?),
-        None => None,
+/// The parent event a write names: `0` unlinks; the event itself cannot be it.
+async fn read_post_parent(
+    ctx: &Ctx,
+    args: &Args,
+    existing: Option<&Event>,
+) -> Result<Option<i64>, ApiError> {
+    let Some(parent) = args.int("post_parent") else {
+        return Ok(None);
     };
-    c.cost = args.raw("cost").map(read_cost).transpose()?;
-    if let Some(w) = args.raw("website") {
-        let text = scalar(w).ok_or_else(|| ApiError::invalid_param("website"))?;
-        c.website = Some(Some(
-            normalize_url(&text).ok_or_else(|| ApiError::invalid_param("website"))?,
-        ));
-    }
-    c.post.show_map = args.bool("show_map");
-    c.post.show_map_link = args.bool("show_map_link");
-    c.hide_from_listings = args.bool("hide_from_listings");
-    c.sticky = args.bool("sticky");
-    c.featured = args.bool("featured");
-    if let Some(parent) = args.int("post_parent") {
-        if parent != 0 {
-            let mut conn = ctx.app.store.pool.read().await?;
-            let is_event = posts::type_of(&mut conn, parent).await? == Some(PostType::Event);
-            if !is_event || existing.is_some_and(|e| e.post.id == parent) {
-                return Err(ApiError::invalid_param("post_parent"));
-            }
+    if parent != 0 {
+        let mut conn = ctx.app.store.pool.read().await?;
+        let is_event = posts::type_of(&mut conn, parent).await? == Some(PostType::Event);
+        if !is_event || existing.is_some_and(|e| e.post.id == parent) {
+            return Err(ApiError::invalid_param("post_parent"));
         }
-        c.post_parent = Some(parent.max(0));
     }
-    let known = Known::read(ctx, args).await?;
-    for (name, taxonomy) in [("categories", Taxonomy::Category), ("tags", Taxonomy::Tag)] {
-        if let Some(v) = args.raw(name) {
-            let refs = read_terms(ctx, &known, v, taxonomy, name).await?;
-            if name == "categories" {
-                c.categories = Some(refs);
-            } else {
-                c.tags = Some(refs);
-            }
-        }
+    Ok(Some(parent.max(0)))
+}
+
+/// Categories, tags, venue and organizers.
+async fn read_links(
+    ctx: &Ctx,
+    known: &Known,
+    c: &mut EventChanges,
+    args: &Args,
+) -> Result<(), ApiError> {
+    let mut p = Problems::default();
+    if let Some(v) = args.raw("categories") {
+        c.categories =
+            p.check(read_terms(ctx, known, v, Taxonomy::Category, "categories").await)?;
+    }
+    if let Some(v) = args.raw("tags") {
+        c.tags = p.check(read_terms(ctx, known, v, Taxonomy::Tag, "tags").await)?;
     }
     if let Some(v) = args.raw("venue") {
-        c.venue = Some(read_venue(ctx, &known, v).await?);
+        c.venue = p.check(read_venue(ctx, known, v).await)?;
     }
     if let Some(v) = args.raw("organizer") {
-        c.organizers = Some(read_organizers(ctx, &known, v).await?);
+        c.organizers = p.check(read_organizers(ctx, known, v).await)?;
     }
-    if let Some(v) = args.raw("tickets") {
-        c.tickets = Some(read_tickets(v)?);
-    }
-    Ok((c, known))
+    p.finish()
 }
 
 fn parse_in_zone(input: &str, zone: &EventZone, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
@@ -159,22 +222,19 @@ fn read_dates(
     site: chrono_tz::Tz,
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
-    let mut start = match args.str("start_date") {
-        Some(s) => Some(
-            parse_in_zone(s, zone, now)
-                .ok_or_else(|| ApiError::invalid_param("start_date"))?
-                .timestamp(),
-        ),
-        None => None,
+    let mut p = Problems::default();
+    let mut date = |name: &str| -> Result<Option<i64>, ApiError> {
+        let Some(s) = args.str(name) else {
+            return Ok(None);
+        };
+        let parsed = parse_in_zone(s, zone, now).map(|d| d.timestamp());
+        p.check(parsed.ok_or_else(|| ApiError::invalid_param(name)))
     };
-    let mut end = match args.str("end_date") {
-        Some(s) => Some(
-            parse_in_zone(s, zone, now)
-                .ok_or_else(|| ApiError::invalid_param("end_date"))?
-                .timestamp(),
-        ),
-        None => None,
-    };
+    let (mut start, mut end) = (date("start_date")?, date("end_date")?);
+    if !p.is_empty() || args.invalid().iter().any(|i| i.name.ends_with("_date")) {
+        // No order to check between dates that are not both valid.
+        return p.finish();
+    }
     if let Some(e) = existing {
         // A new zone without new dates keeps the wall-clock times, as the reference stores them.
         if c.timezone.is_some() {
@@ -327,6 +387,15 @@ async fn read_terms(
             None if key.bytes().all(|b| b.is_ascii_digit()) => {
                 return Err(ApiError::invalid_param(param));
             }
+            // As in WordPress, anyone who may write an event may add a tag by naming
+            // it; a new category needs the right to manage categories.
+            None if taxonomy == Taxonomy::Category && !ctx.caller.can_manage_terms() => {
+                return Err(ApiError::invalid_because(
+                    param,
+                    "rest_cannot_create_term",
+                    Msg::CannotCreateCategory,
+                ));
+            }
             None => {
                 let name = strip_tags(key);
                 if name.is_empty() || name.len() > 200 {
@@ -362,9 +431,13 @@ async fn read_linked_ref(
         _ => return Err(bad()),
     };
     if let Some(id) = id {
-        // Every ID named was read up front: one missing there does not exist.
+        // Every ID named was read up front: one missing there does not exist. One the
+        // caller may not read answers alike, or linking would probe for hidden posts.
         let post = known.posts.get(&id).ok_or_else(bad)?;
-        if post.post_type != Some(t) || post.status() == Some(Status::Trash) {
+        if post.post_type != Some(t)
+            || post.status() == Some(Status::Trash)
+            || !ctx.caller.can_read(post, ctx.now)
+        {
             return Err(bad());
         }
         return Ok(LinkedRef::Existing(id));

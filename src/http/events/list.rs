@@ -12,7 +12,7 @@ use crate::domain::post::PostType;
 use crate::domain::term::Taxonomy;
 use crate::http::cache::Freshness;
 use crate::http::dispatch::Ctx;
-use crate::http::error::ApiError;
+use crate::http::error::{ApiError, Problems};
 use crate::http::linked::statuses_filter;
 use crate::http::lists::{self, Layout, Paging};
 use crate::store::{events, posts, terms};
@@ -62,34 +62,199 @@ enum DayEdge {
     End,
 }
 
-pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
-    let (page, per_page) = lists::page_and_size(args, ctx.app.settings.per_page_max)?;
+/// The date bounds of a list request, as parsed and widened, before defaults.
+#[derive(Default)]
+struct Bounds {
+    starts_before: Option<i64>,
+    starts_after: Option<i64>,
+    ends_before: Option<i64>,
+    ends_after: Option<i64>,
+    start: Option<i64>,
+    end: Option<i64>,
+}
+
+/// Every date parameter: parsed in the site zone (offsets honoured), widened to
+/// its day unless strict; each invalid one is reported.
+fn read_bounds(ctx: &Ctx, args: &Args, strict: bool) -> Result<Bounds, ApiError> {
     let tz = ctx.app.settings.timezone;
     let now = DateTime::from_timestamp(ctx.now, 0).unwrap_or_default();
-    let strict = args.bool("strict_dates").unwrap_or(false);
-    let mut echo: Vec<(String, String)> = vec![("per_page".into(), per_page.to_string())];
-
-    // A date parameter: parsed in the site zone (offsets honoured), widened to its day unless strict.
-    let bound = |name: &str, edge: DayEdge| -> Result<Option<i64>, ApiError> {
+    let mut p = Problems::default();
+    let mut bound = |name: &str, edge: DayEdge| -> Result<Option<i64>, ApiError> {
         let Some(raw) = args.str(name) else {
             return Ok(None);
         };
-        let instant = parse_instant(raw, &tz, now).ok_or_else(|| ApiError::invalid_param(name))?;
-        Ok(Some(if strict {
-            instant.timestamp()
-        } else {
-            widen(instant, edge, tz)
-        }))
+        let instant = parse_instant(raw, &tz, now).map(|instant| {
+            if strict {
+                instant.timestamp()
+            } else {
+                widen(instant, edge, tz)
+            }
+        });
+        p.check(instant.ok_or_else(|| ApiError::invalid_param(name)))
     };
-    let include = ids(args, "include")?;
+    let bounds = Bounds {
+        starts_before: bound("starts_before", DayEdge::End)?,
+        starts_after: bound("starts_after", DayEdge::End)?,
+        ends_before: bound("ends_before", DayEdge::End)?,
+        ends_after: bound("ends_after", DayEdge::End)?,
+        start: bound("start_date", DayEdge::Start)?,
+        end: bound("end_date", DayEdge::End)?,
+    };
+    p.finish()?;
+    Ok(bounds)
+}
+
+/// The IDs of the terms a list is filtered by, each named by ID or slug.
+async fn term_filter(ctx: &Ctx, args: &Args, taxonomy: Taxonomy) -> Result<Vec<i64>, ApiError> {
+    let name = taxonomy.collection();
+    let keys = args.list(name).unwrap_or_default();
+    if keys.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut conn = ctx.app.store.pool.read().await?;
+    let mut ids = Vec::with_capacity(keys.len());
+    for key in keys {
+        let t = terms::find(&mut conn, taxonomy, key)
+            .await?
+            .ok_or_else(|| ApiError::invalid_param(name))?;
+        ids.push(t.id);
+    }
+    Ok(ids)
+}
+
+/// The IDs a `venue`, `organizer` or `post_parent` filter names, each a post of
+/// type `t` that the caller may read: a hidden one answers as an unknown ID does.
+async fn post_filter(
+    ctx: &Ctx,
+    name: &str,
+    keys: &[String],
+    t: PostType,
+) -> Result<Vec<i64>, ApiError> {
+    if keys.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids = keys
+        .iter()
+        .map(|k| k.parse::<i64>().map_err(|_| ApiError::invalid_param(name)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut conn = ctx.app.store.pool.read().await?;
+    let found = posts::get_many(&mut conn, &ids).await?;
+    let readable = |id: &i64| {
+        found
+            .iter()
+            .any(|p| p.id == *id && p.post_type == Some(t) && ctx.caller.can_read(p, ctx.now))
+    };
+    if ids.iter().all(readable) {
+        Ok(ids)
+    } else {
+        Err(ApiError::invalid_param(name))
+    }
+}
+
+/// The venues within `geoloc_radius` km of `geoloc_lat`/`geoloc_lng`, if given.
+async fn near_venues(ctx: &Ctx, args: &Args) -> Result<Option<Vec<i64>>, ApiError> {
+    let (lat, lng) = match (args.num("geoloc_lat"), args.num("geoloc_lng")) {
+        (None, None) => return Ok(None),
+        (Some(lat), Some(lng)) => (lat, lng),
+        (None, Some(_)) => return Err(ApiError::invalid_param("geoloc_lat")),
+        (Some(_), None) => return Err(ApiError::invalid_param("geoloc_lng")),
+    };
+    let radius = args.num("geoloc_radius").unwrap_or(25.0);
+    let mut p = Problems::default();
+    if !(-90.0..=90.0).contains(&lat) {
+        p.check::<()>(Err(ApiError::invalid_param("geoloc_lat")))?;
+    }
+    if !(-180.0..=180.0).contains(&lng) {
+        p.check::<()>(Err(ApiError::invalid_param("geoloc_lng")))?;
+    }
+    if !(radius > 0.0 && radius <= 20_000.0) {
+        p.check::<()>(Err(ApiError::invalid_param("geoloc_radius")))?;
+    }
+    p.finish()?;
+    // A box around the point narrows the venues; the exact distance decides.
+    let dlat = radius / 111.0;
+    let dlng = (radius / (111.0 * lat.to_radians().cos().abs().max(0.01))).min(180.0);
+    // A box across the antimeridian would wrap; take every longitude instead.
+    let lngs = if lng - dlng < -180.0 || lng + dlng > 180.0 {
+        (-180.0, 180.0)
+    } else {
+        (lng - dlng, lng + dlng)
+    };
+    let mut conn = ctx.app.store.pool.read().await?;
+    let candidates = events::venues_in_box(&mut conn, (lat - dlat, lat + dlat), lngs).await?;
+    Ok(Some(
+        candidates
+            .into_iter()
+            .filter(|(_, vlat, vlng)| distance_km(lat, lng, *vlat, *vlng) <= radius)
+            .map(|(id, _, _)| id)
+            .collect(),
+    ))
+}
+
+/// The filters of a list request that name other things (terms, posts, places),
+/// each checked, and every invalid one reported.
+struct Filters {
+    categories: Vec<i64>,
+    tags: Vec<i64>,
+    venues: Vec<i64>,
+    organizers: Vec<i64>,
+    post_parent: Option<i64>,
+    near_venues: Option<Vec<i64>>,
+}
+
+async fn read_filters(ctx: &Ctx, args: &Args, p: &mut Problems) -> Result<Filters, ApiError> {
+    let list = |name| args.list(name).unwrap_or_default();
+    let parent: Vec<String> = args
+        .int("post_parent")
+        .map(|id| id.to_string())
+        .into_iter()
+        .collect();
+    Ok(Filters {
+        categories: p
+            .check(term_filter(ctx, args, Taxonomy::Category).await)?
+            .unwrap_or_default(),
+        tags: p
+            .check(term_filter(ctx, args, Taxonomy::Tag).await)?
+            .unwrap_or_default(),
+        venues: p
+            .check(post_filter(ctx, "venue", list("venue"), PostType::Venue).await)?
+            .unwrap_or_default(),
+        organizers: p
+            .check(post_filter(ctx, "organizer", list("organizer"), PostType::Organizer).await)?
+            .unwrap_or_default(),
+        post_parent: p
+            .check(post_filter(ctx, "post_parent", &parent, PostType::Event).await)?
+            .and_then(|ids| ids.first().copied()),
+        near_venues: p.check(near_venues(ctx, args).await)?.flatten(),
+    })
+}
+
+pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
+    let tz = ctx.app.settings.timezone;
+    let now = DateTime::from_timestamp(ctx.now, 0).unwrap_or_default();
+    let strict = args.bool("strict_dates").unwrap_or(false);
+    let mut p = Problems::new(args);
+    let paging = p.check(lists::page_and_size(args, ctx.app.settings.per_page_max))?;
+    let include = p.check(ids(args, "include"))?.unwrap_or_default();
+    let bounds = p.check(read_bounds(ctx, args, strict))?.unwrap_or_default();
+    let search = match args.str("search") {
+        Some(s) if s.trim().is_empty() => p.check(Err(ApiError::invalid_param("search")))?,
+        other => other.map(str::trim),
+    };
+    let statuses = p.check(statuses_filter(ctx, args))?.unwrap_or_default();
+    let filters = read_filters(ctx, args, &mut p).await?;
+    p.finish()?;
+    let Some((page, per_page)) = paging else {
+        return Err(ApiError::Internal("a checked argument has no value".into()));
+    };
+    let mut echo: Vec<(String, String)> = vec![("per_page".into(), per_page.to_string())];
     // With `include`, every date filter is ignored (interface §4.2); bad values are still a 400.
     let dated = |b: Option<i64>| b.filter(|_| include.is_empty());
-    let starts_before = dated(bound("starts_before", DayEdge::End)?);
-    let starts_after = dated(bound("starts_after", DayEdge::End)?);
-    let ends_before = dated(bound("ends_before", DayEdge::End)?);
-    let ends_after = dated(bound("ends_after", DayEdge::End)?);
-    let explicit_start = bound("start_date", DayEdge::Start)?;
-    let explicit_end = bound("end_date", DayEdge::End)?;
+    let starts_before = dated(bounds.starts_before);
+    let starts_after = dated(bounds.starts_after);
+    let ends_before = dated(bounds.ends_before);
+    let ends_after = dated(bounds.ends_after);
+    let (explicit_start, explicit_end) = (bounds.start, bounds.end);
     let relative = [starts_before, starts_after, ends_before, ends_after]
         .iter()
         .any(Option::is_some);
@@ -138,16 +303,13 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
     if strict {
         echo.push(("strict_dates".into(), "1".into()));
     }
-
-    let search = match args.str("search") {
-        Some(s) if s.trim().is_empty() => return Err(ApiError::invalid_param("search")),
+    let search = match search {
         Some(s) => {
-            echo.push(("search".into(), s.trim().to_string()));
+            echo.push(("search".into(), s.to_string()));
             search_words(s)
         }
         None => Vec::new(),
     };
-    let statuses = statuses_filter(ctx, args)?;
     if !statuses.is_empty() {
         echo.push((
             "status".into(),
@@ -160,98 +322,28 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
     } else if !ctx.caller.can_create_posts() {
         echo.push(("status".into(), "publish".into()));
     }
-
-    let mut conn = ctx.app.store.pool.read().await?;
-    let mut categories = Vec::new();
-    let mut tags = Vec::new();
-    for (name, taxonomy) in [("categories", Taxonomy::Category), ("tags", Taxonomy::Tag)] {
-        let items = args.list(name).unwrap_or_default();
-        for key in items {
-            let t = terms::find(&mut conn, taxonomy, key)
-                .await?
-                .ok_or_else(|| ApiError::invalid_param(name))?;
-            match taxonomy {
-                Taxonomy::Category => categories.push(t.id),
-                Taxonomy::Tag => tags.push(t.id),
-            }
-        }
-        if !items.is_empty() {
+    for name in ["categories", "tags", "venue", "organizer"] {
+        if let Some(items) = args.list(name).filter(|i| !i.is_empty()) {
             echo.push((name.into(), items.join(",")));
         }
     }
-    let mut venues = Vec::new();
-    let mut organizers = Vec::new();
-    for (name, t) in [
-        ("venue", PostType::Venue),
-        ("organizer", PostType::Organizer),
-    ] {
-        let keys = args.list(name).unwrap_or_default();
-        for key in keys {
-            let id = key
-                .parse::<i64>()
-                .map_err(|_| ApiError::invalid_param(name))?;
-            if posts::type_of(&mut conn, id).await? != Some(t) {
-                return Err(ApiError::invalid_param(name));
-            }
-            if t == PostType::Venue {
-                venues.push(id)
-            } else {
-                organizers.push(id)
-            }
-        }
-        if !keys.is_empty() {
-            echo.push((name.into(), keys.join(",")));
+    let Filters {
+        categories,
+        tags,
+        venues,
+        organizers,
+        post_parent,
+        near_venues,
+    } = filters;
+    if let Some(id) = post_parent {
+        echo.push(("post_parent".into(), id.to_string()));
+    }
+    if near_venues.is_some() {
+        for name in ["geoloc_lat", "geoloc_lng", "geoloc_radius"] {
+            let value = args.num(name).unwrap_or(25.0);
+            echo.push((name.into(), value.to_string()));
         }
     }
-    let post_parent = match args.int("post_parent") {
-        Some(id) => {
-            if posts::type_of(&mut conn, id).await? != Some(PostType::Event) {
-                return Err(ApiError::invalid_param("post_parent"));
-            }
-            echo.push(("post_parent".into(), id.to_string()));
-            Some(id)
-        }
-        None => None,
-    };
-    let near_venues = match (args.num("geoloc_lat"), args.num("geoloc_lng")) {
-        (None, None) => None,
-        (Some(lat), Some(lng)) => {
-            let radius = args.num("geoloc_radius").unwrap_or(25.0);
-            if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lng) {
-                return Err(ApiError::invalid_param(if (-90.0..=90.0).contains(&lat) {
-                    "geoloc_lng"
-                } else {
-                    "geoloc_lat"
-                }));
-            }
-            if !(radius > 0.0 && radius <= 20_000.0) {
-                return Err(ApiError::invalid_param("geoloc_radius"));
-            }
-            // A box around the point narrows the venues; the exact distance decides.
-            let dlat = radius / 111.0;
-            let dlng = (radius / (111.0 * lat.to_radians().cos().abs().max(0.01))).min(180.0);
-            // A box across the antimeridian would wrap; take every longitude instead.
-            let lngs = if lng - dlng < -180.0 || lng + dlng > 180.0 {
-                (-180.0, 180.0)
-            } else {
-                (lng - dlng, lng + dlng)
-            };
-            let candidates =
-                events::venues_in_box(&mut conn, (lat - dlat, lat + dlat), lngs).await?;
-            echo.push(("geoloc_lat".into(), lat.to_string()));
-            echo.push(("geoloc_lng".into(), lng.to_string()));
-            echo.push(("geoloc_radius".into(), radius.to_string()));
-            Some(
-                candidates
-                    .into_iter()
-                    .filter(|(_, vlat, vlng)| distance_km(lat, lng, *vlat, *vlng) <= radius)
-                    .map(|(id, _, _)| id)
-                    .collect(),
-            )
-        }
-        (None, Some(_)) => return Err(ApiError::invalid_param("geoloc_lat")),
-        (Some(_), None) => return Err(ApiError::invalid_param("geoloc_lng")),
-    };
     for (name, v) in [
         ("featured", args.bool("featured")),
         ("geoloc", args.bool("geoloc")),
@@ -271,6 +363,7 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
                 .join(","),
         ));
     }
+    let mut conn = ctx.app.store.pool.read().await?;
 
     let query = EventQuery {
         page,

@@ -11,7 +11,8 @@ use super::{find, links_of, render_written, to_json};
 use crate::api::args::Args;
 use crate::api::table::By;
 use crate::domain::event::{Event, EventChanges, LinkedRef, TermRef};
-use crate::domain::post::{ImageRef, PostType, Status, trashed_slug};
+use crate::domain::permissions::Caller;
+use crate::domain::post::{ImageRef, PostType, Status, Visibility, trashed_slug};
 use crate::domain::slug;
 use crate::domain::term::Taxonomy;
 use crate::http::dispatch::Ctx;
@@ -44,13 +45,30 @@ impl From<WriteError> for ApiError {
     }
 }
 
+/// Who writes: new posts are theirs, and what they name by value is looked up
+/// among the posts they may read.
+struct Writer {
+    id: i64,
+    visible: Visibility,
+}
+
+impl Writer {
+    fn of(caller: &Caller) -> Writer {
+        Writer {
+            id: caller.0.as_ref().map_or(0, |u| u.id),
+            visible: caller.visibility(),
+        }
+    }
+}
+
 async fn linked_id(
     tx: &mut Conn,
     t: PostType,
     r: &LinkedRef,
-    author: i64,
+    writer: &Writer,
     now: i64,
 ) -> Result<i64, WriteError> {
+    let author = writer.id;
     match r {
         LinkedRef::Existing(id) => Ok(*id),
         LinkedRef::New(changes, image) => {
@@ -62,7 +80,8 @@ async fn linked_id(
             } else {
                 "organizer"
             };
-            posts::find_or_create(tx, t, &changes, image.as_ref(), author, now)
+            let caller = (author, &writer.visible);
+            posts::find_or_create(tx, t, &changes, image.as_ref(), caller, now)
                 .await?
                 .map_err(|()| WriteError::Invalid(param))
         }
@@ -91,11 +110,11 @@ impl Links {
 async fn resolve_links(
     tx: &mut Conn,
     c: &EventChanges,
-    author: i64,
+    writer: &Writer,
     now: i64,
 ) -> Result<Links, WriteError> {
     let venue_id = match &c.venue {
-        Some(Some(r)) => Some(Some(linked_id(tx, PostType::Venue, r, author, now).await?)),
+        Some(Some(r)) => Some(Some(linked_id(tx, PostType::Venue, r, writer, now).await?)),
         Some(None) => Some(None),
         None => None,
     };
@@ -103,7 +122,7 @@ async fn resolve_links(
         Some(refs) => {
             let mut ids = Vec::with_capacity(refs.len());
             for r in refs {
-                ids.push(linked_id(tx, PostType::Organizer, r, author, now).await?);
+                ids.push(linked_id(tx, PostType::Organizer, r, writer, now).await?);
             }
             Some(ids)
         }
@@ -260,6 +279,7 @@ async fn create_alone(
     let app = ctx.app.clone();
     let now = ctx.now;
     let c = std::sync::Arc::new(c.clone());
+    let writer = Writer::of(&ctx.caller);
     let (event, counts) = detached(async move {
         with_retry::<_, WriteError, _, _>(|| async {
             let mut tx = app.store.pool.write().await?;
@@ -269,7 +289,7 @@ async fn create_alone(
                     .map_err(|()| WriteError::Invalid("image"))?,
                 None => None,
             };
-            let links = resolve_links(&mut tx, &c, user.id, now).await?;
+            let links = resolve_links(&mut tx, &c, &writer, now).await?;
             let columns = event_columns(&c, links.venue_id).values();
             let event = events::insert(&mut tx, &c.post, image_id, columns, now).await?;
             let relations = links.relations();
@@ -328,7 +348,8 @@ pub async fn update(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError
     }
     let app = ctx.app.clone();
     let now = ctx.now;
-    let author = ctx.caller.0.as_ref().map_or(0, |u| u.id);
+    let writer = Writer::of(&ctx.caller);
+    let author = writer.id;
     let target = existing.clone();
     let param = id_param(by);
     detached(async move {
@@ -356,7 +377,7 @@ pub async fn update(ctx: &Ctx, by: By, args: &Args) -> Result<Response, ApiError
                 .status
                 .map_or(status_before, |s| s.as_str().to_string());
             let published = counts(&status, c.post.date_utc.unwrap_or(date_before), now);
-            let links = resolve_links(&mut tx, &c, author, now).await?;
+            let links = resolve_links(&mut tx, &c, &writer, now).await?;
             let id = target.post.id;
             events::write_columns(&mut tx, id, &event_columns(&c, links.venue_id)).await?;
             let relations = links.relations();

@@ -7,10 +7,10 @@ use serde_json::Value;
 
 use crate::api::args::{self, Args};
 use crate::domain::dates::parse_instant;
-use crate::domain::html::strip_tags;
+use crate::domain::html::{sanitize_html, strip_tags};
 use crate::domain::post::{ImageRef, PostChanges, PostType, Status};
 use crate::http::dispatch::Ctx;
-use crate::http::error::ApiError;
+use crate::http::error::{ApiError, Problems};
 use crate::store::{posts, users};
 
 /// The name field of each type: `venue` or `organizer`.
@@ -22,32 +22,55 @@ fn name_field(t: PostType) -> &'static str {
 }
 
 /// Reads and checks the fields of a create or update. Checks that need the
-/// database (author, image) run here too, so every 400 comes before permission.
+/// database (author, image) run here too, so every 400 comes before permission,
+/// and every invalid field is reported in the same 400.
 pub async fn read_changes(
     ctx: &Ctx,
     t: PostType,
     args: &Args,
     creating: bool,
 ) -> Result<(PostChanges, Option<ImageRef>), ApiError> {
+    let mut p = Problems::new(args);
     let mut c = PostChanges::default();
-    let text = |name: &str| args.str(name).map(|s| strip_tags(s.trim()));
-
     let name_key = name_field(t);
-    if let Some(name) = text(name_key) {
+    if let Some(name) = text(args, name_key) {
         if name.is_empty() {
-            return Err(ApiError::invalid_param(name_key));
+            p.check::<()>(Err(ApiError::invalid_param(name_key)))?;
         }
         c.title = Some(name);
-    } else if creating {
+    } else if creating && !args.invalid().iter().any(|i| i.name == name_key) {
         return Err(ApiError::Missing(vec![name_key]));
     }
-    c.description = args.str("description").map(|s| s.trim().to_string());
+    p.check(read_text_fields(&mut c, t, args))?;
+    if t == PostType::Venue {
+        p.check(read_map_fields(&mut c, args))?;
+    }
+    if let Some(list) = args.str("status") {
+        c.status = p.check(Status::parse(list).ok_or_else(|| ApiError::invalid_param("status")))?;
+    }
+    p.check(read_publication_date(ctx, &mut c, args))?;
+    c.author = p.check(read_author(ctx, args).await)?.flatten();
+    let image = match args.raw("image") {
+        None => None,
+        Some(v) => p.check(image_ref(ctx, v).await)?,
+    };
+    p.finish()?;
+    Ok((c, image))
+}
+
+/// An argument's text without tags or surrounding blanks.
+fn text(args: &Args, name: &str) -> Option<String> {
+    args.str(name).map(|s| strip_tags(s.trim()))
+}
+
+/// The description, excerpt and plain-text fields: address, contact, website.
+fn read_text_fields(c: &mut PostChanges, t: PostType, args: &Args) -> Result<(), ApiError> {
+    let mut p = Problems::default();
+    // Wrapped in paragraphs as event descriptions are, as the reference does.
+    c.description = args.str("description").map(sanitize_html);
     c.excerpt = args.str("excerpt").map(|s| s.trim().to_string());
-    c.slug = text("slug");
-    c.password = args
-        .str("password")
-        .map(str::to_string)
-        .filter(|_| args.has("password"));
+    c.slug = text(args, "slug");
+    c.password = args.str("password").map(str::to_string);
     for (field, slot) in [
         ("address", &mut c.address),
         ("city", &mut c.city),
@@ -59,75 +82,83 @@ pub async fn read_changes(
         ("stateprovince", &mut c.stateprovince),
     ] {
         if t == PostType::Venue || field == "phone" {
-            *slot = text(field);
+            *slot = text(args, field);
         }
     }
-    if let Some(w) = text("website") {
-        c.website = Some(normalize_url(&w).ok_or_else(|| ApiError::invalid_param("website"))?);
+    if let Some(w) = text(args, "website") {
+        c.website = p.check(normalize_url(&w).ok_or_else(|| ApiError::invalid_param("website")))?;
     }
     if t == PostType::Organizer
-        && let Some(e) = text("email")
+        && let Some(e) = text(args, "email")
     {
         if !e.is_empty() && !looks_like_email(&e) {
-            return Err(ApiError::invalid_param("email"));
+            p.check::<()>(Err(ApiError::invalid_param("email")))?;
         }
         c.email = Some(e);
     }
-    if t == PostType::Venue {
-        for (field, slot) in [
-            ("show_map", &mut c.show_map),
-            ("show_map_link", &mut c.show_map_link),
-        ] {
-            if let Some(s) = args.str(field) {
-                // Typed string in the reference: any truthy text shows the map.
-                *slot = Some(
-                    args::parse_bool(&Value::String(s.to_string())).unwrap_or(!s.trim().is_empty()),
-                );
-            }
-        }
-        for (field, slot) in [("geo_lat", &mut c.geo_lat), ("geo_lng", &mut c.geo_lng)] {
-            if let Some(v) = args.num(field) {
-                let limit = if field == "geo_lat" { 90.0 } else { 180.0 };
-                if v.abs() > limit {
-                    return Err(ApiError::invalid_param(field));
-                }
-                *slot = Some(Some(v));
-            }
+    p.finish()
+}
+
+/// A venue's map flags and coordinates.
+fn read_map_fields(c: &mut PostChanges, args: &Args) -> Result<(), ApiError> {
+    let mut p = Problems::default();
+    for (field, slot) in [
+        ("show_map", &mut c.show_map),
+        ("show_map_link", &mut c.show_map_link),
+    ] {
+        if let Some(s) = args.str(field) {
+            // Typed string in the reference: any truthy text shows the map.
+            *slot = Some(
+                args::parse_bool(&Value::String(s.to_string())).unwrap_or(!s.trim().is_empty()),
+            );
         }
     }
-    if let Some(list) = args.str("status") {
-        c.status = Some(Status::parse(list).ok_or_else(|| ApiError::invalid_param("status"))?);
+    for (field, slot) in [("geo_lat", &mut c.geo_lat), ("geo_lng", &mut c.geo_lng)] {
+        if let Some(v) = args.num(field) {
+            let limit = if field == "geo_lat" { 90.0 } else { 180.0 };
+            if v.abs() > limit {
+                p.check::<()>(Err(ApiError::invalid_param(field)))?;
+            }
+            *slot = Some(Some(v));
+        }
     }
+    p.finish()
+}
+
+/// `date` (site zone) or `date_utc`; `date` wins when both are given.
+fn read_publication_date(ctx: &Ctx, c: &mut PostChanges, args: &Args) -> Result<(), ApiError> {
+    let mut p = Problems::default();
     let tz = ctx.app.settings.timezone;
     let now = chrono::DateTime::from_timestamp(ctx.now, 0).unwrap_or_default();
     if let Some(d) = args.str("date_utc") {
-        c.date_utc = Some(
+        c.date_utc = p.check(
             parse_instant(d, &chrono_tz::Tz::UTC, now)
-                .ok_or_else(|| ApiError::invalid_param("date_utc"))?
-                .timestamp(),
-        );
+                .map(|d| d.timestamp())
+                .ok_or_else(|| ApiError::invalid_param("date_utc")),
+        )?;
     }
-    if let Some(d) = args.str("date") {
-        c.date_utc = Some(
+    if let Some(d) = args.str("date")
+        && let Some(date) = p.check(
             parse_instant(d, &tz, now)
-                .ok_or_else(|| ApiError::invalid_param("date"))?
-                .timestamp(),
-        );
+                .map(|d| d.timestamp())
+                .ok_or_else(|| ApiError::invalid_param("date")),
+        )?
+    {
+        c.date_utc = Some(date);
     }
-    if let Some(author) = args.int("author") {
-        let mut conn = ctx.app.store.pool.read().await?;
-        if author <= 0 || !users::exists(&mut conn, author).await? {
-            return Err(ApiError::invalid_param("author"));
-        }
-        c.author = Some(author);
-    } else if args.has("author") {
+    p.finish()
+}
+
+/// The author a write names, who must exist.
+async fn read_author(ctx: &Ctx, args: &Args) -> Result<Option<i64>, ApiError> {
+    let Some(author) = args.int("author") else {
+        return Ok(None);
+    };
+    let mut conn = ctx.app.store.pool.read().await?;
+    if author <= 0 || !users::exists(&mut conn, author).await? {
         return Err(ApiError::invalid_param("author"));
     }
-    let image = match args.raw("image") {
-        None => None,
-        Some(v) => Some(image_ref(ctx, v).await?),
-    };
-    Ok((c, image))
+    Ok(Some(author))
 }
 
 /// Interprets an `image` argument: a media ID, an image URL, or empty to clear.

@@ -7,7 +7,7 @@ use super::{LinkedView, reveal, view};
 use crate::api::args::Args;
 use crate::domain::post::{LinkedPostQuery, PostType, Status};
 use crate::http::dispatch::Ctx;
-use crate::http::error::ApiError;
+use crate::http::error::{ApiError, Problems};
 use crate::http::lists::{self, Layout, Paging};
 use crate::store::posts;
 
@@ -27,24 +27,25 @@ fn page_not_found(t: PostType) -> ApiError {
 }
 
 pub async fn list(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, ApiError> {
-    let (page, per_page) = lists::page_and_size(args, ctx.app.settings.per_page_max)?;
+    let mut p = Problems::new(args);
+    let paging = p.check(lists::page_and_size(args, ctx.app.settings.per_page_max))?;
     let search = match args.str("search") {
-        Some(s) if s.trim().is_empty() => return Err(ApiError::invalid_param("search")),
+        Some(s) if s.trim().is_empty() => p.check(Err(ApiError::invalid_param("search")))?,
         s => s.map(|s| s.trim().to_string()),
     };
-    let statuses = statuses_filter(ctx, args)?;
+    let statuses = p.check(statuses_filter(ctx, args))?.unwrap_or_default();
+    let event = p.check(visible_event(ctx, args).await)?.flatten();
+    p.finish()?;
+    let Some((page, per_page)) = paging else {
+        return Err(ApiError::Internal("a checked argument has no value".into()));
+    };
     let mut conn = ctx.app.store.pool.read().await?;
-    if let Some(event) = args.int("event")
-        && posts::type_of(&mut conn, event).await? != Some(PostType::Event)
-    {
-        return Err(ApiError::invalid_param("event"));
-    }
     let query = LinkedPostQuery {
         post_type: t,
         page,
         per_page,
         search,
-        event: args.int("event"),
+        event,
         has_events: args.bool("has_events"),
         only_with_upcoming: args.bool("only_with_upcoming").unwrap_or(false),
         statuses: statuses.clone(),
@@ -92,6 +93,25 @@ pub async fn list(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, ApiEr
         resp.extensions_mut().insert(freshness);
     }
     Ok(resp)
+}
+
+/// The event whose venue or organizers are listed. One the caller may not read in
+/// full (hidden, or behind a password) answers as an unknown ID does: its links
+/// would tell what its own representation does not.
+async fn visible_event(ctx: &Ctx, args: &Args) -> Result<Option<i64>, ApiError> {
+    let Some(id) = args.int("event") else {
+        return Ok(None);
+    };
+    let mut conn = ctx.app.store.pool.read().await?;
+    let visible = posts::get(&mut conn, id)
+        .await?
+        .filter(|p| p.post_type == Some(PostType::Event))
+        .is_some_and(|p| ctx.caller.can_read_in_full(&p, ctx.now));
+    if visible {
+        Ok(Some(id))
+    } else {
+        Err(ApiError::invalid_param("event"))
+    }
 }
 
 /// The `status` filter of a post list: callers who may not edit may ask only for

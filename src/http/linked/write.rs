@@ -96,11 +96,13 @@ pub async fn create(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, Api
     changes.status = Some(ctx.caller.scale_back(changes.status));
     let app = ctx.app.clone();
     let now = ctx.now;
+    let visible = ctx.caller.visibility();
     let post = detached(async move {
         with_retry::<_, StoreError, _, _>(|| async {
             let mut tx = app.store.pool.write().await?;
+            let caller = (user.id, &visible);
             let Ok(id) =
-                posts::find_or_create(&mut tx, t, &changes, image.as_ref(), user.id, now).await?
+                posts::find_or_create(&mut tx, t, &changes, image.as_ref(), caller, now).await?
             else {
                 return Ok(Err(()));
             };

@@ -110,7 +110,7 @@ fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventQuery) {
     );
     for ids in [&eq.categories, &eq.tags] {
         if !ids.is_empty() {
-            q.and_where(Expr::exists(
+            q.and_where(crate::store::exists(
                 Query::select()
                     .expr(Expr::cust("1"))
                     .from(TermRelationships::Table)
@@ -130,7 +130,7 @@ fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventQuery) {
         q.and_where(col(Posts::VenueId).is_in(eq.venues.iter().copied()));
     }
     if !eq.organizers.is_empty() {
-        q.and_where(Expr::exists(
+        q.and_where(crate::store::exists(
             Query::select()
                 .expr(Expr::cust("1"))
                 .from(EventOrganizers::Table)
@@ -177,12 +177,43 @@ fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventQuery) {
     if let Some(parent) = eq.post_parent {
         q.and_where(col(Posts::PostParent).eq(parent));
     }
+    protected_filters(q, eq);
     if let Some(t) = eq.ticketed {
         q.and_where(if t {
             col(Posts::Tickets).ne("")
         } else {
             col(Posts::Tickets).eq("")
         });
+    }
+}
+
+/// A password-protected event shows its title only to those who may not edit it:
+/// its terms, venue, organizers, flags and tickets are blanked. Filters on those
+/// must not match it for them, or the list would tell what the event hides.
+fn protected_filters(q: &mut SelectStatement, eq: &EventQuery) {
+    let filters_hidden_fields = !eq.categories.is_empty()
+        || !eq.tags.is_empty()
+        || !eq.venues.is_empty()
+        || !eq.organizers.is_empty()
+        || eq.featured.is_some()
+        || eq.ticketed.is_some()
+        || eq.geoloc.is_some()
+        || eq.near_venues.is_some();
+    if !filters_hidden_fields {
+        return;
+    }
+    match eq.visibility {
+        Visibility::All => {}
+        Visibility::Published => {
+            q.and_where(col(Posts::Password).eq(""));
+        }
+        Visibility::PublishedOrOwn(author) => {
+            q.cond_where(
+                Cond::any()
+                    .add(col(Posts::Password).eq(""))
+                    .add(col(Posts::Author).eq(author)),
+            );
+        }
     }
 }
 

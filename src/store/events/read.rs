@@ -60,6 +60,10 @@ pub async fn load_links(
             Expr::col((TermRelationships::Table, TermRelationships::PostId))
                 .is_in(ids.iter().copied()),
         )
+        .order_by_expr(
+            sea_query::Func::lower(Expr::col((Terms::Table, Terms::Name))).into(),
+            Order::Asc,
+        )
         .order_by((Terms::Table, Terms::Name), Order::Asc)
         .order_by((Terms::Table, Terms::Id), Order::Asc);
     for (term, event_id) in conn

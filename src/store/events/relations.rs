@@ -78,7 +78,7 @@ pub fn relation_statements(
                 Query::delete()
                     .from_table(TermRelationships::Table)
                     .and_where(Expr::col(TermRelationships::PostId).eq(event_id))
-                    .and_where(Expr::exists(
+                    .and_where(crate::store::exists(
                         Query::select()
                             .expr(Expr::cust("1"))
                             .from(Terms::Table)

@@ -79,6 +79,23 @@ fn linked_filters(q: &mut SelectStatement, lq: &LinkedPostQuery) {
             any = any.add(contains((Posts::Table, *c), search));
         }
         q.cond_where(any);
+        // A password-protected venue or organizer is listed with every field blanked,
+        // its name too, to those who may not edit it: a search that matched it would
+        // tell the searcher what those fields contain, one guess at a time.
+        let unprotected = col(Posts::Password).eq("");
+        match lq.visibility {
+            Visibility::All => {}
+            Visibility::Published => {
+                q.and_where(unprotected);
+            }
+            Visibility::PublishedOrOwn(author) => {
+                q.cond_where(
+                    Cond::any()
+                        .add(unprotected)
+                        .add(col(Posts::Author).eq(author)),
+                );
+            }
+        }
     }
     let events = Alias::new("ev");
     let linked_events = |extra: Option<SimpleExpr>| {
@@ -110,7 +127,7 @@ fn linked_filters(q: &mut SelectStatement, lq: &LinkedPostQuery) {
         sub
     };
     if let Some(event_id) = lq.event {
-        q.and_where(Expr::exists(linked_events(Some(
+        q.and_where(crate::store::exists(linked_events(Some(
             Expr::col((events.clone(), Posts::Id)).eq(event_id),
         ))));
     }
@@ -123,9 +140,9 @@ fn linked_filters(q: &mut SelectStatement, lq: &LinkedPostQuery) {
             ],
         )));
         q.and_where(if has {
-            Expr::exists(sub)
+            crate::store::exists(sub)
         } else {
-            Expr::exists(sub).not()
+            crate::store::exists(sub).not()
         });
     }
     if lq.only_with_upcoming {
@@ -143,7 +160,7 @@ fn linked_filters(q: &mut SelectStatement, lq: &LinkedPostQuery) {
         let mut sub = linked_events(Some(visible));
         sub.and_where(Expr::col((events.clone(), Posts::StartUtc)).gte(lq.now_utc))
             .and_where(Expr::col((events.clone(), Posts::HideFromListings)).eq(false));
-        q.and_where(Expr::exists(sub));
+        q.and_where(crate::store::exists(sub));
     }
 }
 

@@ -2,10 +2,10 @@
 //! organizer by its fields. Each is found when it exists and created when not, so
 //! repeated or concurrent creates share one post instead of making duplicates.
 
-use sea_query::{Expr, ExprTrait, Func, Order, Query};
+use sea_query::{Cond, Expr, ExprTrait, Func, Order, Query};
 
 use super::{insert, type_of, unique_slug};
-use crate::domain::post::{ImageRef, PostChanges, PostType, Status};
+use crate::domain::post::{ImageRef, PostChanges, PostType, Status, Visibility};
 use crate::domain::slug;
 use crate::store::schema::Posts;
 use crate::store::{Conn, StoreError};
@@ -106,17 +106,36 @@ fn dedup_fields(post_type: PostType, c: &PostChanges) -> Vec<(Posts, &str)> {
 }
 
 /// An existing, non-trashed venue or organizer whose every given field matches
-/// (case-insensitively) the fields of a create request.
+/// (case-insensitively) the fields of a create request, among those the caller may
+/// read in full: answering with a hidden one would hand its fields to the caller.
 pub async fn find_duplicate(
     conn: &mut Conn,
     post_type: PostType,
     changes: &PostChanges,
+    visible: &Visibility,
+    now: i64,
 ) -> Result<Option<i64>, StoreError> {
     let mut q = Query::select();
     q.column(Posts::Id)
         .from(Posts::Table)
         .and_where(Expr::col(Posts::PostType).eq(post_type.as_str()))
         .and_where(Expr::col(Posts::Status).ne(Status::Trash.as_str()));
+    let public = Cond::all()
+        .add(super::published(now))
+        .add(Expr::col(Posts::Password).eq(""));
+    match visible {
+        Visibility::All => {}
+        Visibility::Published => {
+            q.cond_where(public);
+        }
+        Visibility::PublishedOrOwn(author) => {
+            q.cond_where(
+                Cond::any()
+                    .add(public)
+                    .add(Expr::col(Posts::Author).eq(*author)),
+            );
+        }
+    }
     for (column, value) in dedup_fields(post_type, changes) {
         q.and_where(Expr::expr(Func::lower(Expr::col(column))).eq(value.to_lowercase()));
     }
@@ -131,13 +150,13 @@ pub async fn find_or_create(
     t: PostType,
     changes: &PostChanges,
     image: Option<&ImageRef>,
-    author: i64,
+    (author, visible): (i64, &Visibility),
     now: i64,
 ) -> Result<Result<i64, ()>, StoreError> {
     // Two identical creates at once must find each other, not make two venues.
     let name = changes.title.as_deref().unwrap_or_default().to_lowercase();
     tx.lock_key(&format!("dedup:{}:{name}", t.as_str())).await?;
-    if let Some(id) = find_duplicate(tx, t, changes).await? {
+    if let Some(id) = find_duplicate(tx, t, changes, visible, now).await? {
         return Ok(Ok(id));
     }
     let image_id = match image {

@@ -1,0 +1,135 @@
+//! The command line as an operator types it: options in either position, and a
+//! PostgreSQL database that does not exist yet.
+
+mod common;
+mod process;
+
+use std::process::Command;
+
+use process::BIN;
+
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .env_remove("CALENDAR_DATABASE_URL")
+        .output()
+        .expect("run the binary");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+fn logins(url: &str) -> Vec<String> {
+    let (ok, stdout, stderr) = run(&["user", "list", "--database-url", url]);
+    assert!(ok, "user list: {stderr}");
+    stdout
+        .lines()
+        .filter_map(|l| l.split('\t').nth(1).map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn the_database_url_works_before_or_after_the_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let before = format!("sqlite://{}", dir.path().join("before.db").display());
+    let after = format!("sqlite://{}", dir.path().join("after.db").display());
+    let (ok, _, err) = run(&[
+        "--database-url",
+        &before,
+        "user",
+        "create",
+        "ann",
+        "--role",
+        "editor",
+    ]);
+    assert!(ok, "{err}");
+    let (ok, _, err) = run(&[
+        "user",
+        "create",
+        "bob",
+        "--role",
+        "author",
+        "--database-url",
+        &after,
+    ]);
+    assert!(ok, "{err}");
+    let (ok, _, err) = run(&["--database-url", &before, "token", "create", "ann"]);
+    assert!(ok, "{err}");
+    let (ok, out, err) = run(&["--database-url", &after, "migrate"]);
+    assert!(ok && out.contains("up to date"), "{err}");
+    assert_eq!(logins(&before), ["ann"]);
+    assert_eq!(logins(&after), ["bob"]);
+}
+
+#[test]
+fn serve_options_before_another_subcommand_are_refused_not_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("c.db").display());
+    let (ok, _, err) = run(&[
+        "--bind",
+        "127.0.0.1:1",
+        "--database-url",
+        &url,
+        "user",
+        "list",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("--bind applies to `serve` only"), "{err}");
+    let (ok, _, err) = run(&[
+        "--timezone",
+        "Europe/Paris",
+        "serve",
+        "--database-url",
+        &url,
+    ]);
+    assert!(!ok);
+    assert!(err.contains("--timezone goes after `serve`"), "{err}");
+    assert!(
+        !dir.path().join("c.db").exists(),
+        "nothing ran: the database was not even created"
+    );
+}
+
+#[test]
+fn a_missing_postgresql_database_is_created_or_explained() {
+    let Some(admin) = common::pg_reachable() else {
+        return;
+    };
+    let pid = std::process::id();
+    let (db, role) = (
+        format!("cal_test_cli_{pid}"),
+        format!("cal_test_role_{pid}"),
+    );
+    let cleanup = || {
+        let _ = common::pg_admin(format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"));
+        let _ = common::pg_admin(format!("DROP DATABASE IF EXISTS {db}_x WITH (FORCE)"));
+        let _ = common::pg_admin(format!("DROP ROLE IF EXISTS {role}"));
+    };
+    cleanup();
+    let url = common::pg_url_for(&db);
+    let (ok, _, err) = run(&[
+        "--database-url",
+        &url,
+        "user",
+        "create",
+        "ann",
+        "--role",
+        "editor",
+    ]);
+    assert!(ok, "a fresh database is created: {err}");
+    assert_eq!(logins(&url), ["ann"]);
+
+    common::pg_admin(format!("CREATE ROLE {role} LOGIN")).unwrap();
+    let as_role = common::pg_url_as(&admin, &role);
+    let url = format!("{}/{db}_x", &as_role[..as_role.rfind('/').unwrap()]);
+    let (ok, _, err) = run(&["migrate", "--database-url", &url]);
+    cleanup();
+    assert!(!ok);
+    assert!(
+        err.contains(&format!("role \"{role}\" may not create databases"))
+            && err.contains("CREATE DATABASE"),
+        "{err}"
+    );
+}
