@@ -155,6 +155,7 @@ error-end-before-start = Das Enddatum darf nicht vor dem Startdatum liegen.
 error-too-many-venues = Eine Veranstaltung hat höchstens einen Veranstaltungsort.
 error-cannot-upload = Sie sind leider nicht berechtigt, Bilder per URL hinzuzufügen.
 error-cannot-create-category = Diese Kategorie gibt es nicht, und Sie dürfen keine Kategorien anlegen.
+error-body-timeout = Der Anfrageinhalt ist nicht rechtzeitig angekommen.
 error-parent-missing = Der übergeordnete Begriff existiert nicht.
 error-parent-cycle = Eine Kategorie kann nicht ihr eigener Vorfahr sein.
 error-duplicate-term-slug = Der Slug wird bereits von einem anderen Begriff verwendet.

@@ -155,6 +155,7 @@ error-end-before-start = The end date must not be before the start date.
 error-too-many-venues = An event has at most one venue.
 error-cannot-upload = Sorry, you are not allowed to add images by URL.
 error-cannot-create-category = No such category, and you are not allowed to create categories.
+error-body-timeout = The request body did not arrive in time.
 error-parent-missing = Parent term does not exist.
 error-parent-cycle = A category cannot be its own ancestor.
 error-duplicate-term-slug = The slug is already in use by another term.

@@ -155,6 +155,7 @@ error-end-before-start = La fecha de finalización no puede ser anterior a la fe
 error-too-many-venues = Un evento tiene como máximo un lugar.
 error-cannot-upload = Lo sentimos, no tiene permiso para agregar imágenes mediante URL.
 error-cannot-create-category = Esa categoría no existe y no tiene permiso para crear categorías.
+error-body-timeout = El cuerpo de la solicitud no llegó a tiempo.
 error-parent-missing = El término padre no existe.
 error-parent-cycle = Una categoría no puede ser su propio ancestro.
 error-duplicate-term-slug = El slug ya está en uso por otro término.

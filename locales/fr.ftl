@@ -155,6 +155,7 @@ error-end-before-start = La date de fin ne doit pas être antérieure à la date
 error-too-many-venues = Un événement ne peut avoir qu'un seul lieu.
 error-cannot-upload = Désolé, vous n'êtes pas autorisé à ajouter des images par URL.
 error-cannot-create-category = Cette catégorie n’existe pas, et vous n’avez pas le droit de créer des catégories.
+error-body-timeout = Le corps de la requête n’est pas arrivé à temps.
 error-parent-missing = Le terme parent n'existe pas.
 error-parent-cycle = Une catégorie ne peut pas être son propre ancêtre.
 error-duplicate-term-slug = Ce slug est déjà utilisé par un autre terme.

@@ -77,9 +77,15 @@ pub struct ServeArgs {
     #[arg(long, env = "CALENDAR_REQUEST_TIMEOUT_SECS", default_value_t = 30)]
     pub request_timeout_secs: u64,
 
-    /// Requests handled at once; more wait their turn (within the timeout).
+    /// Requests handled at once; more wait their turn (within the timeout). A
+    /// request takes its turn once its body has arrived, and `/health` needs none.
     #[arg(long, env = "CALENDAR_MAX_CONCURRENT_REQUESTS", default_value_t = 1024)]
     pub max_concurrent_requests: usize,
+
+    /// Seconds a client has to send a request's body once its headers are in;
+    /// slower ones are answered `408 rest_request_timeout`.
+    #[arg(long, env = "CALENDAR_BODY_READ_TIMEOUT_SECS", default_value_t = 10)]
+    pub body_read_timeout_secs: u64,
 
     /// Seconds a client has to send a request's headers (defends against slow clients).
     #[arg(long, env = "CALENDAR_HEADER_READ_TIMEOUT_SECS", default_value_t = 10)]
@@ -92,6 +98,16 @@ pub struct ServeArgs {
     /// Open connections at most; further clients wait in the listen backlog.
     #[arg(long, env = "CALENDAR_MAX_CONNECTIONS", default_value_t = 4096)]
     pub max_connections: usize,
+
+    /// Open connections at most from one client address (the connection's, even
+    /// behind `--trust-forwarded-for`); further ones are closed at once. `0` lifts
+    /// the cap, for a server that sees only its reverse proxy's address.
+    #[arg(
+        long,
+        env = "CALENDAR_MAX_CONNECTIONS_PER_ADDRESS",
+        default_value_t = 256
+    )]
+    pub max_connections_per_address: usize,
 
     /// Failed authentications allowed per client address and per login in a window;
     /// beyond it, requests get 429 until the window ends.
@@ -136,6 +152,7 @@ pub struct Settings {
     pub max_body_bytes: usize,
     pub request_timeout: std::time::Duration,
     pub max_concurrent_requests: usize,
+    pub body_read_timeout: std::time::Duration,
     pub cors_origins: Vec<String>,
     pub auth_failure_limit: u32,
     pub auth_failure_window: std::time::Duration,
@@ -176,6 +193,7 @@ impl Settings {
             max_body_bytes: args.max_body_bytes,
             request_timeout: std::time::Duration::from_secs(args.request_timeout_secs.max(1)),
             max_concurrent_requests: args.max_concurrent_requests.max(1),
+            body_read_timeout: std::time::Duration::from_secs(args.body_read_timeout_secs.max(1)),
             cors_origins: args
                 .cors_origins
                 .iter()

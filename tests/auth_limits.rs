@@ -1,5 +1,6 @@
-//! Authentication abuse: failures are counted per client address and per login,
-//! and a locked-out client gets 429 with Retry-After, even with the right secret.
+//! Authentication abuse: failures are counted per client address and per login.
+//! A locked-out address gets 429 with Retry-After, even with the right secret; a
+//! login under attack refuses wrong secrets only, never its owner's right one.
 
 mod common;
 
@@ -54,21 +55,38 @@ both!(
 );
 
 both!(
-    repeated_failures_for_one_login_are_locked_out_from_any_address,
+    failures_for_a_login_never_lock_its_owner_out,
     |app| async move {
         let user = app.user(Role::Author).await;
+        // A guesser spreads wrong passwords for the login over many addresses.
         for i in 0..10 {
             app.send(request_from(&format!("10.1.0.{i}"), &user.login, "guess"))
                 .await
                 .assert_error(401, "incorrect_password");
         }
-        app.send(request_from("10.9.9.9", &user.login, &user.password))
-            .await
-            .assert_error(429, "rest_too_many_requests");
+        // Further guesses for that login are refused, from any address...
+        let r = app
+            .send(request_from("10.1.1.1", &user.login, "another guess"))
+            .await;
+        r.assert_error(429, "rest_too_many_requests");
+        assert!(r.header("retry-after").is_some());
+        // ...but the owner's correct password works from anywhere, every time.
+        for ip in ["10.9.9.9", "10.9.9.10", "10.1.0.3"] {
+            app.send(request_from(ip, &user.login, &user.password))
+                .await
+                .assert(200);
+        }
         let other = app.user(Role::Author).await;
         app.send(request_from("10.9.9.9", &other.login, &other.password))
             .await
             .assert(200);
+        // The guesser's own address, once over the limit, is refused before any check.
+        for _ in 0..10 {
+            app.send(request_from("10.7.7.7", "nobody", "x")).await;
+        }
+        app.send(request_from("10.7.7.7", &other.login, &other.password))
+            .await
+            .assert_error(429, "rest_too_many_requests");
     }
 );
 

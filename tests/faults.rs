@@ -155,6 +155,71 @@ async fn full_sqlite_refuses_writes_with_503_and_keeps_reading() {
     app.get("venues").await.assert(200);
 }
 
+/// The database's size in pages.
+async fn page_count(app: &TestApp) -> i64 {
+    let mut conn = app.store.pool.read().await.unwrap();
+    let q = sea_query::Query::select()
+        .expr(sea_query::Expr::cust("page_count"))
+        .from(sea_query::Alias::new("pragma_page_count"))
+        .to_owned();
+    conn.query_one(&q, |r| r.i64(0)).await.unwrap()
+}
+
+#[tokio::test]
+async fn writes_resume_once_there_is_room_though_search_indexing_still_needs_more() {
+    let app = TestApp::sqlite().await;
+    // Events waiting to be indexed for search, with much text to index.
+    let words: Vec<String> = (0..600)
+        .map(|i| format!("word{i}x{}", i * 7919 % 1000))
+        .collect();
+    let text = words.join(" ");
+    let mut events = Vec::new();
+    for i in 0..40 {
+        let body = with(
+            event(
+                &format!("Queued {i}"),
+                "2027-05-10 19:00:00",
+                "2027-05-10 21:00:00",
+            ),
+            json!({"description": text}),
+        );
+        events.push(app.event(body).await);
+    }
+    // The disk fills up.
+    let full = page_count(&app).await;
+    on_writer(&app, &format!("PRAGMA max_page_count = {full}")).await;
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    // Then a little room comes back: enough for a small write, far too little
+    // for the index of all that text.
+    let mut tx = app.store.pool.write().await.unwrap();
+    tx.batch(&format!("PRAGMA max_page_count = {}", full + 40))
+        .await
+        .unwrap();
+    drop(tx);
+    for i in 0..5 {
+        app.post("venues", json!({"venue": format!("Small {i}")}))
+            .await
+            .assert(201);
+    }
+    // Search still finds the queued events, as it scans what is not indexed yet.
+    let r = app
+        .get("events?start_date=2027-05-01&end_date=2027-05-31&search=word599x")
+        .await;
+    assert_eq!(r.body["total"], events.len(), "{}", r.text);
+    // With room again, the index catches up and the queue empties.
+    on_writer(&app, "PRAGMA max_page_count = 1073741823").await;
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    app.post("venues", json!({"venue": "Later"}))
+        .await
+        .assert(201);
+    let mut conn = app.store.pool.read().await.unwrap();
+    let q = sea_query::Query::select()
+        .expr(sea_query::Expr::cust("count(*)"))
+        .from(sea_query::Alias::new("search_queue"))
+        .to_owned();
+    assert_eq!(conn.query_one(&q, |r| r.i64(0)).await.unwrap(), 0);
+}
+
 #[tokio::test]
 async fn read_only_sqlite_refuses_writes_with_503_and_keeps_reading() {
     let app = TestApp::sqlite().await;

@@ -52,6 +52,7 @@ async fn serve(listener: tokio::net::TcpListener, router: axum::Router, args: &S
         ))
         .max_buf_size(args.max_header_bytes.max(8192));
     let connections = Arc::new(tokio::sync::Semaphore::new(args.max_connections.max(1)));
+    let per_address = PerAddress::new(args.max_connections_per_address);
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let shutdown = shutdown_signal();
     tokio::pin!(shutdown);
@@ -75,6 +76,13 @@ async fn serve(listener: tokio::net::TcpListener, router: axum::Router, args: &S
             },
             _ = &mut shutdown => break,
         };
+        let Some(per_address) = per_address.admit(peer.ip()) else {
+            // One address holds its share already: close this one at once, so that
+            // a single client cannot take the slots every other client needs.
+            tracing::debug!(peer = %peer.ip(), "too many connections from one address");
+            drop(stream);
+            continue;
+        };
         let _ = stream.set_nodelay(true);
         let service = TowerToHyperService::new(router.clone().map_request(
             move |mut req: axum::http::Request<hyper::body::Incoming>| {
@@ -88,11 +96,63 @@ async fn serve(listener: tokio::net::TcpListener, router: axum::Router, args: &S
                 tracing::debug!(error = %e, "connection ended with an error");
             }
             drop(permit);
+            drop(per_address);
         });
     }
     drop(listener);
     tracing::info!("shutting down: finishing in-flight requests");
     graceful.shutdown().await;
+}
+
+/// Open connections per client address, capped.
+#[derive(Clone)]
+struct PerAddress {
+    cap: usize,
+    open: Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
+}
+
+/// One connection counted against its address until it is dropped.
+struct AddressSlot {
+    ip: std::net::IpAddr,
+    open: Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
+}
+
+impl PerAddress {
+    fn new(cap: usize) -> PerAddress {
+        PerAddress {
+            cap,
+            open: Arc::default(),
+        }
+    }
+
+    /// A slot for a new connection from `ip`, unless it has `cap` open already.
+    fn admit(&self, ip: std::net::IpAddr) -> Option<Option<AddressSlot>> {
+        if self.cap == 0 {
+            return Some(None);
+        }
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let count = open.entry(ip).or_insert(0);
+        if *count >= self.cap {
+            return None;
+        }
+        *count += 1;
+        Some(Some(AddressSlot {
+            ip,
+            open: self.open.clone(),
+        }))
+    }
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = open.get_mut(&self.ip) {
+            *count -= 1;
+            if *count == 0 {
+                open.remove(&self.ip);
+            }
+        }
+    }
 }
 
 /// A database URL without its password, for logs.
@@ -130,6 +190,24 @@ async fn shutdown_signal() {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn each_address_gets_at_most_its_cap_of_connections() {
+        let cap = super::PerAddress::new(2);
+        let (a, b): (std::net::IpAddr, std::net::IpAddr) =
+            ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+        let first = cap.admit(a).unwrap();
+        let second = cap.admit(a).unwrap();
+        assert!(cap.admit(a).is_none(), "a third from the same address");
+        assert!(cap.admit(b).is_some(), "another address is not affected");
+        drop(first);
+        assert!(cap.admit(a).is_some(), "a closed connection frees its slot");
+        drop(second);
+        assert!(
+            super::PerAddress::new(0).admit(a).is_some(),
+            "0 lifts the cap"
+        );
+    }
+
     #[test]
     fn redacts_passwords_in_database_urls() {
         assert_eq!(

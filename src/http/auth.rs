@@ -18,8 +18,9 @@ pub fn hash_secret(secret: &str) -> String {
     hex::encode(Sha256::digest(secret.as_bytes()))
 }
 
-/// Counts failed authentications per client address and per login, and refuses
-/// further attempts from either for the rest of the window once the limit is hit.
+/// Counts failed authentications per client address and per login; once a key
+/// reaches the limit it stays blocked for the rest of its window (what a block
+/// refuses is decided in `dispatch::authenticate`).
 ///
 /// Counters live in this process: with several instances behind a load balancer,
 /// the effective limit is the per-instance limit times the number of instances.
@@ -70,16 +71,29 @@ impl FailureGuard {
     }
 }
 
-/// The keys a request's failures count against: its client address and the login it claims.
-pub fn failure_keys(headers: &HeaderMap, client: Option<std::net::IpAddr>) -> Vec<String> {
-    let mut keys = vec![format!(
+/// The keys a request's failures count against: its client address, and the
+/// login it claims (none for a bearer token).
+pub struct FailureKeys {
+    pub address: Vec<String>,
+    pub login: Vec<String>,
+}
+
+impl FailureKeys {
+    pub fn all(&self) -> Vec<String> {
+        self.address.iter().chain(&self.login).cloned().collect()
+    }
+}
+
+pub fn failure_keys(headers: &HeaderMap, client: Option<std::net::IpAddr>) -> FailureKeys {
+    let address = vec![format!(
         "ip:{}",
         client.map_or_else(|| "unknown".to_string(), |ip| ip.to_string())
     )];
-    if let Some(login) = basic_login(headers) {
-        keys.push(format!("login:{}", login.to_lowercase()));
-    }
-    keys
+    let login = basic_login(headers)
+        .map(|login| format!("login:{}", login.to_lowercase()))
+        .into_iter()
+        .collect();
+    FailureKeys { address, login }
 }
 
 fn basic_login(headers: &HeaderMap) -> Option<String> {

@@ -205,8 +205,13 @@ async fn run(
     let is_list = |name: &str| endpoint.takes_list(name);
     let mut params = args::parse_form(parts.uri.query().unwrap_or(""), is_list);
     if parts.method != Method::GET {
-        let bytes = to_bytes(body, app.settings.max_body_bytes)
+        // A body has a deadline of its own, and is read before the request takes
+        // one of the limited turns: a client trickling its body holds only its own
+        // connection, never a turn that others need.
+        let read = to_bytes(body, app.settings.max_body_bytes);
+        let bytes = tokio::time::timeout(app.settings.body_read_timeout, read)
             .await
+            .map_err(|_| ApiError::coded(408, "rest_request_timeout", Msg::BodyTimeout))?
             .map_err(|_| ApiError::PayloadTooLarge)?;
         if !bytes.is_empty() {
             let content_type = parts
@@ -221,6 +226,12 @@ async fn run(
         }
     }
 
+    let turns = app.clone();
+    let _turn = turns
+        .turns
+        .acquire()
+        .await
+        .map_err(|_| ApiError::Unavailable("the server is stopping".into()))?;
     let args = args::check_present(endpoint, RawArgs { path, params }, &app.settings.limits)?;
     if !args.invalid().is_empty() && !reports_every_invalid_argument(endpoint.op) {
         return Err(ApiError::Invalid(args.invalid().to_vec()));
@@ -236,7 +247,10 @@ async fn run(
     route(&ctx, endpoint.op, args).await
 }
 
-/// The caller, unless their address or login is locked out by recent failures.
+/// The caller. An address with too many recent failures is refused before its
+/// credentials are looked at: that stops a guesser. A login with too many is not:
+/// anyone can fail for any login, so its owner's correct credentials still work,
+/// and only wrong ones are refused with 429 until the window ends.
 async fn authenticate(app: &App, parts: &axum::http::request::Parts) -> Result<Caller, ApiError> {
     if !parts
         .headers
@@ -245,12 +259,16 @@ async fn authenticate(app: &App, parts: &axum::http::request::Parts) -> Result<C
         return Ok(Caller(None));
     }
     let keys = auth::failure_keys(&parts.headers, client_ip(app, parts));
-    if let Some(retry_after_secs) = app.auth_failures.blocked(&keys) {
+    if let Some(retry_after_secs) = app.auth_failures.blocked(&keys.address) {
         return Err(ApiError::TooManyRequests { retry_after_secs });
     }
     let result = auth::caller(&app.store, &parts.headers).await;
     if matches!(result, Err(ApiError::IncorrectPassword)) {
-        app.auth_failures.record_failure(&keys);
+        let login_locked = app.auth_failures.blocked(&keys.login);
+        app.auth_failures.record_failure(&keys.all());
+        if let Some(retry_after_secs) = login_locked {
+            return Err(ApiError::TooManyRequests { retry_after_secs });
+        }
     }
     result
 }

@@ -52,6 +52,8 @@ pub struct AppState {
     pub cache: cache::ResponseCache,
     /// Event creates, written in batches under load.
     pub creates: CreateBatcher,
+    /// Turns to handle a request, taken once its body is in (see `dispatch::run`).
+    pub turns: tokio::sync::Semaphore,
 }
 
 impl AppState {
@@ -63,6 +65,7 @@ impl AppState {
             ),
             cache: cache::ResponseCache::new(settings.response_cache_bytes),
             creates: CreateBatcher::new(store.pool.clone()),
+            turns: tokio::sync::Semaphore::new(settings.max_concurrent_requests),
             store,
             settings,
         }
@@ -116,20 +119,18 @@ pub fn router(app: App) -> Router {
 }
 
 /// The router with the layers every response gets: request IDs, tracing,
-/// security headers, CORS and a cap on concurrent requests.
+/// security headers, CORS, and WordPress's method override.
 pub fn service(app: App) -> Router {
     use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
     use tower_http::set_header::SetResponseHeaderLayer;
     let request_id = header::HeaderName::from_static(REQUEST_ID);
     let cors = cors(&app.settings.cors_origins);
-    let limit = app.settings.max_concurrent_requests;
     let routed = router(app)
         .layer(SetResponseHeaderLayer::overriding(
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),
         ))
         .layer(tower::util::option_layer(cors))
-        .layer(tower::limit::GlobalConcurrencyLimitLayer::new(limit))
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
         .layer(tower_http::trace::TraceLayer::new_for_http().make_span_with(|req: &Request| {
             let id = req.headers().get(REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("");

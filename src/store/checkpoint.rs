@@ -34,7 +34,11 @@ pub struct Checkpointer {
 }
 
 impl Checkpointer {
-    pub fn start(conn: rusqlite::Connection, path: &Path) -> Result<Checkpointer, StoreError> {
+    pub fn start(
+        conn: rusqlite::Connection,
+        path: &Path,
+        reopen: super::group_commit::Reopen,
+    ) -> Result<Checkpointer, StoreError> {
         let (signal, commits) = mpsc::sync_channel::<()>(1);
         let name = path.display().to_string();
         // Syncing needs no write access: Linux flushes the file, whatever the descriptor.
@@ -43,7 +47,7 @@ impl Checkpointer {
         })?;
         let thread = std::thread::Builder::new()
             .name("sqlite-checkpoint".into())
-            .spawn(move || run(&conn, &file, &commits, &name))
+            .spawn(move || run(conn, &reopen, &file, &commits, &name))
             .map_err(|e| StoreError::Internal(format!("cannot start the checkpointer: {e}")))?;
         Ok(Checkpointer {
             signal: Some(signal),
@@ -70,10 +74,22 @@ impl Drop for Checkpointer {
 }
 
 /// Checkpoints after commits, at most once per [`PAUSE`], until the store closes.
-fn run(conn: &rusqlite::Connection, file: &File, commits: &Receiver<()>, name: &str) {
+fn run(
+    mut conn: rusqlite::Connection,
+    reopen: &super::group_commit::Reopen,
+    file: &File,
+    commits: &Receiver<()>,
+    name: &str,
+) {
     let mut due = commits.recv().is_ok();
     while due {
-        if let Err(e) = checkpoint(conn, file) {
+        // Opened while the file was read-only, the connection would stay so.
+        if conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false)
+            && let Ok(writable) = reopen()
+        {
+            conn = writable;
+        }
+        if let Err(e) = checkpoint(&conn, file) {
             tracing::warn!(database = %name, error = %e, "WAL checkpoint failed");
         }
         due = false;

@@ -7,8 +7,10 @@
 //! learns the outcome of that one `COMMIT` before it answers its client. A
 //! group's writes are therefore acknowledged only once they are durable (to the
 //! configured `synchronous` level), while the commit's fixed costs — writing
-//! pages to the WAL, flushing the search index, checkpoints — are paid once
-//! per group instead of once per request.
+//! pages to the WAL, checkpoints — are paid once per group instead of once per
+//! request. Deferred work (indexing events for search) runs after a group's
+//! commit, in batches and in a transaction of its own, so that its failure never
+//! fails the writes of the group.
 //!
 //! A request that fails rolls back to its own savepoint only; the others in the
 //! group are unaffected. The first has nobody before it, so it rolls back the
@@ -45,15 +47,17 @@ pub struct Writer {
     queued: AtomicUsize,
     /// Bumped after every commit; one process owns a SQLite file, so memory suffices.
     pub(super) version: Arc<AtomicU64>,
-    /// Work done at the end of every group, inside its transaction.
-    before_commit: BeforeCommit,
+    /// Work done after a group commits, in a transaction of its own.
+    after_commit: AfterCommit,
     checkpointer: Checkpointer,
+    reopen: Reopen,
 }
 
-/// Deferred work the writer does right before a `COMMIT`, in its transaction,
-/// once enough of it has piled up or the oldest of it has waited long enough.
+/// Deferred work the writer does after a group's `COMMIT`, in a transaction of
+/// its own, once enough of it has piled up or the oldest of it has waited long
+/// enough.
 #[derive(Clone, Copy)]
-pub struct BeforeCommit {
+pub struct AfterCommit {
     /// A query counting the pending work.
     pub pending: &'static str,
     /// The statements that do it.
@@ -64,29 +68,75 @@ pub struct BeforeCommit {
     pub max_age: Duration,
 }
 
-impl BeforeCommit {
-    fn apply(
-        &self,
-        conn: &rusqlite::Connection,
-        pending_since: &mut Option<Instant>,
-    ) -> rusqlite::Result<()> {
-        let pending: i64 = conn
-            .prepare_cached(self.pending)?
-            .query_row([], |row| row.get(0))?;
-        if pending == 0 {
-            *pending_since = None;
-            return Ok(());
+/// How long deferred work that failed waits before it is tried again, at most.
+const MAX_RETRY_WAIT: Duration = Duration::from_secs(30);
+
+/// Where the deferred work stands, as far as this process knows.
+#[derive(Default)]
+struct Pending {
+    /// Since when some has been pending.
+    since: Option<Instant>,
+    /// After a failure, not before this; and how long the last wait was.
+    retry_at: Option<(Instant, Duration)>,
+}
+
+impl AfterCommit {
+    /// Does the pending work if it is due. It runs in a transaction of its own, not
+    /// in the group's: when it fails (a full disk fails the FTS5 index's write, and
+    /// SQLite then rolls back the whole transaction), the group's writes are
+    /// committed already, and the work stays queued. Work that failed waits a
+    /// while before the next try, so that writes do not pay for it again and again.
+    /// `true` when it wrote something.
+    fn apply(&self, conn: &rusqlite::Connection, state: &mut Pending) -> bool {
+        if state.retry_at.is_some_and(|(at, _)| Instant::now() < at) {
+            return false;
         }
-        let since = *pending_since.get_or_insert_with(Instant::now);
-        if pending < self.batch && since.elapsed() < self.max_age {
-            return Ok(());
+        let pending = conn
+            .prepare_cached(self.pending)
+            .and_then(|mut st| st.query_row([], |row| row.get::<_, i64>(0)));
+        match pending {
+            Ok(0) => {
+                *state = Pending::default();
+                return false;
+            }
+            Ok(n) => {
+                let since = *state.since.get_or_insert_with(Instant::now);
+                if n < self.batch && since.elapsed() < self.max_age {
+                    return false;
+                }
+            }
+            Err(e) => {
+                self.failed(state, &e);
+                return false;
+            }
         }
-        for sql in self.run {
-            conn.prepare_cached(sql)?.execute([])?;
+        let done = conn.execute_batch("BEGIN IMMEDIATE").and_then(|()| {
+            self.run
+                .iter()
+                .try_for_each(|sql| conn.prepare_cached(sql)?.execute([]).map(drop))?;
+            conn.execute_batch("COMMIT")
+        });
+        match done {
+            Ok(()) => {
+                *state = Pending::default();
+                true
+            }
+            Err(e) => {
+                if !conn.is_autocommit() {
+                    let _ = conn.execute_batch("ROLLBACK");
+                }
+                self.failed(state, &e);
+                false
+            }
         }
-        // Should the COMMIT fail, the work is back in the queue and the clock restarts.
-        *pending_since = None;
-        Ok(())
+    }
+
+    fn failed(&self, state: &mut Pending, e: &rusqlite::Error) {
+        let wait = state.retry_at.map_or(Duration::from_secs(1), |(_, last)| {
+            (last * 2).min(MAX_RETRY_WAIT)
+        });
+        tracing::warn!(error = %e, retry_in = ?wait, "deferred work failed; it stays queued");
+        state.retry_at = Some((Instant::now() + wait, wait));
     }
 }
 
@@ -94,9 +144,17 @@ pub struct WriterState {
     conn: rusqlite::Connection,
     group: Option<Group>,
     next_group: u64,
-    /// Since when [`BeforeCommit`] work has been pending, as far as this process knows.
-    pending_since: Option<Instant>,
+    /// The [`AfterCommit`] work.
+    pending: Pending,
+    /// When the connection, found read-only, was last opened again.
+    reopened_at: Option<Instant>,
 }
+
+/// Opens a new writer connection, as the store opened the first one.
+pub type Reopen = Box<dyn Fn() -> Result<rusqlite::Connection, StoreError> + Send + Sync>;
+
+/// The shortest time between two attempts to reopen a read-only writer.
+const REOPEN_PAUSE: Duration = Duration::from_secs(1);
 
 /// The shared transaction and the requests that have finished inside it.
 struct Group {
@@ -152,20 +210,46 @@ impl Drop for WriterGuard {
 impl Writer {
     pub fn new(
         conn: rusqlite::Connection,
-        before_commit: BeforeCommit,
+        after_commit: AfterCommit,
         checkpointer: Checkpointer,
+        reopen: Reopen,
     ) -> Writer {
         Writer {
             state: Arc::new(Mutex::new(WriterState {
                 conn,
                 group: None,
                 next_group: 0,
-                pending_since: None,
+                pending: Pending::default(),
+                reopened_at: None,
             })),
             queued: AtomicUsize::new(0),
             version: Arc::default(),
-            before_commit,
+            after_commit,
             checkpointer,
+            reopen,
+        }
+    }
+
+    /// SQLite opens a file it may not write read-only, and the connection stays so
+    /// after the file's permissions are fixed. A read-only writer is opened again
+    /// (at most once per [`REOPEN_PAUSE`]), so writes resume without a restart.
+    fn writable(&self, state: &mut WriterState) {
+        let read_only = state.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false);
+        if !read_only
+            || state
+                .reopened_at
+                .is_some_and(|at| at.elapsed() < REOPEN_PAUSE)
+        {
+            return;
+        }
+        state.reopened_at = Some(Instant::now());
+        match (self.reopen)() {
+            Ok(conn) if !conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true) => {
+                tracing::info!("the database is writable again");
+                state.conn = conn;
+            }
+            Ok(_) => {}
+            Err(e) => tracing::debug!(error = %e, "reopening the writer failed"),
         }
     }
 
@@ -183,6 +267,7 @@ impl Writer {
             .map_err(|_| StoreError::Unavailable("timed out waiting for the writer".into()))?;
         let opens_group = state.group.is_none();
         if opens_group {
+            self.writable(&mut state);
             // IMMEDIATE takes the write lock up front, so a transaction never
             // fails half-way on a lock upgrade.
             state.conn.execute_batch("BEGIN IMMEDIATE")?;
@@ -256,15 +341,7 @@ impl Writer {
 
     /// Commits the open group and tells its members.
     fn finish(&self, mut state: OwnedMutexGuard<WriterState>) -> Result<(), StoreError> {
-        let WriterState {
-            conn,
-            pending_since,
-            ..
-        } = &mut *state;
-        let result = self
-            .before_commit
-            .apply(conn, pending_since)
-            .and_then(|()| conn.execute_batch("COMMIT"));
+        let result = state.conn.execute_batch("COMMIT");
         if result.is_err() && !state.conn.is_autocommit() {
             let _ = state.conn.execute_batch("ROLLBACK");
         }
@@ -281,6 +358,12 @@ impl Writer {
                 "write group committed"
             );
             g.outcome.send_replace(Some(outcome));
+        }
+        if result.is_ok() {
+            let WriterState { conn, pending, .. } = &mut *state;
+            if self.after_commit.apply(conn, pending) {
+                self.checkpointer.committed();
+            }
         }
         result.map_err(StoreError::from)
     }
@@ -326,5 +409,74 @@ fn to_result(outcome: &Outcome) -> Result<(), StoreError> {
         Some(Ok(())) => Ok(()),
         Some(Err(e)) => Err(StoreError::Unavailable(e.clone())),
         None => Err(StoreError::Internal("write group still open".into())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deferred work that fails (here a CHECK constraint, as a full disk would fail
+    /// it) must not take the group's own writes down with it.
+    #[tokio::test]
+    async fn failing_deferred_work_stays_queued_and_never_blocks_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.db");
+        let open = |path: &std::path::Path| {
+            let conn = rusqlite::Connection::open(path).unwrap();
+            conn.execute_batch("PRAGMA journal_mode = WAL;").unwrap();
+            conn
+        };
+        let conn = open(&path);
+        conn.execute_batch(
+            "CREATE TABLE rows (v INTEGER);
+             CREATE TABLE queue (v INTEGER);
+             CREATE TABLE done (v INTEGER CHECK (v < 100));",
+        )
+        .unwrap();
+        let work = AfterCommit {
+            pending: "SELECT count(*) FROM queue",
+            run: &["INSERT INTO done SELECT v FROM queue", "DELETE FROM queue"],
+            batch: 1,
+            max_age: Duration::ZERO,
+        };
+        let checkpointer = Checkpointer::start(
+            open(&path),
+            &path,
+            Box::new(|| Err(StoreError::Internal("not needed".into()))),
+        )
+        .unwrap();
+        let reopen: Reopen = Box::new(|| Err(StoreError::Internal("not needed".into())));
+        let writer = Arc::new(Writer::new(conn, work, checkpointer, reopen));
+        let write = |sql: String| {
+            let writer = writer.clone();
+            async move {
+                let guard = writer.begin().await?;
+                guard.execute_batch(&sql)?;
+                writer.commit(guard).await
+            }
+        };
+        let count = |table: &str| -> i64 {
+            open(&path)
+                .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+                .unwrap()
+        };
+        // Queued work that cannot be done: every write still commits.
+        write("INSERT INTO rows VALUES (1); INSERT INTO queue VALUES (500);".into())
+            .await
+            .unwrap();
+        for i in 0..5 {
+            write(format!("INSERT INTO rows VALUES ({i})"))
+                .await
+                .unwrap();
+        }
+        assert_eq!(count("rows"), 6);
+        assert_eq!(count("queue"), 1, "the failed work is still queued");
+        assert_eq!(count("done"), 0);
+        // Once it can be done, a later commit does it (after its wait).
+        open(&path).execute_batch("UPDATE queue SET v = 5").unwrap();
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        write("INSERT INTO rows VALUES (9)".into()).await.unwrap();
+        assert_eq!((count("queue"), count("done")), (0, 1));
     }
 }

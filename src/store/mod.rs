@@ -174,7 +174,7 @@ impl Store {
 /// a few hundred events at once costs far less than one group's worth at a time.
 /// Until then, searches find queued events by scanning them (`store::events`),
 /// so every committed event is searchable at once either way.
-const SQLITE_BEFORE_COMMIT: group_commit::BeforeCommit = group_commit::BeforeCommit {
+const SQLITE_AFTER_COMMIT: group_commit::AfterCommit = group_commit::AfterCommit {
     pending: "SELECT count(*) FROM search_queue",
     run: &[
         "INSERT INTO posts_fts(rowid, title, excerpt, description) \
@@ -261,20 +261,59 @@ fn sqlite_pool(size: usize) -> deadpool::unmanaged::Pool<rusqlite::Connection> {
     })
 }
 
-fn open_sqlite(path: &Path) -> Result<Pool, StoreError> {
-    let writer_conn = sqlite_connection(path)?;
+fn writer_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
+    let conn = sqlite_connection(path)?;
     // Checkpoints run on their own thread, not inside the commits of the writer.
     // The log file is cut back to 64 MiB when it starts over, after a burst.
-    writer_conn
-        .execute_batch("PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864;")?;
-    let checkpoint_conn = sqlite_connection(path)?;
+    conn.execute_batch("PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864;")?;
+    Ok(conn)
+}
+
+fn checkpoint_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
+    let conn = sqlite_connection(path)?;
     // Checkpoints copy pages without keeping them: a small cache keeps the RSS down.
-    checkpoint_conn.execute_batch("PRAGMA cache_size = -512;")?;
-    let checkpointer = checkpoint::Checkpointer::start(checkpoint_conn, path)?;
+    conn.execute_batch("PRAGMA cache_size = -512;")?;
+    Ok(conn)
+}
+
+/// A connection opened again once the database file is writable. SQLite creates
+/// the `-wal` and `-shm` files with the database's permissions: made while it was
+/// read-only, they are read-only too, and are given its permissions back first.
+fn reopened(
+    path: &Path,
+    open: fn(&Path) -> Result<rusqlite::Connection, StoreError>,
+) -> Result<rusqlite::Connection, StoreError> {
+    let unavailable = |e: std::io::Error| StoreError::Unavailable(e.to_string());
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(unavailable)?;
+    let mode = std::fs::metadata(path).map_err(unavailable)?.permissions();
+    for suffix in ["-wal", "-shm"] {
+        let mut side = path.as_os_str().to_owned();
+        side.push(suffix);
+        if std::fs::metadata(&side).is_ok_and(|m| m.permissions().readonly()) {
+            let _ = std::fs::set_permissions(&side, mode.clone());
+        }
+    }
+    open(path)
+}
+
+fn open_sqlite(path: &Path) -> Result<Pool, StoreError> {
+    let writer_conn = writer_connection(path)?;
+    let checkpoint_conn = checkpoint_connection(path)?;
+    let owned = path.to_path_buf();
+    let checkpointer = checkpoint::Checkpointer::start(
+        checkpoint_conn,
+        path,
+        Box::new(move || reopened(&owned, checkpoint_connection)),
+    )?;
+    let owned = path.to_path_buf();
     let writer = std::sync::Arc::new(group_commit::Writer::new(
         writer_conn,
-        SQLITE_BEFORE_COMMIT,
+        SQLITE_AFTER_COMMIT,
         checkpointer,
+        Box::new(move || reopened(&owned, writer_connection)),
     ));
     let n = std::thread::available_parallelism().map_or(2, |n| n.get()) * 2;
     let readers = sqlite_pool(n);

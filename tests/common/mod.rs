@@ -155,6 +155,7 @@ pub fn settings() -> Settings {
         max_body_bytes: 1024 * 1024,
         request_timeout: std::time::Duration::from_secs(30),
         max_concurrent_requests: 1024,
+        body_read_timeout: std::time::Duration::from_secs(10),
         cors_origins: Vec::new(),
         auth_failure_limit: 10,
         auth_failure_window: std::time::Duration::from_secs(300),

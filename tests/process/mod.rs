@@ -57,6 +57,11 @@ thread_local! {
     pub static EXTRA_ARGS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+thread_local! {
+    /// The user the next `Server::start` on this thread runs as, if not this one.
+    static RUN_AS: std::cell::Cell<Option<(u32, u32)>> = const { std::cell::Cell::new(None) };
+}
+
 pub struct Server {
     pub child: Child,
     pub port: u16,
@@ -65,6 +70,14 @@ pub struct Server {
 impl Server {
     pub fn start(database_url: &str) -> Server {
         Server::start_logging(database_url, "warn", None)
+    }
+
+    /// Starts the server as another user (`uid`, `gid`), as a service account runs it.
+    pub fn start_as(database_url: &str, ids: (u32, u32)) -> Server {
+        RUN_AS.with(|r| r.set(Some(ids)));
+        let server = Server::start(database_url);
+        RUN_AS.with(|r| r.set(None));
+        server
     }
 
     /// Starts the server with a log level, writing its output to `log` when given.
@@ -77,7 +90,12 @@ impl Server {
             }
             None => (Stdio::null(), Stdio::null()),
         };
-        let child = Command::new(BIN)
+        let mut command = Command::new(BIN);
+        if let Some((uid, gid)) = RUN_AS.with(|r| r.get()) {
+            use std::os::unix::process::CommandExt;
+            command.uid(uid).gid(gid);
+        }
+        let child = command
             .args([
                 "--database-url",
                 database_url,

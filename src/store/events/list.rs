@@ -56,7 +56,7 @@ fn search_filter(
         if backend == Backend::Sqlite && word.chars().count() >= 3 {
             let phrase = format!("\"{}\"", word.replace('"', "\"\""));
             // Events written since the last indexing batch wait in `search_queue`, not
-            // yet in the index: they are scanned (see `SQLITE_BEFORE_COMMIT`). CROSS JOIN
+            // yet in the index: they are scanned (see `SQLITE_AFTER_COMMIT`). CROSS JOIN
             // keeps SQLite from scanning `posts` for the few queued rows.
             q.and_where(Expr::cust_with_values(
                 "posts.id IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? \
