@@ -325,3 +325,54 @@ both!(
         assert_eq!(r.body["categories"][0]["name"], "Brand New Category");
     }
 );
+
+both!(
+    term_lists_of_hidden_events_answer_as_for_unknown_ones,
+    |app| async move {
+        let cat = app
+            .post("categories", json!({"name": "Secret cat"}))
+            .await
+            .id();
+        let mut hidden = Vec::new();
+        for extra in [
+            json!({"status": "draft"}),
+            json!({"status": "pending"}),
+            json!({"status": "private"}),
+            json!({"status": "future", "date": "2030-01-01 00:00:00"}),
+            json!({"password": "pw"}),
+        ] {
+            let id = app
+                .event(march("Hidden", with(json!({"categories": [cat]}), extra)))
+                .await;
+            hidden.push(id);
+        }
+        let trashed = app
+            .event(march("Trashed", json!({"categories": [cat]})))
+            .await;
+        app.delete(&format!("events/{trashed}")).await.assert(200);
+        hidden.push(trashed);
+        let subscriber = app.user(Role::Subscriber).await;
+        for id in hidden {
+            for who in [Auth::None, subscriber.auth()] {
+                for q in [
+                    format!("categories?post={id}"),
+                    format!("categories?event={id}"),
+                ] {
+                    let r = app.get_as(&format!("{q}&hide_empty=0"), &who).await;
+                    let unknown = app
+                        .get_as(&q.replace(&id.to_string(), "999999"), &who)
+                        .await;
+                    r.assert_error(400, "rest_invalid_param");
+                    assert_eq!(r.error_body(), unknown.error_body(), "{q}");
+                }
+            }
+            let r = app
+                .get_as(
+                    &format!("categories?post={id}&hide_empty=0"),
+                    &app.admin.auth(),
+                )
+                .await;
+            assert_eq!(r.body["total"], 1, "an editor sees the terms of event {id}");
+        }
+    }
+);
