@@ -126,14 +126,7 @@ async fn full_sqlite_refuses_writes_with_503_and_keeps_reading() {
     let app = TestApp::sqlite().await;
     let id = app.post("venues", json!({"venue": "Before"})).await.id();
     // The database may not grow any more: the same error a full disk gives.
-    let pages: i64 = {
-        let mut conn = app.store.pool.read().await.unwrap();
-        let q = sea_query::Query::select()
-            .expr(sea_query::Expr::cust("page_count"))
-            .from(sea_query::Alias::new("pragma_page_count"))
-            .to_owned();
-        conn.query_one(&q, |r| r.i64(0)).await.unwrap()
-    };
+    let pages = page_count(&app).await;
     on_writer(&app, &format!("PRAGMA max_page_count = {pages}")).await;
     let big = "x".repeat(60_000);
     let mut refused = None;

@@ -589,9 +589,9 @@ mod tests {
         assert_eq!(parse_int(&json!("99999999999999999999")), None);
     }
 
-    #[test]
-    fn nul_characters_are_refused_wherever_text_goes() {
-        let spec = |kind| Arg {
+    /// An optional argument `x` of this kind.
+    fn spec(kind: Kind) -> Arg {
+        Arg {
             name: "x",
             kind,
             required: false,
@@ -599,7 +599,11 @@ mod tests {
             one_of: &[],
             location: Location::Param,
             description: "",
-        };
+        }
+    }
+
+    #[test]
+    fn nul_characters_are_refused_wherever_text_goes() {
         for (kind, v) in [
             (Kind::String, json!("a\0b")),
             (Kind::DateTime, json!("2030-01-01\0")),
@@ -618,15 +622,6 @@ mod tests {
 
     #[test]
     fn text_is_text_and_dates_may_be_timestamps() {
-        let spec = |kind| Arg {
-            name: "x",
-            kind,
-            required: false,
-            default: Default::None,
-            one_of: &[],
-            location: Location::Param,
-            description: "",
-        };
         let limits = Limits::default();
         for v in [
             json!(123),

@@ -15,8 +15,8 @@ use crate::domain::term::Taxonomy;
 use crate::domain::timezone::{EventZone, parse_zone};
 use crate::http::dispatch::Ctx;
 use crate::http::error::{ApiError, Problems};
-use crate::http::linked::{image_ref, normalize_url, read_changes as read_linked};
-use crate::store::{posts, terms, users};
+use crate::http::linked::{image_ref, normalize_url, read_author, read_changes as read_linked};
+use crate::store::{posts, terms};
 
 /// Most organizers, terms or tickets one event may name.
 pub(super) const MAX_LINKS: usize = 100;
@@ -88,18 +88,6 @@ fn read_post_fields(c: &mut EventChanges, args: &Args) -> Result<(), ApiError> {
             p.check(Status::parse(s).ok_or_else(|| ApiError::invalid_param("status")))?;
     }
     p.finish()
-}
-
-/// The author a write names, who must exist.
-async fn read_author(ctx: &Ctx, args: &Args) -> Result<Option<i64>, ApiError> {
-    let Some(author) = args.int("author") else {
-        return Ok(None);
-    };
-    let mut conn = ctx.app.store.pool.read().await?;
-    if author <= 0 || !users::exists(&mut conn, author).await? {
-        return Err(ApiError::invalid_param("author"));
-    }
-    Ok(Some(author))
 }
 
 /// The zone the event's dates are read in: the new one, the event's, or the site's.

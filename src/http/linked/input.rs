@@ -150,7 +150,7 @@ fn read_publication_date(ctx: &Ctx, c: &mut PostChanges, args: &Args) -> Result<
 }
 
 /// The author a write names, who must exist.
-async fn read_author(ctx: &Ctx, args: &Args) -> Result<Option<i64>, ApiError> {
+pub async fn read_author(ctx: &Ctx, args: &Args) -> Result<Option<i64>, ApiError> {
     let Some(author) = args.int("author") else {
         return Ok(None);
     };

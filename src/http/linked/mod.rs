@@ -12,7 +12,7 @@ use crate::api::i18n::Msg;
 use axum::http::StatusCode;
 use axum::response::Response;
 
-pub use input::{image_ref, normalize_url, read_changes};
+pub use input::{image_ref, normalize_url, read_author, read_changes};
 pub use list::{list, statuses_filter};
 pub use write::{Retryable, create, delete, detached, update, with_retry};
 
