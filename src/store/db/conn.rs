@@ -7,7 +7,7 @@
 use super::statement::{Statement, pg_batch, pg_values, prepare_one_pg, prepare_pg, sqlite_values};
 use super::{Backend, Row, count_statement};
 use crate::store::StoreError;
-use crate::store::pg::PgConn;
+use crate::store::postgres::PgConn;
 use crate::store::sqlite::SqliteConn;
 
 pub enum Conn {

@@ -9,10 +9,10 @@ use std::sync::atomic::Ordering;
 
 use super::{Backend, Conn, Tx};
 use crate::store::StoreError;
-use crate::store::group_commit::Writer;
-use crate::store::pg::PgConn;
+use crate::store::postgres::PgConn;
+use crate::store::postgres::version::VersionReads;
 use crate::store::sqlite::SqliteConn;
-use crate::store::version::VersionReads;
+use crate::store::sqlite::group_commit::Writer;
 
 /// Connection pools for one database.
 #[derive(Clone)]

@@ -13,7 +13,7 @@ use sea_query_rusqlite::{RusqliteValue, RusqliteValues};
 
 use super::{Backend, count_statement};
 use crate::store::StoreError;
-use crate::store::pg::PgConn;
+use crate::store::postgres::PgConn;
 
 /// Anything sea-query can render: the four statement kinds.
 pub trait Statement: Send + Sync {

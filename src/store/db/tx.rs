@@ -13,9 +13,9 @@ use std::time::Instant;
 use super::statement::{Statement, pg_batch, prepare_pg};
 use super::{Conn, Row};
 use crate::store::StoreError;
-use crate::store::group_commit::Writer;
-use crate::store::pg::CommitOutcome;
-use crate::store::{precise_sleep, version};
+use crate::store::postgres::CommitOutcome;
+use crate::store::postgres::{precise_sleep, version};
+use crate::store::sqlite::group_commit::Writer;
 
 /// A write transaction. Dropped without [`Tx::commit`], it rolls back; a
 /// PostgreSQL connection whose rollback cannot run in `Drop` is detached from

@@ -46,7 +46,7 @@ pub struct Writer {
     /// request leaves the group open for them rather than committing.
     queued: AtomicUsize,
     /// Bumped after every commit; one process owns a SQLite file, so memory suffices.
-    pub(super) version: Arc<AtomicU64>,
+    pub(in crate::store) version: Arc<AtomicU64>,
     /// Work done after a group commits, in a transaction of its own.
     after_commit: AfterCommit,
     checkpointer: Checkpointer,

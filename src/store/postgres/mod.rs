@@ -1,0 +1,50 @@
+//! PostgreSQL: the pipelining connection, the shared data version and its leases,
+//! the precise waits those need, and creating a database that does not exist yet.
+
+mod conn;
+pub(super) mod precise_sleep;
+pub(super) mod setup;
+pub(super) mod version;
+
+use std::str::FromStr;
+use std::time::Duration;
+
+pub use conn::{CommitOutcome, PgConn};
+
+use super::{Pool, StoreError};
+
+pub(super) fn open(url: &str, statement_timeout: Option<Duration>) -> Result<Pool, StoreError> {
+    let mut pg = tokio_postgres::Config::from_str(url)
+        .map_err(|e| StoreError::Internal(format!("invalid database URL: {e}")))?;
+    let options = pg.get_options().unwrap_or_default().to_string();
+    // A timeout set in the URL's own options wins.
+    if let Some(timeout) = statement_timeout
+        && !options.contains("statement_timeout")
+    {
+        let ms = timeout.as_millis().max(1);
+        pg.options(format!("{options} -c statement_timeout={ms}").trim());
+    }
+    pg.connect_timeout(Duration::from_secs(3));
+    pg.application_name("calendar-events");
+    let versions = version::VersionReads::new(version::PgVersionSource::new(pg.clone()));
+    let manager = deadpool_postgres::Manager::from_config(
+        pg,
+        tokio_postgres::NoTls,
+        deadpool_postgres::ManagerConfig {
+            recycling_method: deadpool_postgres::RecyclingMethod::Fast,
+        },
+    );
+    let size = std::thread::available_parallelism().map_or(2, |n| n.get()) * 4;
+    deadpool_postgres::Pool::builder(manager)
+        .max_size(size)
+        .runtime(deadpool_postgres::Runtime::Tokio1)
+        .wait_timeout(Some(Duration::from_secs(5)))
+        .create_timeout(Some(Duration::from_secs(3)))
+        .recycle_timeout(Some(Duration::from_secs(3)))
+        .build()
+        .map(|pool| Pool::Postgres {
+            pool,
+            versions: std::sync::Arc::new(versions),
+        })
+        .map_err(|e| StoreError::Internal(e.to_string()))
+}

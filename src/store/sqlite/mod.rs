@@ -1,0 +1,222 @@
+//! SQLite: the connections (one writer behind group commit, pooled readers, a
+//! checkpoint thread), how each is set up, and the work deferred after commits.
+
+pub(super) mod checkpoint;
+mod conn;
+pub(super) mod group_commit;
+
+use std::path::Path;
+use std::time::Duration;
+
+pub use conn::SqliteConn;
+
+use super::{Pool, StoreError, db};
+
+/// Indexes the events writes queued for search (see migration 0002) in batches:
+/// FTS5 writes a new segment, and later merges it, at every flush, so indexing
+/// a few hundred events at once costs far less than one group's worth at a time.
+/// Until then, searches find queued events by scanning them (`store::events`),
+/// so every committed event is searchable at once either way.
+const SQLITE_AFTER_COMMIT: group_commit::AfterCommit = group_commit::AfterCommit {
+    pending: "SELECT count(*) FROM search_queue",
+    run: &[
+        "INSERT INTO posts_fts(rowid, title, excerpt, description) \
+         SELECT p.id, p.title, p.excerpt, p.description \
+         FROM search_queue q JOIN posts p ON p.id = q.id",
+        "DELETE FROM search_queue",
+    ],
+    batch: SEARCH_INDEX_BATCH,
+    max_age: Duration::from_secs(1),
+};
+
+/// The most events a search scans rather than looks up in the index.
+pub const SEARCH_INDEX_BATCH: i64 = 128;
+
+/// Waits up to 5 s for a lock another connection holds, retrying every millisecond.
+/// SQLite's own busy timeout backs off to 100 ms sleeps, so a writer could oversleep
+/// a checkpoint's short hold of the write lock by tens of milliseconds.
+fn wait_for_lock(attempt: i32) -> bool {
+    std::thread::sleep(Duration::from_millis(1));
+    attempt < 5_000
+}
+
+fn sqlite_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
+    let conn = rusqlite::Connection::open(path)?;
+    conn.busy_handler(Some(wait_for_lock))?;
+    // Without the planner's stability guarantee, SQLite makes every statement with
+    // `LIKE ?` (searches) parse and plan itself again whenever a value is bound, in
+    // case a fixed prefix could use an index: our patterns start with `%`, and the
+    // statement cache was losing 9 % of the CPU of a mixed load to it.
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )?;
+    conn.execute_batch(
+        "PRAGMA journal_mode = WAL;
+         PRAGMA synchronous = NORMAL;
+         PRAGMA foreign_keys = ON;
+         PRAGMA temp_store = MEMORY;
+         PRAGMA cache_size = -8000;",
+    )?;
+    conn.set_prepared_statement_cache_capacity(256);
+    unicode_lower(&conn)?;
+    Ok(conn)
+}
+
+/// Replaces SQLite's `lower()`, which folds ASCII letters only, with Unicode case
+/// folding as PostgreSQL's does: searches lower-case their words in Rust, and
+/// `search=ünïcødé` must find "Fête Ünïcødé" on both backends. No index of ours is
+/// built on `lower()`, so no stored value depends on the function it replaces.
+fn unicode_lower(conn: &rusqlite::Connection) -> Result<(), StoreError> {
+    use rusqlite::functions::FunctionFlags;
+    use rusqlite::types::{Value, ValueRef};
+    conn.create_scalar_function(
+        "lower",
+        1,
+        FunctionFlags::SQLITE_UTF8
+            | FunctionFlags::SQLITE_DETERMINISTIC
+            | FunctionFlags::SQLITE_INNOCUOUS,
+        |ctx| {
+            Ok(match ctx.get_raw(0) {
+                ValueRef::Null => Value::Null,
+                ValueRef::Text(bytes) => {
+                    let text = String::from_utf8_lossy(bytes);
+                    Value::Text(if text.is_ascii() {
+                        text.to_ascii_lowercase()
+                    } else {
+                        text.to_lowercase()
+                    })
+                }
+                ValueRef::Integer(i) => Value::Text(i.to_string()),
+                ValueRef::Real(r) => Value::Text(r.to_string()),
+                ValueRef::Blob(b) => Value::Blob(b.to_ascii_lowercase()),
+            })
+        },
+    )?;
+    Ok(())
+}
+
+fn sqlite_pool(size: usize) -> deadpool::unmanaged::Pool<rusqlite::Connection> {
+    deadpool::unmanaged::Pool::from_config(&deadpool::unmanaged::PoolConfig {
+        max_size: size,
+        timeout: Some(db::POOL_WAIT),
+        runtime: Some(deadpool::Runtime::Tokio1),
+    })
+}
+
+fn writer_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
+    let conn = sqlite_connection(path)?;
+    // Checkpoints run on their own thread, not inside the commits of the writer.
+    // The log file is cut back to 64 MiB when it starts over, after a burst.
+    conn.execute_batch("PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864;")?;
+    Ok(conn)
+}
+
+fn checkpoint_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
+    let conn = sqlite_connection(path)?;
+    // Checkpoints copy pages without keeping them: a small cache keeps the RSS down.
+    conn.execute_batch("PRAGMA cache_size = -512;")?;
+    Ok(conn)
+}
+
+/// A connection opened again once the database file is writable. SQLite creates
+/// the `-wal` and `-shm` files with the database's permissions: made while it was
+/// read-only, they are read-only too, and are given its permissions back first.
+fn reopened(
+    path: &Path,
+    open: fn(&Path) -> Result<rusqlite::Connection, StoreError>,
+) -> Result<rusqlite::Connection, StoreError> {
+    let unavailable = |e: std::io::Error| StoreError::Unavailable(e.to_string());
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(unavailable)?;
+    let mode = std::fs::metadata(path).map_err(unavailable)?.permissions();
+    for suffix in ["-wal", "-shm"] {
+        let mut side = path.as_os_str().to_owned();
+        side.push(suffix);
+        if std::fs::metadata(&side).is_ok_and(|m| m.permissions().readonly()) {
+            let _ = std::fs::set_permissions(&side, mode.clone());
+        }
+    }
+    open(path)
+}
+
+pub(super) fn open(path: &Path) -> Result<Pool, StoreError> {
+    let writer_conn = writer_connection(path)?;
+    let checkpoint_conn = checkpoint_connection(path)?;
+    let owned = path.to_path_buf();
+    let checkpointer = checkpoint::Checkpointer::start(
+        checkpoint_conn,
+        path,
+        Box::new(move || reopened(&owned, checkpoint_connection)),
+    )?;
+    let owned = path.to_path_buf();
+    let writer = std::sync::Arc::new(group_commit::Writer::new(
+        writer_conn,
+        SQLITE_AFTER_COMMIT,
+        checkpointer,
+        Box::new(move || reopened(&owned, writer_connection)),
+    ));
+    let n = std::thread::available_parallelism().map_or(2, |n| n.get()) * 2;
+    let readers = sqlite_pool(n);
+    for _ in 0..n {
+        let conn = sqlite_connection(path)?;
+        // 3 MiB each keeps the process under 64 MB at a million events, with every
+        // scenario of the benchmark run on one server; the pages they drop stay in
+        // the OS page cache.
+        conn.execute_batch("PRAGMA query_only = ON; PRAGMA cache_size = -3000;")?;
+        // A read runs inside one poll of its request's task, so the task's deadline is
+        // in reach here. Writers are never interrupted: that would roll back their group.
+        conn.progress_handler(PROGRESS_STEPS, Some(db::past_deadline))?;
+        readers
+            .try_add(conn)
+            .map_err(|(_, e)| StoreError::Internal(e.to_string()))?;
+    }
+    Ok(Pool::Sqlite { writer, readers })
+}
+
+/// SQLite virtual-machine steps between two looks at the clock: well under a
+/// millisecond of work, and too rare to cost anything measurable.
+const PROGRESS_STEPS: std::ffi::c_int = 20_000;
+
+#[cfg(test)]
+mod tests {
+    /// `.cargo/config.toml` compiles SQLite without its global page-cache and
+    /// allocation-statistics locks; a build that lost the setting fails here.
+    #[test]
+    fn sqlite_is_compiled_without_global_locks_on_pages_and_allocations() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let mut st = conn.prepare("PRAGMA compile_options").unwrap();
+        let options: Vec<String> = st
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(
+            options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"),
+            "{options:?}"
+        );
+        assert!(
+            !options.iter().any(|o| o == "ENABLE_MEMORY_MANAGEMENT"),
+            "{options:?}"
+        );
+    }
+
+    use rusqlite::StatementStatus;
+
+    #[test]
+    fn a_search_statement_is_planned_once_whatever_it_is_bound_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = super::sqlite_connection(&dir.path().join("plan.db")).unwrap();
+        conn.execute_batch("CREATE TABLE t (name TEXT); CREATE INDEX t_name ON t (name);")
+            .unwrap();
+        for pattern in ["%jazz%", "%folk%", "jazz%"] {
+            let mut st = conn
+                .prepare_cached("SELECT count(*) FROM t WHERE name LIKE ?")
+                .unwrap();
+            let _: i64 = st.query_row([pattern], |r| r.get(0)).unwrap();
+            assert_eq!(st.get_status(StatementStatus::RePrepare), 0, "{pattern}");
+        }
+    }
+}
