@@ -5,4 +5,5 @@ pub mod cli;
 pub mod config;
 pub mod domain;
 pub mod http;
+pub mod service;
 pub mod store;

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use calendar_events::http::{self, AppState};
+use calendar_events::service::Service;
 use calendar_events::store::Store;
 use common::*;
 use serde_json::json;
@@ -69,7 +70,8 @@ async fn unreachable_postgres_is_a_quick_503_and_the_server_recovers() {
     let port = proxy.port;
     let url = pg_url_for(&name).replace("127.0.0.1:5432", &format!("127.0.0.1:{port}"));
     let store = Store::open(&url).await.expect("open through the proxy");
-    let router = http::service(Arc::new(AppState::new(store, settings())));
+    let service = Service::configured(store, &settings());
+    let router = http::service(Arc::new(AppState::new(service, settings())));
     let get = |router: axum::Router| async move {
         let req = axum::http::Request::builder()
             .uri(format!("{API}/venues"))

@@ -7,6 +7,9 @@ use serde_json::{Map, Value};
 
 use super::i18n::{self, Msg};
 use super::table::{Arg, Default, Endpoint, Item, Kind, Location};
+pub use crate::domain::args::Val;
+use crate::domain::args::{ArgSource, TypedArgs};
+pub use crate::domain::validation::{Invalid, Reason};
 
 /// Bounds on what one request's arguments may hold.
 #[derive(Clone, Copy, Debug)]
@@ -32,84 +35,34 @@ impl std::default::Default for Limits {
     }
 }
 
-/// A checked argument value.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Val {
-    Int(i64),
-    Num(f64),
-    Str(String),
-    Bool(bool),
-    List(Vec<String>),
-    /// Untyped arguments keep their JSON value for the handler to interpret.
-    Raw(Value),
-}
-
-/// Why an argument was refused; rendered in the request's language.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Reason {
-    /// The reference's generic "Invalid parameter."
-    Generic,
-    NotOfType(&'static str),
-    TooLong(usize),
-    TooManyItems(usize),
-    NotInEnum(&'static [&'static str]),
-    TooDeep,
-    /// A specific rule, with its code for `data.details`.
-    Rule {
-        code: &'static str,
-        msg: Msg,
-    },
-}
-
-impl Reason {
-    /// The code reported in `data.details`; `None` for the generic reason.
-    pub fn code(&self) -> Option<&'static str> {
-        match self {
-            Reason::Generic => None,
-            Reason::NotOfType(_) => Some("rest_invalid_type"),
-            Reason::TooLong(_) => Some("rest_too_long"),
-            Reason::TooManyItems(_) => Some("rest_too_many_items"),
-            Reason::NotInEnum(_) => Some("rest_not_in_enum"),
-            Reason::TooDeep => Some("rest_too_deep"),
-            Reason::Rule { code, .. } => Some(code),
-        }
+/// The message, in `lang`, about parameter `name` refused for `reason`.
+pub fn reason_message(reason: &Reason, lang: &str, name: &str) -> String {
+    let param = || ("param", name.to_string());
+    match reason {
+        Reason::Generic => i18n::text(lang, Msg::InvalidParameter.key()),
+        Reason::NotOfType(ty) => i18n::message(
+            lang,
+            Msg::NotOfType.key(),
+            &[param(), ("type", (*ty).into())],
+        ),
+        Reason::TooLong(max) => i18n::message(
+            lang,
+            Msg::TooLong.key(),
+            &[param(), ("max", max.to_string())],
+        ),
+        Reason::TooManyItems(max) => i18n::message(
+            lang,
+            Msg::TooManyItems.key(),
+            &[param(), ("max", max.to_string())],
+        ),
+        Reason::NotInEnum(values) => i18n::message(
+            lang,
+            Msg::NotInEnum.key(),
+            &[param(), ("values", values.join(", "))],
+        ),
+        Reason::TooDeep => i18n::message(lang, Msg::TooDeep.key(), &[param()]),
+        Reason::Rule { msg, .. } => i18n::text(lang, msg.key()),
     }
-
-    /// The message, in `lang`, about parameter `name`.
-    pub fn message(&self, lang: &str, name: &str) -> String {
-        let param = || ("param", name.to_string());
-        match self {
-            Reason::Generic => i18n::text(lang, Msg::InvalidParameter.key()),
-            Reason::NotOfType(ty) => i18n::message(
-                lang,
-                Msg::NotOfType.key(),
-                &[param(), ("type", (*ty).into())],
-            ),
-            Reason::TooLong(max) => i18n::message(
-                lang,
-                Msg::TooLong.key(),
-                &[param(), ("max", max.to_string())],
-            ),
-            Reason::TooManyItems(max) => i18n::message(
-                lang,
-                Msg::TooManyItems.key(),
-                &[param(), ("max", max.to_string())],
-            ),
-            Reason::NotInEnum(values) => i18n::message(
-                lang,
-                Msg::NotInEnum.key(),
-                &[param(), ("values", values.join(", "))],
-            ),
-            Reason::TooDeep => i18n::message(lang, Msg::TooDeep.key(), &[param()]),
-            Reason::Rule { msg, .. } => i18n::text(lang, msg.key()),
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Invalid {
-    pub name: String,
-    pub reason: Reason,
 }
 
 #[derive(Debug, PartialEq)]
@@ -137,19 +90,26 @@ pub struct Args {
     invalid: Vec<Invalid>,
 }
 
+impl ArgSource for Args {
+    fn value(&self, name: &str) -> Option<&Val> {
+        self.values.get(name)
+    }
+
+    fn given(&self, name: &str) -> bool {
+        self.was_given(name)
+    }
+}
+
 impl Args {
+    /// The arguments as the endpoint's typed struct.
+    pub fn typed<T: TypedArgs>(&self) -> T {
+        T::from_source(self)
+    }
+
     /// The arguments refused by their declaration, for the handler to report with
     /// the ones its own checks refuse.
     pub fn invalid(&self) -> &[Invalid] {
         &self.invalid
-    }
-
-    fn get(&self, name: &str) -> Option<&Val> {
-        self.values.get(name)
-    }
-
-    pub fn has(&self, name: &str) -> bool {
-        self.values.contains_key(name)
     }
 
     /// True when the request carried the argument, not just its default.
@@ -167,49 +127,6 @@ impl Args {
     pub fn path_str(&self, name: &str) -> Option<&str> {
         match self.path.get(name) {
             Some(Val::Str(s)) => Some(s),
-            _ => None,
-        }
-    }
-
-    pub fn int(&self, name: &str) -> Option<i64> {
-        match self.get(name) {
-            Some(Val::Int(i)) => Some(*i),
-            _ => None,
-        }
-    }
-
-    pub fn num(&self, name: &str) -> Option<f64> {
-        match self.get(name) {
-            Some(Val::Num(n)) => Some(*n),
-            Some(Val::Int(i)) => Some(*i as f64),
-            _ => None,
-        }
-    }
-
-    pub fn str(&self, name: &str) -> Option<&str> {
-        match self.get(name) {
-            Some(Val::Str(s)) => Some(s),
-            _ => None,
-        }
-    }
-
-    pub fn bool(&self, name: &str) -> Option<bool> {
-        match self.get(name) {
-            Some(Val::Bool(b)) => Some(*b),
-            _ => None,
-        }
-    }
-
-    pub fn list(&self, name: &str) -> Option<&[String]> {
-        match self.get(name) {
-            Some(Val::List(l)) => Some(l),
-            _ => None,
-        }
-    }
-
-    pub fn raw(&self, name: &str) -> Option<&Value> {
-        match self.get(name) {
-            Some(Val::Raw(v)) => Some(v),
             _ => None,
         }
     }
@@ -382,22 +299,7 @@ fn scalar_text(v: &Value) -> Option<String> {
     }
 }
 
-pub fn parse_bool(v: &Value) -> Option<bool> {
-    match v {
-        Value::Bool(b) => Some(*b),
-        Value::Number(n) => match n.as_i64() {
-            Some(1) => Some(true),
-            Some(0) => Some(false),
-            _ => None,
-        },
-        Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {
-            "true" | "1" | "yes" | "on" => Some(true),
-            "false" | "0" | "no" | "off" => Some(false),
-            _ => None,
-        },
-        _ => None,
-    }
-}
+pub use crate::domain::args::parse_bool;
 
 fn parse_int(v: &Value) -> Option<i64> {
     match v {

@@ -7,7 +7,7 @@ use tracing_subscriber::EnvFilter;
 
 use crate::config::{ServeArgs, Settings};
 use crate::http::{self, AppState};
-use crate::store::Store;
+use crate::service::Service;
 
 pub fn init_logging(format: &str) {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
@@ -22,10 +22,11 @@ pub fn init_logging(format: &str) {
 pub async fn run(args: ServeArgs) -> Result<(), String> {
     init_logging(&args.log_format);
     let settings = Settings::from_args(&args);
-    let store = Store::open_with_timeout(&args.db.database_url, Some(settings.request_timeout))
+    let timeout = Some(settings.request_timeout);
+    let service = Service::open(&args.db.database_url, timeout, &settings)
         .await
         .map_err(|e| format!("cannot open the database: {e}"))?;
-    let app = Arc::new(AppState::new(store, settings));
+    let app = Arc::new(AppState::new(service, settings));
     let router = http::service(app.clone());
     let listener = tokio::net::TcpListener::bind(&args.bind)
         .await

@@ -83,9 +83,10 @@ pub struct EventChanges {
     pub tickets: Option<Vec<Ticket>>,
 }
 
-/// A validated `GET /events` query, in absolute instants.
+/// An event list as the store runs it: every reference resolved to IDs, every
+/// bound an absolute instant (see `event_list::EventQuery` for the request).
 #[derive(Clone, Debug, Default)]
-pub struct EventQuery {
+pub struct EventFilter {
     pub page: u64,
     pub per_page: u64,
     /// start ≥
@@ -119,6 +120,17 @@ pub struct EventQuery {
     pub now_utc: i64,
 }
 
+/// The zone an event's wall times are in: its own, or the site's when it has none.
+pub fn zone_of(event: &Event, site: chrono_tz::Tz) -> super::timezone::EventZone {
+    super::timezone::parse_zone(&event.timezone).unwrap_or(super::timezone::EventZone::Named(site))
+}
+
+/// Whether an event in this status, published at `date_utc`, counts in its terms'
+/// counts: published, or scheduled and due.
+pub fn counts_as_published(status: &str, date_utc: i64, now: i64) -> bool {
+    status == Status::Publish.as_str() || (status == Status::Future.as_str() && date_utc <= now)
+}
+
 /// Seconds in a UTC day, the unit of the per-day event counts.
 pub const DAY_SECONDS: i64 = 86_400;
 
@@ -127,7 +139,7 @@ pub fn utc_day(t: i64) -> i64 {
     t.div_euclid(DAY_SECONDS)
 }
 
-impl EventQuery {
+impl EventFilter {
     /// `(start ≥, end ≤)` of a list that asks for nothing but what every visitor
     /// sees within a window — the default list, or one with only `start_date` and
     /// `end_date` — whose count the per-day counts can serve.

@@ -1,11 +1,18 @@
 //! Types, validation and query semantics. No I/O here.
 
+pub mod args;
 pub mod cost;
 pub mod dates;
 pub mod event;
+pub mod event_input;
+pub mod event_list;
 pub mod html;
+pub mod linked_input;
+pub mod lists;
+pub mod message;
 pub mod permissions;
 pub mod post;
 pub mod slug;
 pub mod term;
 pub mod timezone;
+pub mod validation;

@@ -1,6 +1,6 @@
 //! Who may do what: the WordPress roles and capabilities, checked per object.
 
-use super::post::{Post, Status, Visibility};
+use super::post::{Post, Reveal, Status, Visibility};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Role {
@@ -130,6 +130,19 @@ impl Caller {
     /// not edit it, so its links (terms, venue, organizers) are as hidden as it is.
     pub fn can_read_in_full(&self, post: &Post, now_utc: i64) -> bool {
         self.can_read(post, now_utc) && (post.password.is_empty() || self.can_edit(post))
+    }
+
+    /// Whether the caller sees a password-protected post in full: with the right
+    /// password, or as someone who may edit it.
+    pub fn reveal(&self, post: &Post, password: Option<&str>) -> Reveal {
+        if post.password.is_empty()
+            || password == Some(post.password.as_str())
+            || self.can_edit(post)
+        {
+            Reveal::Full
+        } else {
+            Reveal::Blanked
+        }
     }
 
     /// What a list may show this caller.

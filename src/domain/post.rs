@@ -215,6 +215,31 @@ pub struct PostChanges {
     pub geo_lng: Option<Option<f64>>,
 }
 
+/// How much of a password-protected post a caller may see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reveal {
+    Full,
+    /// Protected content is blanked as in reference §1.7.
+    Blanked,
+}
+
+/// How a single-item route names its post.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    Id(i64),
+    Slug(String),
+}
+
+impl Target {
+    /// The route parameter that names it: an unknown one is a 400 on it.
+    pub fn param(&self) -> &'static str {
+        match self {
+            Target::Id(_) => "id",
+            Target::Slug(_) => "slug",
+        }
+    }
+}
+
 /// Which posts a list may show to its caller.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum Visibility {

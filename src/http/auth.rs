@@ -7,16 +7,11 @@ use std::time::{Duration, Instant};
 
 use axum::http::{HeaderMap, header};
 use base64::Engine;
-use sha2::{Digest, Sha256};
 
 use super::error::ApiError;
 use crate::domain::permissions::Caller;
-use crate::store::{Store, users};
-
-/// Hex SHA-256 of a secret: the only form in which secrets are stored.
-pub fn hash_secret(secret: &str) -> String {
-    hex::encode(Sha256::digest(secret.as_bytes()))
-}
+use crate::service::Service;
+use crate::service::users::Credentials;
 
 /// Counts failed authentications per client address and per login; once a key
 /// reaches the limit it stays blocked for the rest of its window (what a block
@@ -109,9 +104,10 @@ fn basic_login(headers: &HeaderMap) -> Option<String> {
     decoded.split_once(':').map(|(login, _)| login.to_string())
 }
 
-pub async fn caller(store: &Store, headers: &HeaderMap) -> Result<Caller, ApiError> {
+/// What the `Authorization` header presents; `Ok(None)` when there is none.
+fn credentials(headers: &HeaderMap) -> Result<Option<Credentials>, ApiError> {
     let Some(value) = headers.get(header::AUTHORIZATION) else {
-        return Ok(Caller(None));
+        return Ok(None);
     };
     let value = value
         .to_str()
@@ -119,23 +115,33 @@ pub async fn caller(store: &Store, headers: &HeaderMap) -> Result<Caller, ApiErr
         .trim();
     let (scheme, credentials) = value.split_once(' ').unwrap_or((value, ""));
     let credentials = credentials.trim();
-    let mut conn = store.pool.read().await?;
-    let user = if scheme.eq_ignore_ascii_case("basic") {
+    if scheme.eq_ignore_ascii_case("basic") {
         let decoded = base64::engine::general_purpose::STANDARD
             .decode(credentials)
             .map_err(|_| ApiError::IncorrectPassword)?;
         let decoded = String::from_utf8(decoded).map_err(|_| ApiError::IncorrectPassword)?;
         let (login, password) = decoded.split_once(':').ok_or(ApiError::IncorrectPassword)?;
-        // WordPress shows application passwords in groups of four; clients paste them with spaces.
-        let password: String = password.chars().filter(|c| !c.is_whitespace()).collect();
-        users::authenticate_basic(&mut conn, login, &hash_secret(&password)).await?
-    } else if scheme.eq_ignore_ascii_case("bearer") {
-        users::authenticate_bearer(&mut conn, &hash_secret(credentials)).await?
-    } else {
-        return Err(ApiError::IncorrectPassword);
-    };
-    user.map(|u| Caller(Some(u)))
-        .ok_or(ApiError::IncorrectPassword)
+        return Ok(Some(Credentials::Basic {
+            login: login.to_string(),
+            password: password.to_string(),
+        }));
+    }
+    if scheme.eq_ignore_ascii_case("bearer") {
+        return Ok(Some(Credentials::Bearer(credentials.to_string())));
+    }
+    Err(ApiError::IncorrectPassword)
+}
+
+/// The caller the request's credentials name; a credential that names nobody is a
+/// 401, never a fall-back to anonymous.
+pub async fn caller(service: &Service, headers: &HeaderMap) -> Result<Caller, ApiError> {
+    match credentials(headers)? {
+        None => Ok(Caller(None)),
+        Some(c) => service
+            .authenticate(&c)
+            .await?
+            .ok_or(ApiError::IncorrectPassword),
+    }
 }
 
 #[cfg(test)]
@@ -154,13 +160,5 @@ mod tests {
         assert_eq!(guard.blocked(&["ip:5.6.7.8".to_string()]), None);
         std::thread::sleep(Duration::from_millis(250));
         assert_eq!(guard.blocked(&keys), None);
-    }
-
-    #[test]
-    fn secrets_hash_to_hex_sha256() {
-        assert_eq!(
-            super::hash_secret("abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
     }
 }

@@ -12,57 +12,15 @@ use axum::http::{Method, header};
 use axum::response::Response;
 use serde_json::{Map, Value};
 
-use super::cache::{Freshness, Lookup, MAX_WAIT};
+use super::cache::{Lookup, MAX_WAIT};
+pub use super::context::Ctx;
 use super::error::ApiError;
 use super::urls::Urls;
 use super::{App, Lang, auth, doc, events, index, linked, terms};
 use crate::api::args::{self, Args, RawArgs};
-use crate::api::table::{Endpoint, Op};
+use crate::api::table::{By, Endpoint, Op};
 use crate::domain::permissions::Caller;
-use crate::store::db::DEADLINE;
-
-/// Everything a handler needs to know about its request.
-pub struct Ctx {
-    pub app: App,
-    pub caller: Caller,
-    pub urls: Urls,
-    pub lang: Arc<Lang>,
-    pub now: i64,
-    /// The data version the answer will be cached under, if it may be cached.
-    pub cache_version: Option<u64>,
-}
-
-impl Ctx {
-    /// How long an answer that changes by the clock only when a scheduled post goes
-    /// live stays true: `None` (the second it is computed in) when it is not going
-    /// to be cached, or when that moment is not known yet for this data version. The
-    /// lookup then runs in the background, once per version and shared by every
-    /// answer: a request never waits for it, nor runs it among its own statements.
-    pub fn until_next_go_live(&self) -> Option<Freshness> {
-        let version = self.cache_version?;
-        let cache = &self.app.cache;
-        if let Some(next) = cache.known_go_live(version, self.now) {
-            return Some(Freshness::until_earliest(next));
-        }
-        if cache.start_go_live_lookup(version) {
-            let (app, now) = (self.app.clone(), self.now);
-            tokio::spawn(async move {
-                let next = async {
-                    let mut conn = app.store.pool.read().await?;
-                    crate::store::posts::next_go_live(&mut conn, now).await
-                };
-                match next.await {
-                    Ok(next) => app.cache.remember_go_live(version, now, next),
-                    Err(e) => {
-                        tracing::debug!(error = %e, "looking up the next scheduled post failed");
-                        app.cache.go_live_unknown(version);
-                    }
-                }
-            });
-        }
-        None
-    }
-}
+use crate::domain::post::Target;
 
 pub async fn handle(
     app: App,
@@ -86,7 +44,7 @@ pub async fn handle(
         && app.settings.response_cache_bytes > 0)
         .then(|| format!("{}{}", code, req.uri()));
     let version = match &cache_key {
-        Some(_) => app.store.pool.data_version().await.ok(),
+        Some(_) => app.service.data_version().await.ok(),
         None => None,
     };
     let cache = app.clone();
@@ -174,7 +132,7 @@ async fn within<T>(
     request: impl Future<Output = T>,
 ) -> Result<T, tokio::time::error::Elapsed> {
     let deadline = std::time::Instant::now() + timeout;
-    tokio::time::timeout(timeout, DEADLINE.scope(deadline, request)).await
+    tokio::time::timeout(timeout, crate::service::with_deadline(deadline, request)).await
 }
 
 async fn run(
@@ -262,7 +220,7 @@ async fn authenticate(app: &App, parts: &axum::http::request::Parts) -> Result<C
     if let Some(retry_after_secs) = app.auth_failures.blocked(&keys.address) {
         return Err(ApiError::TooManyRequests { retry_after_secs });
     }
-    let result = auth::caller(&app.store, &parts.headers).await;
+    let result = auth::caller(&app.service, &parts.headers).await;
     if matches!(result, Err(ApiError::IncorrectPassword)) {
         let login_locked = app.auth_failures.blocked(&keys.login);
         app.auth_failures.record_failure(&keys.all());
@@ -338,25 +296,45 @@ fn reports_every_invalid_argument(op: Op) -> bool {
     )
 }
 
+/// The post a single-item route names: by ID (digits only, or the route would not
+/// have matched) or by slug.
+fn target(by: By, args: &Args) -> Result<Target, ApiError> {
+    match by {
+        By::Id => args
+            .path_int("id")
+            .map(Target::Id)
+            .ok_or_else(|| ApiError::invalid_param("id")),
+        By::Slug => Ok(Target::Slug(
+            args.path_str("slug").unwrap_or_default().to_string(),
+        )),
+    }
+}
+
+/// The ID of a term route.
+fn term_id(args: &Args) -> Result<i64, ApiError> {
+    args.path_int("id")
+        .ok_or_else(|| ApiError::invalid_param("id"))
+}
+
 async fn route(ctx: &Ctx, op: Op, args: Args) -> Result<Response, ApiError> {
     match op {
-        Op::Index => index::namespace_index(ctx, &args),
+        Op::Index => index::namespace_index(ctx, &args.typed()),
         Op::Doc => doc::doc(ctx),
         Op::EventList => events::list(ctx, &args).await,
         Op::EventCreate => events::create(ctx, &args).await,
-        Op::EventGet(by) => events::get(ctx, by, &args).await,
-        Op::EventUpdate(by) => events::update(ctx, by, &args).await,
-        Op::EventDelete(by) => events::delete(ctx, by, &args).await,
+        Op::EventGet(by) => events::get(ctx, &target(by, &args)?, &args.typed()).await,
+        Op::EventUpdate(by) => events::update(ctx, &target(by, &args)?, &args).await,
+        Op::EventDelete(by) => events::delete(ctx, &target(by, &args)?, &args.typed()).await,
         Op::LinkedList(t) => linked::list(ctx, t, &args).await,
         Op::LinkedCreate(t) => linked::create(ctx, t, &args).await,
-        Op::LinkedGet(t, by) => linked::get(ctx, t, by, &args).await,
-        Op::LinkedUpdate(t, by) => linked::update(ctx, t, by, &args).await,
-        Op::LinkedDelete(t, by) => linked::delete(ctx, t, by, &args).await,
+        Op::LinkedGet(t, by) => linked::get(ctx, t, &target(by, &args)?, &args.typed()).await,
+        Op::LinkedUpdate(t, by) => linked::update(ctx, t, &target(by, &args)?, &args).await,
+        Op::LinkedDelete(t, by) => linked::delete(ctx, t, &target(by, &args)?, &args.typed()).await,
         Op::TermList(tax) => terms::list(ctx, tax, &args).await,
         Op::TermCreate(tax) => terms::create(ctx, tax, &args).await,
-        Op::TermGet(tax) => terms::get(ctx, tax, &args).await,
-        Op::TermUpdate(tax) => terms::update(ctx, tax, &args).await,
-        Op::TermDelete(tax) => terms::delete(ctx, tax, &args).await,
+        Op::TermGet(tax) => terms::get(ctx, tax, term_id(&args)?).await,
+        Op::TermUpdate(tax) => terms::update(ctx, tax, term_id(&args)?, &args).await,
+        Op::TermDelete(tax) => terms::delete(ctx, tax, term_id(&args)?).await,
     }
 }
 
@@ -371,10 +349,12 @@ mod tests {
     async fn a_cache_hit_does_not_carry_the_handlers_state() {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}", dir.path().join("size.db").display());
-        let store = crate::store::Store::open(&url).await.unwrap();
         let cli = crate::cli::Cli::parse_from(["calendar-events"]);
         let settings = crate::config::Settings::from_args(&cli.serve);
-        let app = Arc::new(super::super::AppState::new(store, settings));
+        let service = crate::service::Service::open(&url, None, &settings)
+            .await
+            .unwrap();
+        let app = Arc::new(super::super::AppState::new(service, settings));
         let endpoint = &crate::api::table::ROUTES[0].endpoints[0];
         let lang = Arc::new(Lang {
             code: "en".into(),

@@ -22,7 +22,7 @@ use utoipa::openapi::{
 };
 
 use super::cache::Freshness;
-use super::dispatch::Ctx;
+use super::context::Ctx;
 use super::error::ApiError;
 use super::json;
 use super::views::{ErrorBody, ListSchemas, OrganizerView, TermView, VenueView};

@@ -8,7 +8,8 @@ use serde_json::{Map, Value, json};
 
 use crate::api::args::{ArgError, Invalid, Reason};
 use crate::api::i18n::{self, DEFAULT_LANGUAGE, Msg};
-use crate::store::StoreError;
+use crate::domain::post::PostType;
+use crate::service::{self, Refusal};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -156,13 +157,19 @@ impl ApiError {
             ApiError::Invalid(list) => {
                 let params: Map<String, Value> = list
                     .iter()
-                    .map(|i| (i.name.clone(), json!(i.reason.message(lang, &i.name))))
+                    .map(|i| {
+                        (
+                            i.name.clone(),
+                            json!(crate::api::args::reason_message(&i.reason, lang, &i.name)),
+                        )
+                    })
                     .collect();
                 let details: Map<String, Value> = list
                     .iter()
                     .filter_map(|i| {
                         i.reason.code().map(|code| {
-                            let message = i.reason.message(lang, &i.name);
+                            let message =
+                                crate::api::args::reason_message(&i.reason, lang, &i.name);
                             (
                                 i.name.clone(),
                                 json!({"code": code, "message": message, "data": null}),
@@ -231,50 +238,6 @@ impl ApiError {
     }
 }
 
-/// The invalid arguments of one request, gathered so that it hears of every one in
-/// a single 400, as WordPress validates all arguments before answering.
-#[derive(Debug, Default)]
-pub struct Problems(Vec<Invalid>);
-
-impl Problems {
-    /// Starts with the arguments their declaration refused.
-    pub fn new(args: &crate::api::args::Args) -> Problems {
-        Problems(args.invalid().to_vec())
-    }
-
-    /// The value of a check that passed; `None` after noting an invalid argument.
-    /// Any other error ends the request, unless arguments were already found
-    /// invalid: a 400 comes before permission and existence, as in the reference.
-    pub fn check<T>(&mut self, result: Result<T, ApiError>) -> Result<Option<T>, ApiError> {
-        match result {
-            Ok(v) => Ok(Some(v)),
-            Err(ApiError::Invalid(list)) => {
-                for i in list {
-                    if !self.0.iter().any(|seen| seen.name == i.name) {
-                        self.0.push(i);
-                    }
-                }
-                Ok(None)
-            }
-            Err(e) if self.0.is_empty() => Err(e),
-            Err(_) => Err(ApiError::Invalid(std::mem::take(&mut self.0))),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// A 400 naming every invalid argument, if there is one.
-    pub fn finish(self) -> Result<(), ApiError> {
-        if self.0.is_empty() {
-            Ok(())
-        } else {
-            Err(ApiError::Invalid(self.0))
-        }
-    }
-}
-
 impl From<ArgError> for ApiError {
     fn from(e: ArgError) -> Self {
         match e {
@@ -284,13 +247,61 @@ impl From<ArgError> for ApiError {
     }
 }
 
-impl From<StoreError> for ApiError {
-    fn from(e: StoreError) -> Self {
+impl From<Vec<Invalid>> for ApiError {
+    fn from(list: Vec<Invalid>) -> Self {
+        ApiError::Invalid(list)
+    }
+}
+
+impl From<service::Error> for ApiError {
+    fn from(e: service::Error) -> Self {
         match e {
-            StoreError::Unavailable(m) => ApiError::Unavailable(m),
-            StoreError::Conflict(m) | StoreError::Internal(m) => ApiError::Internal(m),
+            service::Error::Missing(names) => ApiError::Missing(names),
+            service::Error::Invalid(list) => ApiError::Invalid(list),
+            service::Error::Forbidden { anonymous } => ApiError::Forbidden { anonymous },
+            service::Error::Refused(r) => refusal(r),
+            service::Error::TermExists { term_id } => ApiError::TermExists { term_id },
+            service::Error::Unavailable(m) => ApiError::Unavailable(m),
+            service::Error::Internal(m) => ApiError::Internal(m),
         }
     }
+}
+
+/// The reference's status, code and message for each refusal.
+fn refusal(r: Refusal) -> ApiError {
+    use PostType::{Event, Venue};
+    let (status, code, msg) = match r {
+        Refusal::NotAccessible(Event) => (403, "event-not-accessible", Msg::EventNotAccessible),
+        Refusal::NotAccessible(Venue) => (403, "venue-not-accessible", Msg::VenueNotAccessible),
+        Refusal::NotAccessible(_) => (403, "organizer-not-accessible", Msg::OrganizerNotAccessible),
+        Refusal::NoLongerAvailable => (
+            403,
+            "event-no-longer-available",
+            Msg::EventNoLongerAvailable,
+        ),
+        Refusal::PasswordProtected => {
+            (403, "event-password-protected", Msg::EventPasswordProtected)
+        }
+        Refusal::InTrash(Event) => (410, "event-is-in-trash", Msg::EventIsInTrash),
+        Refusal::InTrash(Venue) => (410, "venue-is-in-trash", Msg::VenueIsInTrash),
+        Refusal::InTrash(_) => (410, "organizer-is-in-trash", Msg::OrganizerIsInTrash),
+        Refusal::PageNotFound(Event) => (
+            404,
+            "event-archive-page-not-found",
+            Msg::EventArchivePageNotFound,
+        ),
+        Refusal::PageNotFound(Venue) => (
+            404,
+            "venue-archive-page-not-found",
+            Msg::VenueArchivePageNotFound,
+        ),
+        Refusal::PageNotFound(_) => (
+            404,
+            "organizer-archive-page-not-found",
+            Msg::OrganizerArchivePageNotFound,
+        ),
+    };
+    ApiError::coded(status, code, msg)
 }
 
 impl IntoResponse for ApiError {

@@ -5,17 +5,18 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Map, Value, json};
 
-use super::dispatch::Ctx;
+use super::context::Ctx;
 use super::error::ApiError;
 use super::json;
-use crate::api::args::Args;
 use crate::api::i18n;
 use crate::api::table::{Arg, Default, Item, Kind, NAMESPACE, ROUTES};
+use crate::domain::args::IndexArgs;
 use crate::domain::dates::format_in;
 
-pub fn namespace_index(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
+pub fn namespace_index(ctx: &Ctx, args: &IndexArgs) -> Result<Response, ApiError> {
     if args
-        .str("namespace")
+        .namespace
+        .as_deref()
         .is_some_and(|n| n.trim_matches('/') != NAMESPACE)
     {
         return Err(ApiError::InvalidNamespace);

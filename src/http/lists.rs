@@ -140,24 +140,6 @@ pub fn respond<T: Serialize>(
     Ok(resp)
 }
 
-/// `page` and `per_page` from checked arguments: positive, `per_page` clamped to the maximum.
-pub fn page_and_size(
-    args: &crate::api::args::Args,
-    per_page_max: u64,
-) -> Result<(u64, u64), ApiError> {
-    let page = args.int("page").unwrap_or(1);
-    let per_page = args.int("per_page").unwrap_or(10);
-    let mut p = super::error::Problems::default();
-    if page < 1 {
-        p.check::<()>(Err(ApiError::invalid_param("page")))?;
-    }
-    if per_page < 1 {
-        p.check::<()>(Err(ApiError::invalid_param("per_page")))?;
-    }
-    p.finish()?;
-    Ok((page as u64, (per_page as u64).min(per_page_max)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,6 +2,7 @@
 
 mod auth;
 mod cache;
+mod context;
 mod dispatch;
 mod doc;
 pub mod error;
@@ -27,11 +28,10 @@ use serde::Serialize;
 
 use crate::api::table::{NAMESPACE, ROUTES};
 use crate::config::Settings;
-use crate::store::Store;
-use crate::store::event_batch::CreateBatcher;
+use crate::service::Service;
 use error::ApiError;
 
-pub use auth::hash_secret as auth_secret_hash;
+pub use crate::service::users::hash_secret as auth_secret_hash;
 
 /// The address of the client a request came from (for rate limits and logs).
 #[derive(Clone, Copy, Debug)]
@@ -46,27 +46,24 @@ pub struct Lang {
 }
 
 pub struct AppState {
-    pub store: Store,
+    pub service: Service,
     pub settings: Settings,
     pub auth_failures: auth::FailureGuard,
     pub cache: cache::ResponseCache,
-    /// Event creates, written in batches under load.
-    pub creates: CreateBatcher,
     /// Turns to handle a request, taken once its body is in (see `dispatch::run`).
     pub turns: tokio::sync::Semaphore,
 }
 
 impl AppState {
-    pub fn new(store: Store, settings: Settings) -> AppState {
+    pub fn new(service: Service, settings: Settings) -> AppState {
         AppState {
             auth_failures: auth::FailureGuard::new(
                 settings.auth_failure_limit,
                 settings.auth_failure_window,
             ),
             cache: cache::ResponseCache::new(settings.response_cache_bytes),
-            creates: CreateBatcher::new(store.pool.clone()),
             turns: tokio::sync::Semaphore::new(settings.max_concurrent_requests),
-            store,
+            service,
             settings,
         }
     }

@@ -15,13 +15,7 @@ use crate::domain::html::strip_tags;
 use crate::domain::post::{Image, Post, PostType};
 use crate::domain::term::{Taxonomy, Term};
 
-/// How much of a password-protected post a caller may see.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reveal {
-    Full,
-    /// Protected content is blanked as in reference §1.7.
-    Blanked,
-}
+pub use crate::domain::post::Reveal;
 
 fn nonempty(s: &str) -> Option<&str> {
     (!s.is_empty()).then_some(s)

@@ -17,6 +17,7 @@ use base64::Engine;
 use calendar_events::config::Settings;
 use calendar_events::domain::permissions::Role;
 use calendar_events::http::{self, AppState, auth_secret_hash};
+use calendar_events::service::Service;
 use calendar_events::store::users::{self, CredentialKind};
 use calendar_events::store::{Backend, Store};
 use serde_json::Value;
@@ -357,7 +358,8 @@ impl TestApp {
         settings: Settings,
     ) -> TestApp {
         let admin = make_user(&store, "admin", Role::Administrator).await;
-        let app = Arc::new(AppState::new(store.clone(), settings));
+        let service = Service::configured(store.clone(), &settings);
+        let app = Arc::new(AppState::new(service, settings));
         TestApp {
             router: http::service(app),
             store,
@@ -370,7 +372,8 @@ impl TestApp {
     /// Another server instance on the same PostgreSQL database (its own pools and cache).
     pub async fn second_instance(&self) -> Option<axum::Router> {
         let store = self.second_store().await?;
-        Some(http::service(Arc::new(AppState::new(store, settings()))))
+        let service = Service::configured(store, &settings());
+        Some(http::service(Arc::new(AppState::new(service, settings()))))
     }
 
     /// Another store on the same PostgreSQL database, as another instance opens it.

@@ -147,6 +147,32 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
+    /// The parameters of the endpoint's typed argument struct (`domain::args`),
+    /// which must be exactly the ones it declares.
+    pub fn typed_names(&self) -> &'static [&'static str] {
+        use crate::domain::args::*;
+        match self.op {
+            Op::Index => IndexArgs::NAMES,
+            Op::Doc | Op::TermGet(_) | Op::TermDelete(_) => NoArgs::NAMES,
+            Op::EventList => EventListArgs::NAMES,
+            Op::EventCreate | Op::EventUpdate(_) => EventWriteArgs::NAMES,
+            Op::EventGet(_) | Op::LinkedGet(..) => PostReadArgs::NAMES,
+            Op::EventDelete(_) => EventDeleteArgs::NAMES,
+            Op::LinkedList(_) => LinkedListArgs::NAMES,
+            Op::LinkedCreate(PostType::Venue) | Op::LinkedUpdate(PostType::Venue, _) => {
+                VenueWriteArgs::NAMES
+            }
+            Op::LinkedCreate(_) | Op::LinkedUpdate(..) => OrganizerWriteArgs::NAMES,
+            Op::LinkedDelete(..) => LinkedDeleteArgs::NAMES,
+            Op::TermList(Taxonomy::Category) => CategoryListArgs::NAMES,
+            Op::TermList(Taxonomy::Tag) => TagListArgs::NAMES,
+            Op::TermCreate(Taxonomy::Category) | Op::TermUpdate(Taxonomy::Category) => {
+                CategoryWriteArgs::NAMES
+            }
+            Op::TermCreate(Taxonomy::Tag) | Op::TermUpdate(Taxonomy::Tag) => TagWriteArgs::NAMES,
+        }
+    }
+
     /// True when `name` is an argument that takes several values.
     pub fn takes_list(&self, name: &str) -> bool {
         self.args.iter().any(|a| {
@@ -256,6 +282,24 @@ mod tests {
                     route.path,
                     ep.methods
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn every_endpoint_declares_exactly_the_fields_of_its_typed_arguments() {
+        for route in ROUTES {
+            for ep in route.endpoints {
+                let mut declared: Vec<&str> = ep
+                    .args
+                    .iter()
+                    .filter(|a| a.location == Location::Param)
+                    .map(|a| a.name)
+                    .collect();
+                let mut typed = ep.typed_names().to_vec();
+                declared.sort_unstable();
+                typed.sort_unstable();
+                assert_eq!(declared, typed, "{} {:?}", route.path, ep.methods);
             }
         }
     }

@@ -7,11 +7,11 @@ use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use crate::domain::cost::{CostDetails, parse_cost};
-use crate::domain::event::{Event, EventLinks, Ticket};
+use crate::domain::event::{Event, EventLinks, Ticket, zone_of};
 use crate::domain::permissions::Caller;
 use crate::domain::post::{Post, PostType};
 use crate::domain::term::Term;
-use crate::domain::timezone::{EventZone, parse_zone};
+use crate::domain::timezone::EventZone;
 use crate::http::urls::Urls;
 use crate::http::views::{ImageOrFalse, OrganizerView, Reveal, TermUrls, VenueView, local};
 use crate::http::wire::{DateDetails, DateDetailsSchema, EmptyList, GlobalId, IdString, WpDate};
@@ -125,16 +125,11 @@ pub struct EventView<'a> {
     json_ld: Option<Value>,
 }
 
-/// The zone an event's dates are shown in: its own, or the site's.
-pub fn zone_of(event: &Event, site: chrono_tz::Tz) -> EventZone {
-    parse_zone(&event.timezone).unwrap_or(EventZone::Named(site))
-}
-
 pub struct ViewContext<'a> {
     pub urls: &'a Urls,
     pub site_zone: chrono_tz::Tz,
+    /// Decides how much of each linked venue and organizer is shown.
     pub caller: &'a Caller,
-    pub now: i64,
 }
 
 impl<'a> EventView<'a> {
@@ -160,23 +155,10 @@ impl<'a> EventView<'a> {
             (String::new(), CostDetails::empty())
         };
         let global_id = urls.global_id(p.id);
-        let linked_reveal = |post: &Post| {
-            if post.password.is_empty() || cx.caller.can_edit(post) {
-                Reveal::Full
-            } else {
-                Reveal::Blanked
-            }
-        };
-        // Linked posts the caller may not read (drafts, private) are left out.
-        let venue = links
-            .venue
-            .as_ref()
-            .filter(|v| cx.caller.can_read(v, cx.now));
-        let organizers: Vec<&'a Post> = links
-            .organizers
-            .iter()
-            .filter(|o| cx.caller.can_read(o, cx.now))
-            .collect();
+        let linked_reveal = |post: &Post| cx.caller.reveal(post, None);
+        // The use case has left out the linked posts the caller may not read.
+        let venue = links.venue.as_ref();
+        let organizers: Vec<&'a Post> = links.organizers.iter().collect();
         let terms = |list: &'a [Term]| {
             if full {
                 list.iter().map(|t| EmbeddedTerm::new(t, urls)).collect()

@@ -1,37 +1,18 @@
-//! Venues and organizers: the posts events link to.
-//!
-//! Single reads live here, with the representation and the lookup every
-//! single-item route shares; lists are in `list.rs`, the reading and checking of
-//! a write's fields in `input.rs`, and creates, updates and deletes in `write.rs`.
+//! The venue and organizer routes: typed input → use case (`service`) → view.
 
-mod input;
-mod list;
-mod write;
-
-use crate::api::i18n::Msg;
 use axum::http::StatusCode;
 use axum::response::Response;
 
-pub use input::{image_ref, normalize_url, read_author, read_changes};
-pub use list::{list, statuses_filter};
-pub use write::{Retryable, create, delete, detached, update, with_retry};
-
 use super::cache::Freshness;
-use super::dispatch::Ctx;
+use super::context::Ctx;
 use super::error::ApiError;
 use super::json;
+use super::lists::{self, Layout, Paging};
 use super::views::{OrganizerView, Reveal, VenueView};
 use crate::api::args::Args;
-use crate::api::table::By;
-use crate::domain::post::{Post, PostType};
-use crate::store::posts;
-
-fn not_accessible(t: PostType) -> ApiError {
-    match t {
-        PostType::Venue => ApiError::coded(403, "venue-not-accessible", Msg::VenueNotAccessible),
-        _ => ApiError::coded(403, "organizer-not-accessible", Msg::OrganizerNotAccessible),
-    }
-}
+use crate::domain::args::{LinkedDeleteArgs, LinkedListArgs, PostReadArgs};
+use crate::domain::post::{Post, PostType, Target, Visibility};
+use crate::service::LinkedDraftArgs;
 
 /// A venue or an organizer, as its own representation.
 #[derive(serde::Serialize)]
@@ -63,46 +44,114 @@ pub fn view<'a>(
     }
 }
 
-/// Whether a caller sees a protected post in full: with the right password, or as its editor.
-pub fn reveal(ctx: &Ctx, post: &Post, password: Option<&str>) -> Reveal {
-    if post.password.is_empty()
-        || password == Some(post.password.as_str())
-        || ctx.caller.can_edit(post)
-    {
-        Reveal::Full
-    } else {
-        Reveal::Blanked
+/// A write's arguments, typed for its post type.
+pub fn draft_args(t: PostType, args: &Args) -> LinkedDraftArgs {
+    match t {
+        PostType::Venue => LinkedDraftArgs::Venue(Box::new(args.typed())),
+        _ => LinkedDraftArgs::Organizer(Box::new(args.typed())),
     }
 }
 
-/// The post a single-item route names, or the reference's 400 on `id`/`slug`.
-async fn find(ctx: &Ctx, t: PostType, by: By, args: &Args) -> Result<Post, ApiError> {
-    let mut conn = ctx.app.store.pool.read().await?;
-    let (found, param) = match by {
-        By::Id => {
-            let id = args
-                .path_int("id")
-                .ok_or_else(|| ApiError::invalid_param("id"))?;
-            (posts::get(&mut conn, id).await?, "id")
-        }
-        By::Slug => {
-            let slug = args.path_str("slug").unwrap_or_default();
-            (posts::get_by_slug(&mut conn, t, slug).await?, "slug")
-        }
+pub async fn list(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, ApiError> {
+    let typed: LinkedListArgs = args.typed();
+    let page = ctx
+        .app
+        .service
+        .list_linked(ctx.asking(), t, &typed, args.invalid())
+        .await?;
+    let q = &page.query;
+    // Apart from `only_with_upcoming`, which reads the clock itself, only scheduled
+    // posts going live change this answer by the clock.
+    let freshness = match q.only_with_upcoming {
+        true => None,
+        false => ctx.until_next_go_live(),
     };
-    found
-        .filter(|p| p.post_type == Some(t))
-        .ok_or_else(|| ApiError::invalid_param(param))
+    let mut echo = vec![("per_page".to_string(), q.per_page.to_string())];
+    if let Some(e) = q.event {
+        echo.push(("event".into(), e.to_string()));
+    }
+    if let Some(h) = q.has_events {
+        echo.push(("has_events".into(), if h { "1" } else { "0" }.into()));
+    }
+    if q.only_with_upcoming {
+        echo.push(("only_with_upcoming".into(), "1".into()));
+    }
+    if let Some(s) = &q.search {
+        echo.push(("search".into(), s.clone()));
+    }
+    if !q.statuses.is_empty() {
+        let names: Vec<&str> = q.statuses.iter().map(|s| s.as_str()).collect();
+        echo.push(("status".into(), names.join(",")));
+    } else if q.visibility == Visibility::Published {
+        echo.push(("status".into(), "publish".into()));
+    }
+    let base = format!("{}/", ctx.urls.collection(t.collection()));
+    let paging = Paging::new(&base, q.page, q.per_page, page.total, &echo, true);
+    let views: Vec<LinkedView<'_>> = page
+        .posts
+        .iter()
+        .map(|(p, reveal)| view(ctx, p, *reveal, false))
+        .collect();
+    let mut resp = lists::respond(t.collection(), &views, &paging, Layout::Posts)?;
+    if let Some(freshness) = freshness {
+        resp.extensions_mut().insert(freshness);
+    }
+    Ok(resp)
 }
 
-pub async fn get(ctx: &Ctx, t: PostType, by: By, args: &Args) -> Result<Response, ApiError> {
-    let post = find(ctx, t, by, args).await?;
-    if !ctx.caller.can_read(&post, ctx.now) {
-        return Err(not_accessible(t));
-    }
-    let reveal = reveal(ctx, &post, args.str("password"));
+pub async fn get(
+    ctx: &Ctx,
+    t: PostType,
+    target: &Target,
+    args: &PostReadArgs,
+) -> Result<Response, ApiError> {
+    let (post, reveal) = ctx
+        .app
+        .service
+        .linked(ctx.asking(), t, target, args.password.as_deref())
+        .await?;
     let mut resp = json(StatusCode::OK, &view(ctx, &post, reveal, true));
     resp.extensions_mut()
         .insert(Freshness::until_earliest(post.goes_live_at(ctx.now)));
     Ok(resp)
+}
+
+pub async fn create(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, ApiError> {
+    let post = ctx
+        .app
+        .service
+        .create_linked(ctx.asking(), &draft_args(t, args), args.invalid())
+        .await?;
+    Ok(json(
+        StatusCode::CREATED,
+        &view(ctx, &post, Reveal::Full, false),
+    ))
+}
+
+pub async fn update(
+    ctx: &Ctx,
+    t: PostType,
+    target: &Target,
+    args: &Args,
+) -> Result<Response, ApiError> {
+    let post = ctx
+        .app
+        .service
+        .update_linked(ctx.asking(), target, &draft_args(t, args), args.invalid())
+        .await?;
+    Ok(json(StatusCode::OK, &view(ctx, &post, Reveal::Full, false)))
+}
+
+pub async fn delete(
+    ctx: &Ctx,
+    t: PostType,
+    target: &Target,
+    args: &LinkedDeleteArgs,
+) -> Result<Response, ApiError> {
+    let post = ctx
+        .app
+        .service
+        .delete_linked(ctx.asking(), t, target, args.force)
+        .await?;
+    Ok(json(StatusCode::OK, &view(ctx, &post, Reveal::Full, false)))
 }

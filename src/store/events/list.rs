@@ -5,7 +5,7 @@
 use sea_query::{Cond, Expr, ExprTrait, Order, Query, SelectStatement};
 
 use super::{event_from_row, select_events};
-use crate::domain::event::{Event, EventQuery};
+use crate::domain::event::{Event, EventFilter};
 use crate::domain::post::{PostType, Status, Visibility};
 use crate::store::posts::{self, col};
 use crate::store::schema::{EventOrganizers, Posts, TermRelationships};
@@ -72,7 +72,7 @@ fn search_filter(
     }
 }
 
-fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventQuery) {
+fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventFilter) {
     q.and_where(col(Posts::PostType).eq(PostType::Event.as_str()))
         .and_where(col(Posts::HideFromListings).eq(false));
     status_filters(q, &eq.statuses, &eq.visibility, eq.now_utc);
@@ -190,7 +190,7 @@ fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventQuery) {
 /// A password-protected event shows its title only to those who may not edit it:
 /// its terms, venue, organizers, flags and tickets are blanked. Filters on those
 /// must not match it for them, or the list would tell what the event hides.
-fn protected_filters(q: &mut SelectStatement, eq: &EventQuery) {
+fn protected_filters(q: &mut SelectStatement, eq: &EventFilter) {
     let filters_hidden_fields = !eq.categories.is_empty()
         || !eq.tags.is_empty()
         || !eq.venues.is_empty()
@@ -218,7 +218,7 @@ fn protected_filters(q: &mut SelectStatement, eq: &EventQuery) {
 }
 
 /// One page of events, ordered by start then ID, and the total.
-pub async fn list(conn: &mut Conn, eq: &EventQuery) -> Result<(Vec<Event>, u64), StoreError> {
+pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<(Vec<Event>, u64), StoreError> {
     let backend = conn.backend();
     let total = match eq.plain_window() {
         Some(window) => crate::store::event_count::plain_window(conn, window, eq.now_utc).await?,

@@ -1,0 +1,201 @@
+//! `GET /events`: the request read with no I/O (`domain::event_list`), then its
+//! references resolved and checked for visibility, then one page and its total.
+
+use super::{ShownEvent, readable_links};
+use crate::domain::args::EventListArgs;
+use crate::domain::event::{EventFilter, EventLinks, distance_km};
+use crate::domain::event_list::{EventQuery, ListContext, Near, event_query};
+use crate::domain::post::PostType;
+use crate::domain::term::Taxonomy;
+use crate::domain::validation::{Invalid, Problems};
+use crate::service::{Asking, Error, Refusal, Service};
+use crate::store::{Conn, events, posts, terms};
+
+/// One page of a list.
+pub struct EventPage {
+    /// The request as read: its echo for the list's URLs, and how its window moves.
+    pub query: EventQuery,
+    pub events: Vec<ShownEvent>,
+    pub total: u64,
+}
+
+/// The references of a list request, resolved.
+#[derive(Default)]
+struct Resolved {
+    categories: Vec<i64>,
+    tags: Vec<i64>,
+    venues: Vec<i64>,
+    organizers: Vec<i64>,
+    post_parent: Option<i64>,
+    near_venues: Option<Vec<i64>>,
+}
+
+impl Service {
+    /// One page of events the caller may see, as `GET /events` asks for it;
+    /// `invalid` are the arguments already refused by their declaration.
+    pub async fn list_events(
+        &self,
+        asking: Asking<'_>,
+        args: &EventListArgs,
+        invalid: &[Invalid],
+    ) -> Result<EventPage, Error> {
+        let cx = ListContext {
+            now: asking.now,
+            zone: self.zone,
+            per_page_max: self.per_page_max,
+            sees_unpublished: asking.caller.can_create_posts(),
+        };
+        let mut p = Problems::new(invalid);
+        let query = event_query(args, &cx, &mut p);
+        let mut conn = self.store.pool.read().await?;
+        let resolved = resolve(&mut conn, &query, asking, &mut p).await?;
+        p.finish::<Error>()?;
+        let filter = filter(&query, resolved, asking);
+        let (items, total) = events::list(&mut conn, &filter).await?;
+        if items.is_empty() && query.page > 1 {
+            return Err(Error::Refused(Refusal::PageNotFound(PostType::Event)));
+        }
+        let mut links = events::load_links(&mut conn, &items).await?;
+        drop(conn);
+        let password = args.password.as_deref();
+        let events = items
+            .into_iter()
+            .map(|e| {
+                let l: EventLinks = links.remove(&e.post.id).unwrap_or_default();
+                ShownEvent {
+                    changes_at: None,
+                    reveal: asking.caller.reveal(&e.post, password),
+                    links: readable_links(l, asking.caller, asking.now),
+                    event: e,
+                }
+            })
+            .collect();
+        Ok(EventPage {
+            query,
+            events,
+            total,
+        })
+    }
+}
+
+async fn resolve(
+    conn: &mut Conn,
+    q: &EventQuery,
+    asking: Asking<'_>,
+    p: &mut Problems,
+) -> Result<Resolved, Error> {
+    let parent: Vec<i64> = q.post_parent.into_iter().collect();
+    Ok(Resolved {
+        categories: p
+            .check(term_ids(conn, Taxonomy::Category, &q.categories).await)?
+            .unwrap_or_default(),
+        tags: p
+            .check(term_ids(conn, Taxonomy::Tag, &q.tags).await)?
+            .unwrap_or_default(),
+        venues: p
+            .check(readable(conn, asking, "venue", &q.venues, PostType::Venue).await)?
+            .unwrap_or_default(),
+        organizers: p
+            .check(
+                readable(
+                    conn,
+                    asking,
+                    "organizer",
+                    &q.organizers,
+                    PostType::Organizer,
+                )
+                .await,
+            )?
+            .unwrap_or_default(),
+        post_parent: p
+            .check(readable(conn, asking, "post_parent", &parent, PostType::Event).await)?
+            .and_then(|ids| ids.first().copied()),
+        near_venues: match q.near {
+            Some(near) => Some(venues_near(conn, near).await?),
+            None => None,
+        },
+    })
+}
+
+fn filter(q: &EventQuery, r: Resolved, asking: Asking<'_>) -> EventFilter {
+    EventFilter {
+        page: q.page,
+        per_page: q.per_page,
+        start_min: q.start_min,
+        end_max: q.end_max,
+        starts_before: q.starts_before,
+        starts_after: q.starts_after,
+        ends_before: q.ends_before,
+        ends_after: q.ends_after,
+        search_words: q.search_words.clone(),
+        categories: r.categories,
+        tags: r.tags,
+        venues: r.venues,
+        organizers: r.organizers,
+        featured: q.featured,
+        statuses: q.statuses.clone(),
+        visibility: asking.caller.visibility(),
+        geoloc: q.geoloc,
+        near_venues: r.near_venues,
+        include: q.include.clone(),
+        post_parent: r.post_parent,
+        ticketed: q.ticketed,
+        now_utc: asking.now,
+    }
+}
+
+/// The IDs of the terms named by ID or slug; an unknown one is a 400.
+async fn term_ids(conn: &mut Conn, taxonomy: Taxonomy, keys: &[String]) -> Result<Vec<i64>, Error> {
+    let mut ids = Vec::with_capacity(keys.len());
+    for key in keys {
+        let t = terms::find(conn, taxonomy, key)
+            .await?
+            .ok_or_else(|| Error::invalid(taxonomy.collection()))?;
+        ids.push(t.id);
+    }
+    Ok(ids)
+}
+
+/// The IDs, if each names a post of type `t` the caller may read: a hidden one
+/// answers as an unknown ID does.
+async fn readable(
+    conn: &mut Conn,
+    asking: Asking<'_>,
+    name: &str,
+    ids: &[i64],
+    t: PostType,
+) -> Result<Vec<i64>, Error> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let found = posts::get_many(conn, ids).await?;
+    let ok = |id: &i64| {
+        found
+            .iter()
+            .any(|p| p.id == *id && p.post_type == Some(t) && asking.caller.can_read(p, asking.now))
+    };
+    match ids.iter().all(ok) {
+        true => Ok(ids.to_vec()),
+        false => Err(Error::invalid(name)),
+    }
+}
+
+/// The venues within the radius: a box around the point narrows them, the exact
+/// great-circle distance decides.
+async fn venues_near(conn: &mut Conn, near: Near) -> Result<Vec<i64>, Error> {
+    let Near { lat, lng, radius } = near;
+    let dlat = radius / 111.0;
+    let dlng = (radius / (111.0 * lat.to_radians().cos().abs().max(0.01))).min(180.0);
+    // A box across the antimeridian would wrap; take every longitude instead.
+    let lngs = if lng - dlng < -180.0 || lng + dlng > 180.0 {
+        (-180.0, 180.0)
+    } else {
+        (lng - dlng, lng + dlng)
+    };
+    let candidates = events::venues_in_box(conn, (lat - dlat, lat + dlat), lngs).await?;
+    Ok(candidates
+        .into_iter()
+        .filter(|(_, vlat, vlng)| distance_km(lat, lng, *vlat, *vlng) <= radius)
+        .map(|(id, _, _)| id)
+        .collect())
+}

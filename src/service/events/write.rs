@@ -1,0 +1,486 @@
+//! Creating and updating events, each in one transaction that also creates the
+//! terms, venue and organizers it names and keeps term counts right.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::refs::{self, Known};
+use super::{ShownEvent, find, readable_links};
+use crate::domain::args::EventWriteArgs;
+use crate::domain::event::{Event, EventChanges, LinkedRef, TermRef, counts_as_published};
+use crate::domain::event_input::{self, InlineReader, WriteContext};
+use crate::domain::permissions::Caller;
+use crate::domain::post::{ImageRef, PostType, Reveal, Status, Target, Visibility, trashed_slug};
+use crate::domain::slug;
+use crate::domain::term::Taxonomy;
+use crate::domain::validation::{Invalid, Problems};
+use crate::service::retry::{Retryable, detached, with_retry};
+use crate::service::{Asking, Error, Service};
+use crate::store::event_batch::{BatchError, NewEvent};
+use crate::store::events::{self, EventRow};
+use crate::store::{Conn, StoreError, posts, terms};
+
+/// Why a write could not complete, beyond database errors.
+enum WriteError {
+    Store(StoreError),
+    Invalid(&'static str),
+}
+
+impl From<StoreError> for WriteError {
+    fn from(e: StoreError) -> Self {
+        WriteError::Store(e)
+    }
+}
+
+impl From<WriteError> for Error {
+    fn from(e: WriteError) -> Self {
+        match e {
+            WriteError::Store(s) => s.into(),
+            WriteError::Invalid(param) => Error::invalid(param),
+        }
+    }
+}
+
+impl Retryable for WriteError {
+    fn is_conflict(&self) -> bool {
+        matches!(self, WriteError::Store(e) if e.is_conflict())
+    }
+}
+
+/// Who writes: new posts are theirs, and what they name by value is looked up
+/// among the posts they may read.
+struct Writer {
+    id: i64,
+    visible: Visibility,
+}
+
+impl Writer {
+    fn of(caller: &Caller) -> Writer {
+        Writer {
+            id: caller.0.as_ref().map_or(0, |u| u.id),
+            visible: caller.visibility(),
+        }
+    }
+}
+
+async fn linked_id(
+    tx: &mut Conn,
+    t: PostType,
+    r: &LinkedRef,
+    writer: &Writer,
+    now: i64,
+) -> Result<i64, WriteError> {
+    match r {
+        LinkedRef::Existing(id) => Ok(*id),
+        LinkedRef::New(changes, image) => {
+            let mut changes = (**changes).clone();
+            changes.author.get_or_insert(writer.id);
+            changes.status.get_or_insert(Status::Publish);
+            let param = if t == PostType::Venue {
+                "venue"
+            } else {
+                "organizer"
+            };
+            let caller = (writer.id, &writer.visible);
+            posts::find_or_create(tx, t, &changes, image.as_ref(), caller, now)
+                .await?
+                .map_err(|()| WriteError::Invalid(param))
+        }
+    }
+}
+
+/// The venue, organizers and terms a write names, resolved to IDs; new ones are
+/// created in the same transaction. `None` leaves a link as it is.
+struct Links {
+    venue_id: Option<Option<i64>>,
+    organizers: Option<Vec<i64>>,
+    categories: Option<Vec<i64>>,
+    tags: Option<Vec<i64>>,
+}
+
+impl Links {
+    fn relations(&self) -> events::Relations<'_> {
+        events::Relations {
+            organizers: self.organizers.as_deref(),
+            categories: self.categories.as_deref(),
+            tags: self.tags.as_deref(),
+        }
+    }
+}
+
+async fn resolve_links(
+    tx: &mut Conn,
+    c: &EventChanges,
+    writer: &Writer,
+    now: i64,
+) -> Result<Links, WriteError> {
+    let venue_id = match &c.venue {
+        Some(Some(r)) => Some(Some(linked_id(tx, PostType::Venue, r, writer, now).await?)),
+        Some(None) => Some(None),
+        None => None,
+    };
+    let organizers = match &c.organizers {
+        Some(refs) => {
+            let mut ids = Vec::with_capacity(refs.len());
+            for r in refs {
+                ids.push(linked_id(tx, PostType::Organizer, r, writer, now).await?);
+            }
+            Some(ids)
+        }
+        None => None,
+    };
+    let mut terms = [None, None];
+    for (slot, (refs, taxonomy)) in terms.iter_mut().zip([
+        (&c.categories, Taxonomy::Category),
+        (&c.tags, Taxonomy::Tag),
+    ]) {
+        if let Some(refs) = refs {
+            *slot = Some(resolve_terms(tx, taxonomy, refs).await?);
+        }
+    }
+    let [categories, tags] = terms;
+    Ok(Links {
+        venue_id,
+        organizers,
+        categories,
+        tags,
+    })
+}
+
+/// The term IDs of a resolved term list, creating the new ones.
+async fn resolve_terms(
+    conn: &mut Conn,
+    taxonomy: Taxonomy,
+    refs: &[TermRef],
+) -> Result<Vec<i64>, StoreError> {
+    let mut ids = Vec::with_capacity(refs.len());
+    for r in refs {
+        match r {
+            TermRef::Existing(id) => ids.push(*id),
+            TermRef::New(name) => {
+                // A concurrent writer may have created it since the request was read.
+                conn.lock_key(&format!(
+                    "term:{}:{}",
+                    taxonomy.as_str(),
+                    name.to_lowercase()
+                ))
+                .await?;
+                let id = match terms::find(conn, taxonomy, name).await? {
+                    Some(t) => t.id,
+                    None => {
+                        let changes = crate::domain::term::TermChanges {
+                            name: Some(name.clone()),
+                            ..Default::default()
+                        };
+                        terms::insert(conn, taxonomy, &changes).await?
+                    }
+                };
+                ids.push(id);
+            }
+        }
+    }
+    Ok(ids)
+}
+
+/// The event's own columns a write sets.
+fn event_columns(c: &EventChanges, venue_id: Option<Option<i64>>) -> EventRow<'_> {
+    EventRow {
+        website: c.website.as_ref().map(|w| w.as_deref()),
+        start_utc: c.start_utc,
+        end_utc: c.end_utc,
+        timezone: c.timezone.as_deref(),
+        all_day: c.all_day,
+        cost: c.cost.as_deref(),
+        hide_from_listings: c.hide_from_listings,
+        sticky: c.sticky,
+        featured: c.featured,
+        post_parent: c.post_parent,
+        venue_id,
+        tickets: c.tickets.as_deref(),
+    }
+}
+
+impl Service {
+    /// Reads a write (every invalid argument in one 400) and resolves what it names.
+    async fn read_write(
+        &self,
+        asking: Asking<'_>,
+        args: &EventWriteArgs,
+        invalid: &[Invalid],
+        inline: InlineReader<'_>,
+        existing: Option<&Event>,
+    ) -> Result<(EventChanges, Known), Error> {
+        let mut p = Problems::new(invalid);
+        let cx = WriteContext {
+            now: asking.now,
+            site: self.zone,
+            existing,
+        };
+        let draft = event_input::read(args, cx, inline, &mut p);
+        let mut conn = self.store.pool.read().await?;
+        let existing_id = existing.map(|e| e.post.id);
+        let resolved = refs::resolve(&mut conn, asking, draft, existing_id, &mut p).await?;
+        p.finish::<Error>()?;
+        Ok(resolved)
+    }
+
+    /// Creates an event and whatever it names that does not exist yet.
+    pub async fn create_event(
+        &self,
+        asking: Asking<'_>,
+        args: &EventWriteArgs,
+        invalid: &[Invalid],
+        inline: InlineReader<'_>,
+    ) -> Result<ShownEvent, Error> {
+        let (mut c, known) = self.read_write(asking, args, invalid, inline, None).await?;
+        let caller = asking.caller;
+        let Some(user) = caller.0.clone().filter(|_| caller.can_create_posts()) else {
+            return Err(Error::forbidden(caller));
+        };
+        if c.post.author.is_some_and(|a| a != user.id) && !caller.is_editor() {
+            return Err(Error::Forbidden { anonymous: false });
+        }
+        c.post.author.get_or_insert(user.id);
+        c.post.status = Some(caller.scale_back(c.post.status));
+        // Presentation flags omitted on create are false, as the running reference reports.
+        c.post.show_map.get_or_insert(false);
+        c.post.show_map_link.get_or_insert(false);
+        for flag in [&mut c.hide_from_listings, &mut c.sticky, &mut c.featured] {
+            flag.get_or_insert(false);
+        }
+        let (event, counts) = match plain_create(&c, asking.now) {
+            Some(new) => match self.creates.create(new).await {
+                Ok(created) => (created.event, created.counts),
+                Err(BatchError::NotWritten) => self.create_alone(asking, &c).await?,
+                Err(BatchError::Failed(reason)) => {
+                    return Err(StoreError::Unavailable(reason).into());
+                }
+            },
+            None => self.create_alone(asking, &c).await?,
+        };
+        let links = match known.links_of_new(&c, &counts) {
+            Some(links) => readable_links(links, caller, asking.now),
+            // Links created or found by name in the write: read them as stored.
+            None => self.links_of(&event, asking).await?,
+        };
+        Ok(ShownEvent {
+            event,
+            links,
+            reveal: Reveal::Full,
+            changes_at: None,
+        })
+    }
+
+    /// Creates an event in a transaction of its own, with whatever it names that
+    /// does not exist yet; returns it and the counts of its terms.
+    async fn create_alone(
+        &self,
+        asking: Asking<'_>,
+        c: &EventChanges,
+    ) -> Result<(Event, Arc<HashMap<i64, i64>>), Error> {
+        let Some(user) = asking.caller.0.clone() else {
+            return Err(Error::Forbidden { anonymous: true });
+        };
+        let store = self.store.clone();
+        let now = asking.now;
+        let c = Arc::new(c.clone());
+        let writer = Writer::of(asking.caller);
+        let (event, counts) = detached(async move {
+            with_retry::<_, WriteError, _, _>(|| async {
+                let mut tx = store.pool.write().await?;
+                let image_id = match &c.image {
+                    Some(img) => posts::resolve_image(&mut tx, img, user.id, now)
+                        .await?
+                        .map_err(|()| WriteError::Invalid("image"))?,
+                    None => None,
+                };
+                let links = resolve_links(&mut tx, &c, &writer, now).await?;
+                let columns = event_columns(&c, links.venue_id).values();
+                let event = events::insert(&mut tx, &c.post, image_id, columns, now).await?;
+                let relations = links.relations();
+                let stmts =
+                    events::relation_statements(event.post.id, &relations, events::Existing::New);
+                let status = c.post.status.unwrap_or(Status::Draft);
+                let counted =
+                    if counts_as_published(status.as_str(), c.post.date_utc.unwrap_or(now), now) {
+                        events::distinct_terms(&relations)
+                    } else {
+                        Vec::new()
+                    };
+                let gained = counted.into_iter().map(|id| (id, 1)).collect();
+                let increments = events::add_to_counts(&gained);
+                if !increments.is_empty() {
+                    events::lock_counts(&mut tx).await?;
+                }
+                let counts = tx
+                    .commit_after(&stmts, &increments, events::count_from_row)
+                    .await
+                    .map_err(StoreError::from)?;
+                Ok((event, counts.into_iter().collect::<HashMap<_, _>>()))
+            })
+            .await
+        })
+        .await?;
+        Ok((event, Arc::new(counts)))
+    }
+
+    /// Updates an event; with a `status`, a trashed event is restored.
+    pub async fn update_event(
+        &self,
+        asking: Asking<'_>,
+        target: &Target,
+        args: &EventWriteArgs,
+        invalid: &[Invalid],
+        inline: InlineReader<'_>,
+    ) -> Result<ShownEvent, Error> {
+        let existing = {
+            let mut conn = self.store.pool.read().await?;
+            find(&mut conn, target).await?
+        };
+        let (mut c, _) = self
+            .read_write(asking, args, invalid, inline, Some(&existing))
+            .await?;
+        let caller = asking.caller;
+        if !caller.can_edit(&existing.post) {
+            return Err(Error::forbidden(caller));
+        }
+        if c.post.author.is_some_and(|a| a != existing.post.author) && !caller.is_editor() {
+            return Err(Error::Forbidden { anonymous: false });
+        }
+        if c.post.status.is_some() {
+            c.post.status = Some(caller.scale_back(c.post.status));
+        }
+        trash_slug(&mut c, &existing);
+        let param = target.param();
+        self.write_update(asking, existing.clone(), c, param)
+            .await?;
+        let (event, links) = self
+            .event_with_links(existing.post.id, param, asking)
+            .await?;
+        Ok(ShownEvent {
+            event,
+            links,
+            reveal: Reveal::Full,
+            changes_at: None,
+        })
+    }
+
+    async fn write_update(
+        &self,
+        asking: Asking<'_>,
+        target: Event,
+        c: EventChanges,
+        param: &'static str,
+    ) -> Result<(), Error> {
+        let store = self.store.clone();
+        let now = asking.now;
+        let writer = Writer::of(asking.caller);
+        detached(async move {
+            with_retry::<_, WriteError, _, _>(|| async {
+                let mut tx = store.pool.write().await?;
+                let image_id = match &c.image {
+                    Some(img) => Some(
+                        posts::resolve_image(&mut tx, img, writer.id, now)
+                            .await?
+                            .map_err(|()| WriteError::Invalid("image"))?,
+                    ),
+                    None => None,
+                };
+                // Counts move from the stored state, which a concurrent write may have changed.
+                let Some((status_before, date_before)) =
+                    events::lock_state(&mut tx, target.post.id).await?
+                else {
+                    return Err(WriteError::Invalid(param));
+                };
+                let before_terms = events::term_ids(&mut tx, target.post.id).await?;
+                let was = counts_as_published(&status_before, date_before, now);
+                posts::update(&mut tx, &target.post, &c.post, image_id, now).await?;
+                let status = c
+                    .post
+                    .status
+                    .map_or(status_before, |s| s.as_str().to_string());
+                let published =
+                    counts_as_published(&status, c.post.date_utc.unwrap_or(date_before), now);
+                let links = resolve_links(&mut tx, &c, &writer, now).await?;
+                let id = target.post.id;
+                events::write_columns(&mut tx, id, &event_columns(&c, links.venue_id)).await?;
+                let relations = links.relations();
+                events::set_relations(&mut tx, id, &relations, events::Existing::Replace).await?;
+                let after = if relations.categories.is_some() && relations.tags.is_some() {
+                    events::distinct_terms(&relations)
+                } else {
+                    events::term_ids(&mut tx, id).await?
+                };
+                events::adjust_counts(&mut tx, (&before_terms, was), (&after, published)).await?;
+                tx.commit().await?;
+                Ok(())
+            })
+            .await
+        })
+        .await
+    }
+}
+
+/// An event in the trash frees its slug, whether DELETE or an update put it there;
+/// editing a trashed event without naming a status leaves it in the trash.
+fn trash_slug(c: &mut EventChanges, existing: &Event) {
+    let was_trashed = existing.post.status() == Some(Status::Trash);
+    let in_trash = c.post.status.map_or(was_trashed, |s| s == Status::Trash);
+    if in_trash && (c.post.slug.is_some() || !was_trashed) {
+        let base = c
+            .post
+            .slug
+            .take()
+            .map(|s| slug::slugify(&s))
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| existing.post.slug.clone());
+        c.post.slug = Some(trashed_slug(&base));
+    }
+}
+
+/// The create as a batch can write it: one that links only to what exists and
+/// names no image. `None` for the others, which create what they name.
+fn plain_create(c: &EventChanges, now: i64) -> Option<NewEvent> {
+    let existing = |r: &LinkedRef| match r {
+        LinkedRef::Existing(id) => Some(*id),
+        LinkedRef::New(..) => None,
+    };
+    let term_ids = |refs: &Option<Vec<TermRef>>| -> Option<Vec<i64>> {
+        refs.iter()
+            .flatten()
+            .map(|r| match r {
+                TermRef::Existing(id) => Some(*id),
+                TermRef::New(_) => None,
+            })
+            .collect()
+    };
+    if c.image.as_ref().is_some_and(|i| *i != ImageRef::None) {
+        return None;
+    }
+    let venue_id = match &c.venue {
+        Some(Some(r)) => Some(Some(existing(r)?)),
+        Some(None) => Some(None),
+        None => None,
+    };
+    let organizers = c
+        .organizers
+        .iter()
+        .flatten()
+        .map(existing)
+        .collect::<Option<Vec<i64>>>()?;
+    let (categories, tags) = (term_ids(&c.categories)?, term_ids(&c.tags)?);
+    let terms = events::distinct_terms(&events::Relations {
+        organizers: None,
+        categories: Some(&categories),
+        tags: Some(&tags),
+    });
+    let status = c.post.status.unwrap_or(Status::Draft);
+    Some(NewEvent {
+        post: c.post.clone(),
+        columns: event_columns(c, venue_id).values(),
+        organizers,
+        terms,
+        counted: counts_as_published(status.as_str(), c.post.date_utc.unwrap_or(now), now),
+        now,
+    })
+}

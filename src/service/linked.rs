@@ -1,0 +1,301 @@
+//! Venues and organizers: list, read, create (or find the same one), update,
+//! trash, restore and delete.
+
+use crate::domain::args::{LinkedListArgs, OrganizerWriteArgs, VenueWriteArgs};
+use crate::domain::event_input::LinkedDraft;
+use crate::domain::linked_input::{LinkedContext, MissingName, read_organizer, read_venue};
+use crate::domain::lists;
+use crate::domain::post::{LinkedPostQuery, Post, PostType, Reveal, Status, Target};
+use crate::domain::validation::{Invalid, Problems};
+use crate::service::events::refs::{check_author, check_image};
+use crate::service::retry::{detached, with_retry};
+use crate::service::{Asking, Error, Refusal, Service};
+use crate::store::{Conn, StoreError, posts};
+
+/// The arguments of a venue or organizer write.
+#[derive(Clone, Debug)]
+pub enum LinkedDraftArgs {
+    Venue(Box<VenueWriteArgs>),
+    Organizer(Box<OrganizerWriteArgs>),
+}
+
+impl LinkedDraftArgs {
+    pub fn post_type(&self) -> PostType {
+        match self {
+            LinkedDraftArgs::Venue(_) => PostType::Venue,
+            LinkedDraftArgs::Organizer(_) => PostType::Organizer,
+        }
+    }
+
+    /// The write read with no I/O; every invalid argument noted in `p`.
+    pub fn read(&self, cx: LinkedContext, p: &mut Problems) -> Result<LinkedDraft, Error> {
+        let draft = match self {
+            LinkedDraftArgs::Venue(a) => read_venue(a, cx, p),
+            LinkedDraftArgs::Organizer(a) => read_organizer(a, cx, p),
+        };
+        draft.map_err(|MissingName(name)| Error::Missing(vec![name]))
+    }
+}
+
+/// One page of venues or organizers.
+pub struct LinkedPage {
+    /// The query as read, for the list's URLs.
+    pub query: LinkedPostQuery,
+    pub posts: Vec<(Post, Reveal)>,
+    pub total: u64,
+}
+
+/// The venue or organizer a target names; an unknown one is a 400 on its parameter.
+async fn find(conn: &mut Conn, t: PostType, target: &Target) -> Result<Post, Error> {
+    let found = match target {
+        Target::Id(id) => posts::get(conn, *id).await?,
+        Target::Slug(slug) => posts::get_by_slug(conn, t, slug).await?,
+    };
+    found
+        .filter(|p| p.post_type == Some(t))
+        .ok_or_else(|| Error::invalid(target.param()))
+}
+
+/// The event whose venue or organizers are listed. One the caller may not read in
+/// full (hidden, or behind a password) answers as an unknown ID does: its links
+/// would tell what its own representation does not.
+async fn visible_event(conn: &mut Conn, asking: Asking<'_>, id: i64) -> Result<i64, Error> {
+    let visible = posts::get(conn, id)
+        .await?
+        .filter(|p| p.post_type == Some(PostType::Event))
+        .is_some_and(|p| asking.caller.can_read_in_full(&p, asking.now));
+    match visible {
+        true => Ok(id),
+        false => Err(Error::invalid("event")),
+    }
+}
+
+impl Service {
+    /// One page of venues or organizers the caller may see, newest first.
+    pub async fn list_linked(
+        &self,
+        asking: Asking<'_>,
+        t: PostType,
+        args: &LinkedListArgs,
+        invalid: &[Invalid],
+    ) -> Result<LinkedPage, Error> {
+        let mut p = Problems::new(invalid);
+        let (page, per_page) =
+            lists::page_and_size(args.page, args.per_page, self.per_page_max, &mut p);
+        let search = p
+            .check(lists::nonempty("search", args.search.as_deref()))?
+            .flatten();
+        let sees_unpublished = asking.caller.can_create_posts();
+        let statuses = p.check(lists::statuses(args.status.as_deref(), sees_unpublished))?;
+        let mut conn = self.store.pool.read().await?;
+        let event = match args.event {
+            Some(id) => p.check(visible_event(&mut conn, asking, id).await)?,
+            None => None,
+        };
+        p.finish::<Error>()?;
+        let query = LinkedPostQuery {
+            post_type: t,
+            page,
+            per_page,
+            search: search.map(str::to_string),
+            event,
+            has_events: args.has_events,
+            only_with_upcoming: args.only_with_upcoming,
+            statuses: statuses.unwrap_or_default(),
+            visibility: asking.caller.visibility(),
+            now_utc: asking.now,
+        };
+        let (items, total) = posts::list_linked(&mut conn, &query).await?;
+        if items.is_empty() && page > 1 {
+            return Err(Error::Refused(Refusal::PageNotFound(t)));
+        }
+        let posts = items
+            .into_iter()
+            .map(|p| {
+                let reveal = asking.caller.reveal(&p, None);
+                (p, reveal)
+            })
+            .collect();
+        Ok(LinkedPage {
+            query,
+            posts,
+            total,
+        })
+    }
+
+    /// One venue or organizer, if the caller may read it.
+    pub async fn linked(
+        &self,
+        asking: Asking<'_>,
+        t: PostType,
+        target: &Target,
+        password: Option<&str>,
+    ) -> Result<(Post, Reveal), Error> {
+        let mut conn = self.store.pool.read().await?;
+        let post = find(&mut conn, t, target).await?;
+        if !asking.caller.can_read(&post, asking.now) {
+            return Err(Error::Refused(Refusal::NotAccessible(t)));
+        }
+        let reveal = asking.caller.reveal(&post, password);
+        Ok((post, reveal))
+    }
+
+    /// Reads a write and checks what it names.
+    async fn read_linked_write(
+        &self,
+        asking: Asking<'_>,
+        args: &LinkedDraftArgs,
+        invalid: &[Invalid],
+        creating: bool,
+    ) -> Result<LinkedDraft, Error> {
+        let mut p = Problems::new(invalid);
+        let cx = LinkedContext {
+            now: asking.now,
+            site: self.zone,
+            creating,
+        };
+        let draft = args.read(cx, &mut p)?;
+        let mut conn = self.store.pool.read().await?;
+        p.check(check_author(&mut conn, draft.changes.author).await)?;
+        p.check(check_image(&mut conn, asking, draft.image.as_ref()).await)?;
+        p.finish::<Error>()?;
+        Ok(draft)
+    }
+
+    /// Creates a venue or organizer, or answers with the one the caller may read
+    /// whose every given field is the same.
+    pub async fn create_linked(
+        &self,
+        asking: Asking<'_>,
+        args: &LinkedDraftArgs,
+        invalid: &[Invalid],
+    ) -> Result<Post, Error> {
+        let t = args.post_type();
+        let LinkedDraft { mut changes, image } =
+            self.read_linked_write(asking, args, invalid, true).await?;
+        let caller = asking.caller;
+        let Some(user) = caller.0.clone().filter(|_| caller.can_create_posts()) else {
+            return Err(Error::forbidden(caller));
+        };
+        if changes.author.is_some_and(|a| a != user.id) && !caller.is_editor() {
+            return Err(Error::Forbidden { anonymous: false });
+        }
+        changes.author.get_or_insert(user.id);
+        changes.status = Some(caller.scale_back(changes.status));
+        let (store, now, visible) = (self.store.clone(), asking.now, caller.visibility());
+        detached(async move {
+            with_retry::<_, StoreError, _, _>(|| async {
+                let mut tx = store.pool.write().await?;
+                let who = (user.id, &visible);
+                let Ok(id) =
+                    posts::find_or_create(&mut tx, t, &changes, image.as_ref(), who, now).await?
+                else {
+                    return Ok(Err(()));
+                };
+                let post = posts::get(&mut tx, id).await?.ok_or_else(|| {
+                    StoreError::Internal(format!("post {id} vanished in its create"))
+                })?;
+                tx.commit().await?;
+                Ok(Ok(post))
+            })
+            .await?
+            .map_err(|()| Error::invalid("image"))
+        })
+        .await
+    }
+
+    /// Updates a venue or organizer; with a `status`, a trashed one is restored.
+    pub async fn update_linked(
+        &self,
+        asking: Asking<'_>,
+        target: &Target,
+        args: &LinkedDraftArgs,
+        invalid: &[Invalid],
+    ) -> Result<Post, Error> {
+        let t = args.post_type();
+        let post = {
+            let mut conn = self.store.pool.read().await?;
+            find(&mut conn, t, target).await?
+        };
+        let LinkedDraft { mut changes, image } =
+            self.read_linked_write(asking, args, invalid, false).await?;
+        let caller = asking.caller;
+        if !caller.can_edit(&post) {
+            return Err(Error::forbidden(caller));
+        }
+        if changes.author.is_some_and(|a| a != post.author) && !caller.is_editor() {
+            return Err(Error::Forbidden { anonymous: false });
+        }
+        if changes.status.is_some() {
+            changes.status = Some(caller.scale_back(changes.status));
+        }
+        let (store, now) = (self.store.clone(), asking.now);
+        let author = caller.0.as_ref().map_or(0, |u| u.id);
+        let param = target.param();
+        detached(async move {
+            with_retry::<_, StoreError, _, _>(|| async {
+                let mut tx = store.pool.write().await?;
+                let image_id = match &image {
+                    Some(img) => match posts::resolve_image(&mut tx, img, author, now).await? {
+                        Ok(id) => Some(id),
+                        Err(()) => return Ok(Err(())),
+                    },
+                    None => None,
+                };
+                posts::update(&mut tx, &post, &changes, image_id, now).await?;
+                // Read in the transaction: read after the commit, a concurrent delete
+                // could have removed it already.
+                let written = posts::get(&mut tx, post.id).await?;
+                tx.commit().await?;
+                Ok(Ok(written))
+            })
+            .await?
+            .map_err(|()| Error::invalid("image"))?
+            // Deleted concurrently, before this write: the target names nothing now.
+            .ok_or_else(|| Error::invalid(param))
+        })
+        .await
+    }
+
+    /// Moves a venue or organizer to the trash (unlinking it from its events), or
+    /// with `force` deletes it for good (editors only).
+    pub async fn delete_linked(
+        &self,
+        asking: Asking<'_>,
+        t: PostType,
+        target: &Target,
+        force: bool,
+    ) -> Result<Post, Error> {
+        let post = {
+            let mut conn = self.store.pool.read().await?;
+            find(&mut conn, t, target).await?
+        };
+        let caller = asking.caller;
+        if !caller.can_delete(&post) || (force && !caller.is_editor()) {
+            return Err(Error::forbidden(caller));
+        }
+        if post.status() == Some(Status::Trash) && !force {
+            return Err(Error::Refused(Refusal::InTrash(t)));
+        }
+        let (store, now, param) = (self.store.clone(), asking.now, target.param());
+        let target_post = post.clone();
+        let trashed = detached(async move {
+            let mut tx = store.pool.write().await?;
+            let trashed = if force {
+                posts::delete(&mut tx, &target_post).await?;
+                None
+            } else {
+                posts::trash(&mut tx, &target_post, now).await?;
+                Some(posts::get(&mut tx, target_post.id).await?)
+            };
+            tx.commit().await?;
+            Ok(trashed)
+        })
+        .await?;
+        // Shown as it was when it is deleted for good.
+        match trashed {
+            None => Ok(post),
+            Some(trashed) => trashed.ok_or_else(|| Error::invalid(param)),
+        }
+    }
+}
