@@ -62,6 +62,13 @@ impl Service {
         Ok(Service::configured(store, settings))
     }
 
+    /// Opens the database for the command line's account commands (and migrations),
+    /// with the default settings.
+    pub async fn open_for_admin(url: &str) -> Result<Service, Error> {
+        let store = Store::open(url).await?;
+        Ok(Service::new(store, chrono_tz::Tz::UTC, 50))
+    }
+
     /// The use cases as the server's settings configure them.
     pub fn configured(store: Store, settings: &crate::config::Settings) -> Service {
         Service::new(store, settings.timezone, settings.per_page_max)

@@ -1,11 +1,15 @@
-//! Who is calling: an application password or a bearer token, checked against
-//! the stored hashes.
+//! Users and their secrets: who is calling (an application password or a bearer
+//! token, checked against the stored hashes), and the accounts the command line
+//! manages.
 
+use base64::Engine;
+use rand::RngCore;
 use sha2::{Digest, Sha256};
 
 use super::{Error, Service};
-use crate::domain::permissions::Caller;
-use crate::store::users;
+use crate::domain::permissions::{Caller, Role, User};
+use crate::store::StoreError;
+use crate::store::users::{self, CredentialKind};
 
 /// What a request presents to say who it is.
 #[derive(Clone, Debug)]
@@ -37,6 +41,104 @@ impl Service {
             }
         };
         Ok(user.map(|u| Caller(Some(u))))
+    }
+}
+
+/// 24 random bytes (192 bits), URL-safe base64: 32 characters.
+fn new_secret() -> String {
+    let mut bytes = [0u8; 24];
+    rand::rng().fill_bytes(&mut bytes);
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// Why an account command did not do what it was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum AccountError {
+    #[error("a login is 1 to 60 characters and has no ':'")]
+    BadLogin,
+    #[error("user {0:?} already exists")]
+    Exists(String),
+    #[error("no user {0:?}")]
+    NoSuchUser(String),
+    #[error("no such token")]
+    NoSuchToken,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl Service {
+    /// Creates a user and an application password for them, shown only here.
+    pub async fn create_user(
+        &self,
+        login: &str,
+        role: Role,
+    ) -> Result<(User, String), AccountError> {
+        if login.trim().is_empty() || login.contains(':') || login.len() > 60 {
+            return Err(AccountError::BadLogin);
+        }
+        let mut tx = self.store.pool.write().await?;
+        let user = users::create(&mut tx, login, role, chrono::Utc::now().timestamp())
+            .await
+            .map_err(|e| match e {
+                StoreError::Conflict(_) => AccountError::Exists(login.to_string()),
+                other => other.into(),
+            })?;
+        tx.commit().await?;
+        let secret = self
+            .issue(user.id, CredentialKind::AppPassword, "cli")
+            .await?;
+        Ok((user, secret))
+    }
+
+    pub async fn users(&self) -> Result<Vec<User>, AccountError> {
+        let mut conn = self.store.pool.read().await?;
+        Ok(users::list(&mut conn).await?)
+    }
+
+    /// Deletes a user and their credentials.
+    pub async fn delete_user(&self, login: &str) -> Result<(), AccountError> {
+        let mut tx = self.store.pool.write().await?;
+        let deleted = users::delete(&mut tx, login).await?;
+        tx.commit().await?;
+        match deleted {
+            true => Ok(()),
+            false => Err(AccountError::NoSuchUser(login.to_string())),
+        }
+    }
+
+    /// A new bearer token for a user, shown only here.
+    pub async fn create_token(&self, login: &str, name: &str) -> Result<String, AccountError> {
+        let user = {
+            let mut conn = self.store.pool.read().await?;
+            users::by_login(&mut conn, login).await?
+        };
+        let user = user.ok_or_else(|| AccountError::NoSuchUser(login.to_string()))?;
+        self.issue(user.id, CredentialKind::Token, name).await
+    }
+
+    /// Revokes a token or application password.
+    pub async fn revoke(&self, secret: &str) -> Result<(), AccountError> {
+        let mut tx = self.store.pool.write().await?;
+        let revoked = users::revoke_secret(&mut tx, &hash_secret(secret.trim())).await?;
+        tx.commit().await?;
+        match revoked {
+            true => Ok(()),
+            false => Err(AccountError::NoSuchToken),
+        }
+    }
+
+    async fn issue(
+        &self,
+        user_id: i64,
+        kind: CredentialKind,
+        name: &str,
+    ) -> Result<String, AccountError> {
+        let secret = new_secret();
+        let mut tx = self.store.pool.write().await?;
+        let now = chrono::Utc::now().timestamp();
+        users::add_secret(&mut tx, user_id, kind, name, &hash_secret(&secret), now).await?;
+        tx.commit().await?;
+        Ok(secret)
     }
 }
 

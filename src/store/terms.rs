@@ -21,7 +21,7 @@ const TERM_COLUMNS: [Terms; 7] = [
 /// Number of columns `select_terms` yields.
 pub const TERM_COLUMN_COUNT: usize = TERM_COLUMNS.len();
 
-pub fn select_terms() -> SelectStatement {
+pub(in crate::store) fn select_terms() -> SelectStatement {
     let mut q = Query::select();
     for c in TERM_COLUMNS {
         q.column((Terms::Table, c));
@@ -30,7 +30,7 @@ pub fn select_terms() -> SelectStatement {
     q
 }
 
-pub fn term_from_row(r: &Row<'_>) -> Result<Term, StoreError> {
+pub(in crate::store) fn term_from_row(r: &Row<'_>) -> Result<Term, StoreError> {
     let taxonomy = match r.string(1)?.as_str() {
         "post_tag" => Taxonomy::Tag,
         _ => Taxonomy::Category,
@@ -61,7 +61,7 @@ pub async fn get_many(conn: &mut Conn, ids: &[i64]) -> Result<Vec<Term>, StoreEr
 
 /// The terms of these IDs, in the order events list their terms (name regardless
 /// of case, then ID).
-pub fn select_many(ids: &[i64]) -> SelectStatement {
+pub(in crate::store) fn select_many(ids: &[i64]) -> SelectStatement {
     select_terms()
         .and_where(col(Terms::Id).is_in(ids.iter().copied()))
         .order_by_expr(Func::lower(Expr::col(Terms::Name)).into(), Order::Asc)
@@ -297,6 +297,31 @@ fn term_filters(q: &mut SelectStatement, tq: &TermQuery) {
                     .take(),
             ),
         );
+    }
+}
+
+/// The term of this taxonomy with this name, created if there is none. A concurrent
+/// writer may be creating it too: the key lock makes the second find the first's.
+pub async fn find_or_insert(
+    conn: &mut Conn,
+    taxonomy: Taxonomy,
+    name: &str,
+) -> Result<i64, StoreError> {
+    conn.lock_key(&format!(
+        "term:{}:{}",
+        taxonomy.as_str(),
+        name.to_lowercase()
+    ))
+    .await?;
+    match find(conn, taxonomy, name).await? {
+        Some(t) => Ok(t.id),
+        None => {
+            let changes = TermChanges {
+                name: Some(name.to_string()),
+                ..Default::default()
+            };
+            insert(conn, taxonomy, &changes).await
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use crate::domain::post::{ImageRef, Post, PostType, Status};
 use crate::domain::term::{Taxonomy, Term};
 use crate::domain::validation::{Invalid, Problems};
 use crate::service::{Asking, Error};
-use crate::store::{Conn, posts, terms, users};
+use crate::store::{Conn, events, posts, terms, users};
 
 /// The terms and posts a write names by ID, as read before the write.
 #[derive(Default)]
@@ -44,22 +44,7 @@ impl Known {
             })
             .collect();
         let mut known = Known::default();
-        if term_ids.is_empty() && post_ids.is_empty() {
-            return Ok(known);
-        }
-        let (terms, posts) = match (term_ids.is_empty(), post_ids.is_empty()) {
-            (false, false) => {
-                conn.query_two(
-                    &terms::select_many(&term_ids),
-                    terms::term_from_row,
-                    &posts::select_many(&post_ids),
-                    posts::post_from_row,
-                )
-                .await?
-            }
-            (false, true) => (terms::get_many(conn, &term_ids).await?, Vec::new()),
-            _ => (Vec::new(), posts::get_many(conn, &post_ids).await?),
-        };
+        let (terms, posts) = events::terms_and_posts(conn, &term_ids, &post_ids).await?;
         for (rank, t) in terms.into_iter().enumerate() {
             known.term_rank.insert(t.id, rank);
             known.terms.insert(t.id, t);

@@ -155,29 +155,10 @@ async fn resolve_terms(
 ) -> Result<Vec<i64>, StoreError> {
     let mut ids = Vec::with_capacity(refs.len());
     for r in refs {
-        match r {
-            TermRef::Existing(id) => ids.push(*id),
-            TermRef::New(name) => {
-                // A concurrent writer may have created it since the request was read.
-                conn.lock_key(&format!(
-                    "term:{}:{}",
-                    taxonomy.as_str(),
-                    name.to_lowercase()
-                ))
-                .await?;
-                let id = match terms::find(conn, taxonomy, name).await? {
-                    Some(t) => t.id,
-                    None => {
-                        let changes = crate::domain::term::TermChanges {
-                            name: Some(name.clone()),
-                            ..Default::default()
-                        };
-                        terms::insert(conn, taxonomy, &changes).await?
-                    }
-                };
-                ids.push(id);
-            }
-        }
+        ids.push(match r {
+            TermRef::Existing(id) => *id,
+            TermRef::New(name) => terms::find_or_insert(conn, taxonomy, name).await?,
+        });
     }
     Ok(ids)
 }
@@ -297,25 +278,12 @@ impl Service {
                 let links = resolve_links(&mut tx, &c, &writer, now).await?;
                 let columns = event_columns(&c, links.venue_id).values();
                 let event = events::insert(&mut tx, &c.post, image_id, columns, now).await?;
-                let relations = links.relations();
-                let stmts =
-                    events::relation_statements(event.post.id, &relations, events::Existing::New);
                 let status = c.post.status.unwrap_or(Status::Draft);
-                let counted =
-                    if counts_as_published(status.as_str(), c.post.date_utc.unwrap_or(now), now) {
-                        events::distinct_terms(&relations)
-                    } else {
-                        Vec::new()
-                    };
-                let gained = counted.into_iter().map(|id| (id, 1)).collect();
-                let increments = events::add_to_counts(&gained);
-                if !increments.is_empty() {
-                    events::lock_counts(&mut tx).await?;
-                }
-                let counts = tx
-                    .commit_after(&stmts, &increments, events::count_from_row)
-                    .await
-                    .map_err(StoreError::from)?;
+                let date = c.post.date_utc.unwrap_or(now);
+                let counted = counts_as_published(status.as_str(), date, now);
+                let relations = links.relations();
+                let counts =
+                    events::commit_new_event_links(tx, event.post.id, &relations, counted).await?;
                 Ok((event, counts.into_iter().collect::<HashMap<_, _>>()))
             })
             .await

@@ -16,13 +16,11 @@ mod term_counts;
 mod write;
 
 pub use list::{list, venues_in_box};
-pub use read::{get, get_by_slug, load_links};
-pub use relations::{
-    Existing, Relations, distinct_terms, insert_relations, relation_statements, set_relations,
-    term_ids,
-};
-pub use row::{EventRow, event_from_row, returning_events, select_events};
-pub use term_counts::{
-    add_to_counts, adjust_counts, count_from_row, count_statements, lock_counts,
-};
+pub use read::{get, get_by_slug, load_links, terms_and_posts};
+pub use relations::{Existing, Relations, distinct_terms, set_relations, term_ids};
+pub(in crate::store) use relations::{insert_relations, relation_statements};
+pub use row::EventRow;
+pub(in crate::store) use row::{event_from_row, returning_events, select_events};
+pub(in crate::store) use term_counts::{add_to_counts, count_from_row, lock_counts};
+pub use term_counts::{adjust_counts, commit_new_event_links};
 pub use write::{insert, lock_state, write_columns};

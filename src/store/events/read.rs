@@ -139,3 +139,34 @@ pub async fn load_links(
     }
     Ok(out)
 }
+
+/// The terms and the posts with these IDs (those that exist), as an event write
+/// names them: terms in the order events list them. On PostgreSQL the two
+/// statements travel in one flight.
+pub async fn terms_and_posts(
+    conn: &mut Conn,
+    term_ids: &[i64],
+    post_ids: &[i64],
+) -> Result<
+    (
+        Vec<crate::domain::term::Term>,
+        Vec<crate::domain::post::Post>,
+    ),
+    StoreError,
+> {
+    use crate::store::{posts, terms};
+    match (term_ids.is_empty(), post_ids.is_empty()) {
+        (true, true) => Ok((Vec::new(), Vec::new())),
+        (false, false) => {
+            conn.query_two(
+                &terms::select_many(term_ids),
+                terms::term_from_row,
+                &posts::select_many(post_ids),
+                posts::post_from_row,
+            )
+            .await
+        }
+        (false, true) => Ok((terms::get_many(conn, term_ids).await?, Vec::new())),
+        (true, false) => Ok((Vec::new(), posts::get_many(conn, post_ids).await?)),
+    }
+}

@@ -50,7 +50,7 @@ pub async fn set_relations(
 }
 
 /// The statements [`set_relations`] runs, for callers that send more with them.
-pub fn relation_statements(
+pub(in crate::store) fn relation_statements(
     event_id: i64,
     rel: &Relations<'_>,
     existing: Existing,
@@ -104,7 +104,7 @@ pub fn relation_statements(
 
 /// Inserts linking new events to their organizers (in order, each once) and to their
 /// terms (`(event, organizers, distinct terms)`), in `store::pieces` of rows.
-pub fn insert_relations<'a>(
+pub(in crate::store) fn insert_relations<'a>(
     events: impl IntoIterator<Item = (i64, &'a [i64], &'a [i64])>,
 ) -> Vec<Box<dyn Statement>> {
     let mut organizers: Vec<[sea_query::Value; 3]> = Vec::new();

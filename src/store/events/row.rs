@@ -25,7 +25,7 @@ const EVENT_COLUMNS: [Posts; 12] = [
     Posts::Tickets,
 ];
 
-pub fn select_events() -> SelectStatement {
+pub(in crate::store) fn select_events() -> SelectStatement {
     let mut q = select_posts();
     for c in EVENT_COLUMNS {
         q.column((Posts::Table, c));
@@ -33,7 +33,7 @@ pub fn select_events() -> SelectStatement {
     q
 }
 
-pub fn event_from_row(r: &Row<'_>) -> Result<Event, StoreError> {
+pub(in crate::store) fn event_from_row(r: &Row<'_>) -> Result<Event, StoreError> {
     let post = post_from_row(r)?;
     let b = POST_COLUMN_COUNT;
     let cost = r.string(b + 5)?;
@@ -65,7 +65,7 @@ pub fn event_from_row(r: &Row<'_>) -> Result<Event, StoreError> {
 
 /// What `select_events` yields, as a `RETURNING` list of a write to `posts`, so
 /// [`event_from_row`] reads the rows as written.
-pub fn returning_events() -> Vec<Expr> {
+pub(in crate::store) fn returning_events() -> Vec<Expr> {
     let mut returning = posts::returning_posts();
     returning.extend(EVENT_COLUMNS.iter().map(|c| col(*c)));
     returning

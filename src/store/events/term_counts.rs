@@ -18,7 +18,7 @@ use crate::store::{Conn, Row, StoreError, pieces};
 /// opposite orders and deadlock (a one-second stall before PostgreSQL notices).
 /// Callers take this first and change counts last, just before the commit, so it
 /// is held briefly.
-pub async fn lock_counts(conn: &mut Conn) -> Result<(), StoreError> {
+pub(in crate::store) async fn lock_counts(conn: &mut Conn) -> Result<(), StoreError> {
     conn.lock_key("term-counts").await
 }
 
@@ -26,7 +26,7 @@ pub async fn lock_counts(conn: &mut Conn) -> Result<(), StoreError> {
 /// it then is (see [`count_from_row`]). Meant last in a transaction (see
 /// `Tx::commit_after`), so that PostgreSQL holds these busy rows only until the
 /// commit. The caller holds [`lock_counts`].
-pub fn add_to_counts(gained: &BTreeMap<i64, i64>) -> Vec<Box<dyn Statement>> {
+pub(in crate::store) fn add_to_counts(gained: &BTreeMap<i64, i64>) -> Vec<Box<dyn Statement>> {
     change_counts(gained, true)
 }
 
@@ -63,8 +63,34 @@ fn change_counts(deltas: &BTreeMap<i64, i64>, returning: bool) -> Vec<Box<dyn St
         .collect()
 }
 
+/// Writes a new event's organizers and terms, and the counts of its terms when it
+/// counts as published, then commits: on PostgreSQL the count updates travel with
+/// the `COMMIT`. Returns each counted term's count as it then is.
+pub async fn commit_new_event_links(
+    mut tx: crate::store::Tx,
+    event_id: i64,
+    relations: &super::Relations<'_>,
+    counted: bool,
+) -> Result<Vec<(i64, i64)>, StoreError> {
+    let stmts = super::relation_statements(event_id, relations, super::Existing::New);
+    let gained: BTreeMap<i64, i64> = match counted {
+        true => super::distinct_terms(relations)
+            .into_iter()
+            .map(|id| (id, 1))
+            .collect(),
+        false => BTreeMap::new(),
+    };
+    let increments = add_to_counts(&gained);
+    if !increments.is_empty() {
+        lock_counts(&mut tx).await?;
+    }
+    tx.commit_after(&stmts, &increments, count_from_row)
+        .await
+        .map_err(StoreError::from)
+}
+
 /// A term and its count, as [`add_to_counts`] returns them.
-pub fn count_from_row(r: &Row<'_>) -> Result<(i64, i64), StoreError> {
+pub(in crate::store) fn count_from_row(r: &Row<'_>) -> Result<(i64, i64), StoreError> {
     Ok((r.i64(0)?, r.i64(1)?))
 }
 
@@ -85,7 +111,7 @@ pub async fn adjust_counts(
 }
 
 /// The statements [`adjust_counts`] runs.
-pub fn count_statements(before: (&[i64], bool), after: (&[i64], bool)) -> Vec<Box<dyn Statement>> {
+fn count_statements(before: (&[i64], bool), after: (&[i64], bool)) -> Vec<Box<dyn Statement>> {
     let mut delta: BTreeMap<i64, i64> = BTreeMap::new();
     if before.1 {
         for id in before.0 {

@@ -13,7 +13,7 @@ use crate::store::{Conn, StoreError};
 
 /// Escapes `%` and `_` for a LIKE pattern. Both backends treat `\` as the escape
 /// character only when told, so patterns built here are used with `like_escape`.
-pub fn escape_like(s: &str) -> String {
+pub(in crate::store) fn escape_like(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         if matches!(ch, '%' | '_' | '\\') {
@@ -25,7 +25,7 @@ pub fn escape_like(s: &str) -> String {
 }
 
 /// `LOWER(column) LIKE '%needle%'` with escaping, for substring search.
-pub fn contains(column: impl IntoColumnRef, needle: &str) -> SimpleExpr {
+pub(in crate::store) fn contains(column: impl IntoColumnRef, needle: &str) -> SimpleExpr {
     let pattern = format!("%{}%", escape_like(&needle.to_lowercase()));
     Expr::expr(Func::lower(Expr::col(column))).like(sea_query::LikeExpr::new(pattern).escape('\\'))
 }
@@ -165,7 +165,7 @@ fn linked_filters(q: &mut SelectStatement, lq: &LinkedPostQuery) {
 }
 
 /// `status = 'publish'`, or a scheduled post whose date has passed.
-pub fn published(now: i64) -> Cond {
+pub(in crate::store) fn published(now: i64) -> Cond {
     Cond::any()
         .add(col(Posts::Status).eq(Status::Publish.as_str()))
         .add(

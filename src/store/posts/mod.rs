@@ -14,9 +14,16 @@ mod row;
 mod slugs;
 mod write;
 
-pub use list::{contains, escape_like, list_linked, published};
-pub use read::{get, get_by_slug, get_many, next_go_live, select_many, type_of};
+pub use list::list_linked;
+pub(in crate::store) use list::{contains, escape_like, published};
+pub(in crate::store) use read::select_many;
+pub use read::{get, get_by_slug, get_many, next_go_live, type_of};
 pub use resolve::{find_duplicate, find_or_create, resolve_image};
-pub use row::{POST_COLUMN_COUNT, col, post_from_row, returning_posts, select_posts};
-pub use slugs::{slug_base, slug_family, slug_family_parts, slug_lock, unique_slug, wanted_slug};
-pub use write::{delete, insert, insert_statement, insert_values, trash, update};
+pub use row::POST_COLUMN_COUNT;
+pub(in crate::store) use row::{col, post_from_row, returning_posts, select_posts};
+pub use slugs::unique_slug;
+pub(in crate::store) use slugs::{
+    slug_base, slug_family, slug_family_parts, slug_lock, wanted_slug,
+};
+pub use write::{delete, insert, trash, update};
+pub(in crate::store) use write::{insert_statement, insert_values};

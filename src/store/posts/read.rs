@@ -39,7 +39,7 @@ pub async fn get_many(conn: &mut Conn, ids: &[i64]) -> Result<Vec<Post>, StoreEr
 }
 
 /// The posts of these IDs, of any type.
-pub fn select_many(ids: &[i64]) -> SelectStatement {
+pub(in crate::store) fn select_many(ids: &[i64]) -> SelectStatement {
     select_posts()
         .and_where(col(Posts::Id).is_in(ids.iter().copied()))
         .to_owned()

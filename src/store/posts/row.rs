@@ -42,7 +42,7 @@ fn image_alias() -> Alias {
 }
 
 /// `SELECT <post columns>, img.guid FROM posts LEFT JOIN posts img ON …`.
-pub fn select_posts() -> SelectStatement {
+pub(in crate::store) fn select_posts() -> SelectStatement {
     let mut q = Query::select();
     for c in POST_COLUMNS {
         q.column((Posts::Table, c));
@@ -62,7 +62,7 @@ pub fn select_posts() -> SelectStatement {
 /// Number of columns `select_posts` yields; event queries append theirs after these.
 pub const POST_COLUMN_COUNT: usize = POST_COLUMNS.len() + 2;
 
-pub fn post_from_row(r: &Row<'_>) -> Result<Post, StoreError> {
+pub(in crate::store) fn post_from_row(r: &Row<'_>) -> Result<Post, StoreError> {
     let image_id = r.opt_i64(11)?;
     let image_url = r.opt_string(26)?;
     Ok(Post {
@@ -98,13 +98,13 @@ pub fn post_from_row(r: &Row<'_>) -> Result<Post, StoreError> {
     })
 }
 
-pub fn col(c: Posts) -> Expr {
+pub(in crate::store) fn col(c: Posts) -> Expr {
     Expr::col((Posts::Table, c))
 }
 
 /// What `select_posts` yields, as a `RETURNING` list of a write to `posts`, so
 /// [`post_from_row`] reads the row as written.
-pub fn returning_posts() -> Vec<Expr> {
+pub(in crate::store) fn returning_posts() -> Vec<Expr> {
     let mut out: Vec<Expr> = POST_COLUMNS.iter().map(|c| col(*c)).collect();
     out.push(col(Posts::GeoLng));
     out.push(Expr::expr(SimpleExpr::from(

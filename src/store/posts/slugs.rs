@@ -32,7 +32,7 @@ pub async fn unique_slug(
 }
 
 /// What a slug is made unique from: the wanted one, or the type's name when there is none.
-pub fn slug_base(post_type: PostType, wanted: &str) -> String {
+pub(in crate::store) fn slug_base(post_type: PostType, wanted: &str) -> String {
     if wanted.is_empty() {
         post_type.as_str().to_string()
     } else {
@@ -41,7 +41,7 @@ pub fn slug_base(post_type: PostType, wanted: &str) -> String {
 }
 
 /// The lock that serialises writers choosing slugs from one base (see [`Conn::lock_key`]).
-pub fn slug_lock(post_type: PostType, base: &str) -> String {
+pub(in crate::store) fn slug_lock(post_type: PostType, base: &str) -> String {
     format!("slug:{}:{base}", post_type.as_str())
 }
 
@@ -50,7 +50,7 @@ pub fn slug_lock(post_type: PostType, base: &str) -> String {
 /// ranges of the slug index, bytewise (SQLite's default collation, `COLLATE "C"` on
 /// PostgreSQL; slugs hold only `[a-z0-9_-]` and `:` follows `9`): a plain "Concert"
 /// neither reads nor walks every "concert-in-the-park-…" a site holds.
-pub fn slug_family(
+pub(in crate::store) fn slug_family(
     scope: &SelectStatement,
     column: impl IntoColumnRef,
     base: &str,
@@ -61,7 +61,7 @@ pub fn slug_family(
 }
 
 /// The two parts of [`slug_family`], for a caller that unions several families.
-pub fn slug_family_parts(
+pub(in crate::store) fn slug_family_parts(
     scope: &SelectStatement,
     column: impl IntoColumnRef,
     base: &str,
@@ -78,7 +78,7 @@ pub fn slug_family_parts(
 
 /// The slug a new post asks for, before it is made unique: its own, or, when that has
 /// nothing usable in it ("!!!"), its title's, as WordPress does.
-pub fn wanted_slug(changes: &PostChanges) -> String {
+pub(in crate::store) fn wanted_slug(changes: &PostChanges) -> String {
     changes
         .slug
         .as_deref()

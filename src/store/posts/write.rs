@@ -77,7 +77,7 @@ pub async fn insert(
 
 /// The `INSERT` of [`insert`], with the slug made unique (under a lock on PostgreSQL,
 /// held until the transaction ends), for callers that want more back than the ID.
-pub async fn insert_statement(
+pub(in crate::store) async fn insert_statement(
     conn: &mut Conn,
     post_type: PostType,
     changes: &PostChanges,
@@ -96,7 +96,7 @@ pub async fn insert_statement(
 }
 
 /// The columns of a new post's row, `extra` (its type's own) last.
-pub fn insert_values(
+pub(in crate::store) fn insert_values(
     post_type: PostType,
     changes: &PostChanges,
     image_id: Option<i64>,
