@@ -107,8 +107,8 @@ fn components() -> utoipa::openapi::Components {
     add::<VenueView>(&mut schemas);
     add::<OrganizerView>(&mut schemas);
     add::<TermView>(&mut schemas);
-    add::<super::events::EventView>(&mut schemas);
-    add::<super::events::EventList>(&mut schemas);
+    add::<super::views::EventView>(&mut schemas);
+    add::<super::views::EventList>(&mut schemas);
     add::<ErrorBody>(&mut schemas);
     ListSchemas::collect(&mut schemas);
     schemas.sort_by(|a, b| a.0.cmp(&b.0));

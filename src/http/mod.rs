@@ -14,7 +14,6 @@ mod terms;
 pub mod urls;
 mod viewer;
 mod views;
-mod wire;
 
 use std::sync::Arc;
 

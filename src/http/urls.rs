@@ -57,8 +57,8 @@ impl Urls {
         format!("{}/{collection}/{id}", self.api)
     }
 
-    pub fn global_id(&self, id: i64) -> super::wire::GlobalId<'_> {
-        super::wire::GlobalId {
+    pub fn global_id(&self, id: i64) -> super::views::wire::GlobalId<'_> {
+        super::views::wire::GlobalId {
             host: &self.site_host,
             id,
         }

@@ -1,19 +1,16 @@
 //! The event routes: typed input → use case (`service`) → view. The
 //! representation itself is in `view.rs`.
 
-mod view;
-
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Map, Value};
-
-pub use view::{EventList, EventView};
 
 use super::cache::Freshness;
 use super::context::Ctx;
 use super::error::ApiError;
 use super::json_raw;
 use super::lists::{self, Layout, Paging};
+use super::views::{EventView, ViewContext};
 use crate::api::args::{self, Args, RawArgs};
 use crate::api::table::{Op, ROUTES};
 use crate::domain::args::{EventDeleteArgs, EventListArgs, EventWriteArgs, PostReadArgs};
@@ -23,7 +20,6 @@ use crate::domain::linked_input::LinkedContext;
 use crate::domain::post::{PostType, Target};
 use crate::domain::validation::Problems;
 use crate::service::ShownEvent;
-use view::ViewContext;
 
 fn view_context(ctx: &Ctx) -> ViewContext<'_> {
     ViewContext {

@@ -6,6 +6,10 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
+use super::wire::{DateDetails, DateDetailsSchema, EmptyList, IdString, WpDate};
+use super::{
+    GlobalIds, ImageOrFalse, OrganizerView, PostDates, Reveal, TermUrls, VenueView, local,
+};
 use crate::domain::cost::{CostDetails, parse_cost};
 use crate::domain::event::{Event, EventLinks, Ticket, zone_of};
 use crate::domain::permissions::Caller;
@@ -13,8 +17,6 @@ use crate::domain::post::{Post, PostType};
 use crate::domain::term::Term;
 use crate::domain::timezone::EventZone;
 use crate::http::urls::Urls;
-use crate::http::views::{ImageOrFalse, OrganizerView, Reveal, TermUrls, VenueView, local};
-use crate::http::wire::{DateDetails, DateDetailsSchema, EmptyList, GlobalId, IdString, WpDate};
 
 /// A term inside an event: WordPress's raw term object with `id` and `urls`.
 #[derive(Serialize, ToSchema)]
@@ -61,30 +63,48 @@ pub enum VenueOrEmpty<'a> {
 #[derive(Serialize, ToSchema)]
 pub struct EventView<'a> {
     id: i64,
-    #[schema(value_type = String)]
-    global_id: GlobalId<'a>,
-    #[schema(value_type = Vec<String>)]
-    global_id_lineage: [GlobalId<'a>; 1],
+    #[serde(flatten)]
+    ids: GlobalIds<'a>,
     #[schema(value_type = String)]
     author: IdString,
-    status: &'a str,
-    #[schema(value_type = String)]
-    date: WpDate,
-    #[schema(value_type = String)]
-    date_utc: WpDate,
-    #[schema(value_type = String)]
-    modified: WpDate,
-    #[schema(value_type = String)]
-    modified_utc: WpDate,
+    #[serde(flatten)]
+    dates: PostDates<'a>,
     url: String,
     rest_url: String,
     title: &'a str,
     description: &'a str,
     excerpt: &'a str,
     slug: &'a str,
-    #[schema(schema_with = crate::http::views::image_or_false_schema)]
+    #[schema(schema_with = super::image_or_false_schema)]
     image: ImageOrFalse<'a>,
     all_day: Option<bool>,
+    #[serde(flatten)]
+    when: EventDates,
+    cost: String,
+    cost_details: CostDetails,
+    website: Cow<'a, str>,
+    show_map: Option<bool>,
+    show_map_link: Option<bool>,
+    hide_from_listings: Option<bool>,
+    sticky: Option<bool>,
+    featured: Option<bool>,
+    categories: Vec<EmbeddedTerm<'a>>,
+    tags: Vec<EmbeddedTerm<'a>>,
+    #[schema(schema_with = venue_or_empty)]
+    venue: VenueOrEmpty<'a>,
+    organizer: Vec<OrganizerView<'a>>,
+    #[schema(schema_with = super::empty_array)]
+    custom_fields: EmptyList,
+    tickets: &'a [Ticket],
+    post_parent: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    json_ld: Option<Value>,
+}
+
+/// When an event happens: wall times in its zone and in UTC, and the zone.
+#[derive(Serialize, ToSchema)]
+struct EventDates {
     #[schema(value_type = String)]
     start_date: WpDate,
     #[schema(value_type = DateDetailsSchema)]
@@ -103,26 +123,26 @@ pub struct EventView<'a> {
     utc_end_date_details: DateDetails,
     timezone: String,
     timezone_abbr: String,
-    cost: String,
-    cost_details: CostDetails,
-    website: Cow<'a, str>,
-    show_map: Option<bool>,
-    show_map_link: Option<bool>,
-    hide_from_listings: Option<bool>,
-    sticky: Option<bool>,
-    featured: Option<bool>,
-    categories: Vec<EmbeddedTerm<'a>>,
-    tags: Vec<EmbeddedTerm<'a>>,
-    #[schema(schema_with = venue_or_empty)]
-    venue: VenueOrEmpty<'a>,
-    organizer: Vec<OrganizerView<'a>>,
-    #[schema(schema_with = crate::http::views::empty_array)]
-    custom_fields: EmptyList,
-    tickets: &'a [Ticket],
-    post_parent: i64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
-    json_ld: Option<Value>,
+}
+
+impl EventDates {
+    fn new(e: &Event, zone: &EventZone) -> EventDates {
+        let (start, end) = (zone.local(e.start_utc), zone.local(e.end_utc));
+        let utc = chrono_tz::Tz::UTC;
+        let (utc_start, utc_end) = (local(e.start_utc, &utc), local(e.end_utc, &utc));
+        EventDates {
+            start_date: WpDate(start),
+            start_date_details: DateDetails(start),
+            end_date: WpDate(end),
+            end_date_details: DateDetails(end),
+            utc_start_date: WpDate(utc_start),
+            utc_start_date_details: DateDetails(utc_start),
+            utc_end_date: WpDate(utc_end),
+            utc_end_date_details: DateDetails(utc_end),
+            timezone: zone.name(),
+            timezone_abbr: zone.abbreviation_at(e.start_utc),
+        }
+    }
 }
 
 pub struct ViewContext<'a> {
@@ -140,42 +160,24 @@ impl<'a> EventView<'a> {
         reveal: Reveal,
         with_json_ld: bool,
     ) -> EventView<'a> {
-        let p = &e.post;
-        let urls = cx.urls;
+        let (p, urls) = (&e.post, cx.urls);
         let zone = zone_of(e, cx.site_zone);
         let full = reveal == Reveal::Full;
-        let local_start = zone.local(e.start_utc);
-        let local_end = zone.local(e.end_utc);
-        let utc = chrono_tz::Tz::UTC;
-        let (utc_start, utc_end) = (local(e.start_utc, &utc), local(e.end_utc, &utc));
         let permalink = urls.permalink(PostType::Event, &p.slug, p.id);
-        let (cost, cost_details) = if full {
-            parse_cost(&e.cost)
-        } else {
-            (String::new(), CostDetails::empty())
+        let (cost, cost_details) = match full {
+            true => parse_cost(&e.cost),
+            false => (String::new(), CostDetails::empty()),
         };
-        let global_id = urls.global_id(p.id);
-        let linked_reveal = |post: &Post| cx.caller.reveal(post, None);
-        // The use case has left out the linked posts the caller may not read.
-        let venue = links.venue.as_ref();
-        let organizers: Vec<&'a Post> = links.organizers.iter().collect();
-        let terms = |list: &'a [Term]| {
-            if full {
-                list.iter().map(|t| EmbeddedTerm::new(t, urls)).collect()
-            } else {
-                Vec::new()
-            }
+        let (venue, organizer) = linked(links, cx, full, with_json_ld);
+        let terms = |list: &'a [Term]| -> Vec<EmbeddedTerm<'a>> {
+            let shown = if full { list } else { &[] };
+            shown.iter().map(|t| EmbeddedTerm::new(t, urls)).collect()
         };
         EventView {
             id: p.id,
-            global_id_lineage: [global_id],
-            global_id,
+            ids: GlobalIds::new(urls, p.id),
             author: IdString(p.author),
-            status: &p.status,
-            date: WpDate(local(p.date_utc, &cx.site_zone)),
-            date_utc: WpDate(local(p.date_utc, &utc)),
-            modified: WpDate(local(p.modified_utc, &cx.site_zone)),
-            modified_utc: WpDate(local(p.modified_utc, &utc)),
+            dates: PostDates::new(p, &cx.site_zone),
             rest_url: urls.item("events", p.id),
             title: &p.title,
             description: if full { &p.description } else { "" },
@@ -183,16 +185,7 @@ impl<'a> EventView<'a> {
             slug: &p.slug,
             image: ImageOrFalse::new(&p.image, reveal),
             all_day: full.then_some(e.all_day),
-            start_date: WpDate(local_start),
-            start_date_details: DateDetails(local_start),
-            end_date: WpDate(local_end),
-            end_date_details: DateDetails(local_end),
-            utc_start_date: WpDate(utc_start),
-            utc_start_date_details: DateDetails(utc_start),
-            utc_end_date: WpDate(utc_end),
-            utc_end_date_details: DateDetails(utc_end),
-            timezone: zone.name(),
-            timezone_abbr: zone.abbreviation_at(e.start_utc),
+            when: EventDates::new(e, &zone),
             cost,
             cost_details,
             website: match (&e.website, full) {
@@ -208,34 +201,46 @@ impl<'a> EventView<'a> {
             featured: full.then_some(e.featured),
             categories: terms(&links.categories),
             tags: terms(&links.tags),
-            // The running reference gives embedded venues and organizers their JSON-LD
-            // on single GETs (samples/event_single.json), not in lists.
-            venue: match venue {
-                Some(v) if full => VenueOrEmpty::Venue(Box::new(VenueView::new(
-                    v,
-                    urls,
-                    &cx.site_zone,
-                    linked_reveal(v),
-                    with_json_ld,
-                ))),
-                _ => VenueOrEmpty::Empty(EmptyList),
-            },
-            organizer: if full {
-                organizers
-                    .iter()
-                    .map(|o| {
-                        OrganizerView::new(o, urls, &cx.site_zone, linked_reveal(o), with_json_ld)
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            },
+            venue,
+            organizer,
             custom_fields: EmptyList,
             tickets: if full { &e.tickets } else { &[] },
             post_parent: e.post_parent,
-            json_ld: (with_json_ld && full).then(|| json_ld(e, venue, &organizers, &zone, urls)),
+            json_ld: (with_json_ld && full).then(|| json_ld(e, links, &zone, urls)),
         }
     }
+}
+
+/// The embedded venue and organizers, each shown as much as the caller may see
+/// it. The running reference gives them their JSON-LD on single GETs
+/// (samples/event_single.json), not in lists.
+fn linked<'a>(
+    links: &'a EventLinks,
+    cx: &ViewContext<'a>,
+    full: bool,
+    with_json_ld: bool,
+) -> (VenueOrEmpty<'a>, Vec<OrganizerView<'a>>) {
+    if !full {
+        return (VenueOrEmpty::Empty(EmptyList), Vec::new());
+    }
+    let reveal = |post: &Post| cx.caller.reveal(post, None);
+    let zone = &cx.site_zone;
+    let venue = match &links.venue {
+        Some(v) => VenueOrEmpty::Venue(Box::new(VenueView::new(
+            v,
+            cx.urls,
+            zone,
+            reveal(v),
+            with_json_ld,
+        ))),
+        None => VenueOrEmpty::Empty(EmptyList),
+    };
+    let organizers = links
+        .organizers
+        .iter()
+        .map(|o| OrganizerView::new(o, cx.urls, zone, reveal(o), with_json_ld))
+        .collect();
+    (venue, organizers)
 }
 
 fn iso(zone: &EventZone, ts: i64) -> String {
@@ -247,13 +252,8 @@ fn iso(zone: &EventZone, ts: i64) -> String {
 }
 
 /// schema.org `Event` for a single event.
-fn json_ld(
-    e: &Event,
-    venue: Option<&Post>,
-    organizers: &[&Post],
-    zone: &EventZone,
-    urls: &Urls,
-) -> Value {
+fn json_ld(e: &Event, links: &EventLinks, zone: &EventZone, urls: &Urls) -> Value {
+    let (venue, organizers) = (links.venue.as_ref(), &links.organizers);
     let p = &e.post;
     let mut ld = json!({
         "@context": "http://schema.org",
@@ -270,12 +270,12 @@ fn json_ld(
         ld["image"] = json!(img.url);
     }
     if let Some(v) = venue.filter(|v| v.password.is_empty()) {
-        ld["location"] = crate::http::views::venue_json_ld(v);
+        ld["location"] = super::linked::venue_json_ld(v);
     }
     let organizers: Vec<Value> = organizers
         .iter()
         .filter(|o| o.password.is_empty())
-        .map(|o| crate::http::views::organizer_json_ld(o))
+        .map(super::linked::organizer_json_ld)
         .collect();
     match organizers.len() {
         0 => {}
@@ -305,7 +305,7 @@ fn json_ld(
 fn venue_or_empty() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
     utoipa::openapi::schema::OneOfBuilder::new()
         .item(utoipa::openapi::Ref::from_schema_name("VenueView"))
-        .item(crate::http::views::empty_array())
+        .item(super::empty_array())
         .into()
 }
 
