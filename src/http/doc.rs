@@ -10,15 +10,16 @@ use serde_json::json;
 use utoipa::ToSchema;
 use utoipa::openapi::header::Header;
 use utoipa::openapi::path::{
-    HttpMethod, Operation, OperationBuilder, ParameterBuilder, ParameterIn, ParameterStyle,
+    HttpMethod, Operation, OperationBuilder, Parameter, ParameterBuilder, ParameterIn,
+    ParameterStyle,
 };
-use utoipa::openapi::request_body::RequestBodyBuilder;
+use utoipa::openapi::request_body::{RequestBody, RequestBodyBuilder};
 use utoipa::openapi::schema::{
     AnyOfBuilder, ArrayBuilder, KnownFormat, ObjectBuilder, Schema, SchemaFormat, SchemaType, Type,
 };
 use utoipa::openapi::{
     ComponentsBuilder, ContentBuilder, InfoBuilder, OpenApi, OpenApiBuilder, PathItem,
-    PathsBuilder, RefOr, Required, ResponseBuilder, ResponsesBuilder, ServerBuilder,
+    PathsBuilder, RefOr, Required, ResponseBuilder, Responses, ResponsesBuilder, ServerBuilder,
 };
 
 use super::cache::Freshness;
@@ -337,17 +338,7 @@ fn operation(lang: &str, endpoint: &Endpoint, method: &Method, per_page_default:
     for a in endpoint.args {
         let description = Some(i18n::text(lang, a.description));
         match a.location {
-            Location::Path => {
-                b = b.parameter(
-                    ParameterBuilder::new()
-                        .name(a.name)
-                        .parameter_in(ParameterIn::Path)
-                        .required(Required::True)
-                        .description(description)
-                        .schema(Some(path_schema(a)))
-                        .build(),
-                );
-            }
+            Location::Path => b = b.parameter(path_parameter(a, description)),
             Location::Param if write => {
                 has_body = true;
                 let mut prop = arg_schema(a, per_page_default);
@@ -362,42 +353,61 @@ fn operation(lang: &str, endpoint: &Endpoint, method: &Method, per_page_default:
                 }
             }
             Location::Param => {
-                let is_list = matches!(a.kind, Kind::List(_));
-                b = b.parameter(
-                    ParameterBuilder::new()
-                        .name(a.name)
-                        .parameter_in(ParameterIn::Query)
-                        .required(if a.required {
-                            Required::True
-                        } else {
-                            Required::False
-                        })
-                        .description(description)
-                        .schema(Some(arg_schema(a, per_page_default)))
-                        .style(is_list.then_some(ParameterStyle::Form))
-                        // Repeated keys (`categories=1&categories=2`): what every
-                        // generator sends; CSV and `categories[]=` work as well.
-                        .explode(is_list.then_some(true))
-                        .build(),
-                );
+                b = b.parameter(query_parameter(a, description, per_page_default));
             }
         }
     }
     if has_body {
-        let schema = Schema::Object(body.build());
-        b = b.request_body(Some(
-            RequestBodyBuilder::new()
-                .content(
-                    "application/json",
-                    ContentBuilder::new().schema(Some(schema.clone())).build(),
-                )
-                .content(
-                    "application/x-www-form-urlencoded",
-                    ContentBuilder::new().schema(Some(schema)).build(),
-                )
-                .build(),
-        ));
+        b = b.request_body(Some(request_body(Schema::Object(body.build()))));
     }
+    b.responses(responses(lang, endpoint, method)).build()
+}
+
+fn path_parameter(a: &Arg, description: Option<String>) -> Parameter {
+    ParameterBuilder::new()
+        .name(a.name)
+        .parameter_in(ParameterIn::Path)
+        .required(Required::True)
+        .description(description)
+        .schema(Some(path_schema(a)))
+        .build()
+}
+
+fn query_parameter(a: &Arg, description: Option<String>, per_page_default: u64) -> Parameter {
+    let is_list = matches!(a.kind, Kind::List(_));
+    ParameterBuilder::new()
+        .name(a.name)
+        .parameter_in(ParameterIn::Query)
+        .required(if a.required {
+            Required::True
+        } else {
+            Required::False
+        })
+        .description(description)
+        .schema(Some(arg_schema(a, per_page_default)))
+        .style(is_list.then_some(ParameterStyle::Form))
+        // Repeated keys (`categories=1&categories=2`): what every generator
+        // sends; CSV and `categories[]=` work as well.
+        .explode(is_list.then_some(true))
+        .build()
+}
+
+/// A write's body, as JSON or as a form.
+fn request_body(schema: Schema) -> RequestBody {
+    RequestBodyBuilder::new()
+        .content(
+            "application/json",
+            ContentBuilder::new().schema(Some(schema.clone())).build(),
+        )
+        .content(
+            "application/x-www-form-urlencoded",
+            ContentBuilder::new().schema(Some(schema)).build(),
+        )
+        .build()
+}
+
+/// The success response and every error response an operation can give.
+fn responses(lang: &str, endpoint: &Endpoint, method: &Method) -> Responses {
     let (status, schema) = success(endpoint.op);
     let mut ok = ResponseBuilder::new()
         .description(i18n::text(lang, i18n::DOC_RESPONSE_SUCCESS))
@@ -440,5 +450,5 @@ fn operation(lang: &str, endpoint: &Endpoint, method: &Method, per_page_default:
                 .build(),
         );
     }
-    b.responses(responses.build()).build()
+    responses.build()
 }

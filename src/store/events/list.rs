@@ -6,32 +6,10 @@ use sea_query::{Cond, Expr, ExprTrait, Order, Query, SelectStatement};
 
 use super::{event_from_row, select_events};
 use crate::domain::event::{Event, EventFilter};
-use crate::domain::post::{PostType, Status, Visibility};
+use crate::domain::post::{PostType, Visibility};
 use crate::store::posts::{self, col};
 use crate::store::schema::{EventOrganizers, Posts, TermRelationships};
 use crate::store::{Backend, Conn, StoreError};
-
-/// Visibility and status rules shared by every event list.
-fn status_filters(q: &mut SelectStatement, statuses: &[Status], visibility: &Visibility, now: i64) {
-    if statuses.is_empty() {
-        q.and_where(col(Posts::Status).ne(Status::Trash.as_str()));
-    } else {
-        q.and_where(col(Posts::Status).is_in(statuses.iter().map(|s| s.as_str())));
-    }
-    match visibility {
-        Visibility::All => {}
-        Visibility::Published => {
-            q.cond_where(posts::published(now));
-        }
-        Visibility::PublishedOrOwn(author) => {
-            q.cond_where(
-                Cond::any()
-                    .add(posts::published(now))
-                    .add(col(Posts::Author).eq(*author)),
-            );
-        }
-    }
-}
 
 fn search_filter(
     q: &mut SelectStatement,
@@ -75,10 +53,36 @@ fn search_filter(
 fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventFilter) {
     q.and_where(col(Posts::PostType).eq(PostType::Event.as_str()))
         .and_where(col(Posts::HideFromListings).eq(false));
-    status_filters(q, &eq.statuses, &eq.visibility, eq.now_utc);
+    posts::status_filters(q, &eq.statuses, &eq.visibility, eq.now_utc);
     if !eq.include.is_empty() {
         q.and_where(col(Posts::Id).is_in(eq.include.iter().copied()));
     }
+    date_filters(q, eq);
+    search_filter(
+        q,
+        backend,
+        &eq.search_words,
+        eq.visibility == Visibility::All,
+    );
+    link_filters(q, eq);
+    place_filters(q, eq);
+    if let Some(f) = eq.featured {
+        q.and_where(col(Posts::Featured).eq(f));
+    }
+    protected_filters(q, eq);
+    if let Some(parent) = eq.post_parent {
+        q.and_where(col(Posts::PostParent).eq(parent));
+    }
+    if let Some(t) = eq.ticketed {
+        q.and_where(if t {
+            col(Posts::Tickets).ne("")
+        } else {
+            col(Posts::Tickets).eq("")
+        });
+    }
+}
+
+fn date_filters(q: &mut SelectStatement, eq: &EventFilter) {
     let bounds = [
         (eq.start_min, Posts::StartUtc, "gte"),
         (eq.end_max, Posts::EndUtc, "lte"),
@@ -102,12 +106,10 @@ fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventFilter) {
             });
         }
     }
-    search_filter(
-        q,
-        backend,
-        &eq.search_words,
-        eq.visibility == Visibility::All,
-    );
+}
+
+/// Categories and tags (OR within each, AND between them), venues and organizers.
+fn link_filters(q: &mut SelectStatement, eq: &EventFilter) {
     for ids in [&eq.categories, &eq.tags] {
         if !ids.is_empty() {
             q.and_where(crate::store::exists(
@@ -145,9 +147,10 @@ fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventFilter) {
                 .take(),
         ));
     }
-    if let Some(f) = eq.featured {
-        q.and_where(col(Posts::Featured).eq(f));
-    }
+}
+
+/// `geoloc` (a venue with coordinates, or not) and the venues near a point.
+fn place_filters(q: &mut SelectStatement, eq: &EventFilter) {
     if let Some(g) = eq.geoloc {
         let located = Query::select()
             .column(Posts::Id)
@@ -172,17 +175,6 @@ fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventFilter) {
             Expr::cust("1 = 0")
         } else {
             col(Posts::VenueId).is_in(near.iter().copied())
-        });
-    }
-    if let Some(parent) = eq.post_parent {
-        q.and_where(col(Posts::PostParent).eq(parent));
-    }
-    protected_filters(q, eq);
-    if let Some(t) = eq.ticketed {
-        q.and_where(if t {
-            col(Posts::Tickets).ne("")
-        } else {
-            col(Posts::Tickets).eq("")
         });
     }
 }

@@ -47,7 +47,17 @@ pub async fn load_links(
         return Ok(out);
     }
     let ids: Vec<i64> = events.iter().map(|e| e.post.id).collect();
+    load_terms(conn, &ids, &mut out).await?;
+    load_linked_posts(conn, events, &ids, &mut out).await?;
+    Ok(out)
+}
 
+/// The events' terms, in the order events list them (name regardless of case).
+async fn load_terms(
+    conn: &mut Conn,
+    ids: &[i64],
+    out: &mut HashMap<i64, EventLinks>,
+) -> Result<(), StoreError> {
     let mut terms = crate::store::terms::select_terms();
     terms
         .column((TermRelationships::Table, TermRelationships::PostId))
@@ -66,12 +76,12 @@ pub async fn load_links(
         )
         .order_by((Terms::Table, Terms::Name), Order::Asc)
         .order_by((Terms::Table, Terms::Id), Order::Asc);
-    for (term, event_id) in conn
+    let rows = conn
         .query(&terms, |r| {
             Ok((term_from_row(r)?, r.i64(TERM_COLUMN_COUNT)?))
         })
-        .await?
-    {
+        .await?;
+    for (term, event_id) in rows {
         if let Some(links) = out.get_mut(&event_id) {
             match term.taxonomy {
                 Taxonomy::Category => links.categories.push(term),
@@ -79,8 +89,17 @@ pub async fn load_links(
             }
         }
     }
+    Ok(())
+}
 
-    // Venues by ID, then organizers through their links, in one UNION ALL.
+/// The events' venues by ID, then their organizers through their links, in one
+/// `UNION ALL`; organizers in their order.
+async fn load_linked_posts(
+    conn: &mut Conn,
+    events: &[Event],
+    ids: &[i64],
+    out: &mut HashMap<i64, EventLinks>,
+) -> Result<(), StoreError> {
     let venue_ids: Vec<i64> = events.iter().filter_map(|e| e.venue_id).collect();
     let mut venues = select_posts();
     venues
@@ -137,7 +156,7 @@ pub async fn load_links(
             links.venue = venue_by_id.get(&vid).cloned();
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The terms and the posts with these IDs (those that exist), as an event write

@@ -33,134 +33,154 @@ pub(in crate::store) fn contains(column: impl IntoColumnRef, needle: &str) -> Si
 /// The filters of a venue/organizer list, shared by its page and count queries.
 fn linked_filters(q: &mut SelectStatement, lq: &LinkedPostQuery) {
     q.and_where(col(Posts::PostType).eq(lq.post_type.as_str()));
-    if lq.statuses.is_empty() {
+    status_filters(q, &lq.statuses, &lq.visibility, lq.now_utc);
+    if let Some(search) = &lq.search {
+        search_filter(q, lq, search);
+    }
+    event_filters(q, lq);
+}
+
+/// Which statuses a list shows (any but trash unless some are asked for), and
+/// which posts of them the caller may see: shared by every post list.
+pub(in crate::store) fn status_filters(
+    q: &mut SelectStatement,
+    statuses: &[Status],
+    visibility: &Visibility,
+    now: i64,
+) {
+    if statuses.is_empty() {
         q.and_where(col(Posts::Status).ne(Status::Trash.as_str()));
     } else {
-        q.and_where(col(Posts::Status).is_in(lq.statuses.iter().map(|s| s.as_str())));
+        q.and_where(col(Posts::Status).is_in(statuses.iter().map(|s| s.as_str())));
     }
-    match lq.visibility {
+    match visibility {
         Visibility::All => {}
         Visibility::Published => {
-            q.cond_where(published(lq.now_utc));
+            q.cond_where(published(now));
         }
         Visibility::PublishedOrOwn(author) => {
             q.cond_where(
                 Cond::any()
-                    .add(published(lq.now_utc))
+                    .add(published(now))
+                    .add(col(Posts::Author).eq(*author)),
+            );
+        }
+    }
+}
+
+/// The fields a search of venues or organizers matches.
+fn searched_columns(t: PostType) -> &'static [Posts] {
+    match t {
+        PostType::Venue => &[
+            Posts::Title,
+            Posts::Description,
+            Posts::Excerpt,
+            Posts::Address,
+            Posts::City,
+            Posts::Province,
+            Posts::State,
+            Posts::Stateprovince,
+            Posts::Zip,
+            Posts::Phone,
+        ],
+        _ => &[
+            Posts::Title,
+            Posts::Description,
+            Posts::Excerpt,
+            Posts::Phone,
+            Posts::Email,
+            Posts::Website,
+        ],
+    }
+}
+
+fn search_filter(q: &mut SelectStatement, lq: &LinkedPostQuery, search: &str) {
+    let mut any = Cond::any();
+    for c in searched_columns(lq.post_type) {
+        any = any.add(contains((Posts::Table, *c), search));
+    }
+    q.cond_where(any);
+    // A password-protected venue or organizer is listed with every field blanked,
+    // its name too, to those who may not edit it: a search that matched it would
+    // tell the searcher what those fields contain, one guess at a time.
+    let unprotected = col(Posts::Password).eq("");
+    match lq.visibility {
+        Visibility::All => {}
+        Visibility::Published => {
+            q.and_where(unprotected);
+        }
+        Visibility::PublishedOrOwn(author) => {
+            q.cond_where(
+                Cond::any()
+                    .add(unprotected)
                     .add(col(Posts::Author).eq(author)),
             );
         }
     }
-    if let Some(search) = &lq.search {
-        let mut any = Cond::any();
-        let columns: &[Posts] = match lq.post_type {
-            PostType::Venue => &[
-                Posts::Title,
-                Posts::Description,
-                Posts::Excerpt,
-                Posts::Address,
-                Posts::City,
-                Posts::Province,
-                Posts::State,
-                Posts::Stateprovince,
-                Posts::Zip,
-                Posts::Phone,
-            ],
-            _ => &[
-                Posts::Title,
-                Posts::Description,
-                Posts::Excerpt,
-                Posts::Phone,
-                Posts::Email,
-                Posts::Website,
-            ],
-        };
-        for c in columns {
-            any = any.add(contains((Posts::Table, *c), search));
+}
+
+/// The events linked to the listed venue or organizer (alias `ev`), with `extra`.
+fn linked_events(t: PostType, extra: SimpleExpr) -> SelectStatement {
+    let events = Alias::new("ev");
+    let mut sub = Query::select();
+    sub.expr(Expr::cust("1"))
+        .from_as(Posts::Table, events.clone());
+    match t {
+        PostType::Venue => {
+            sub.and_where(
+                Expr::col((events.clone(), Posts::VenueId)).equals((Posts::Table, Posts::Id)),
+            );
         }
-        q.cond_where(any);
-        // A password-protected venue or organizer is listed with every field blanked,
-        // its name too, to those who may not edit it: a search that matched it would
-        // tell the searcher what those fields contain, one guess at a time.
-        let unprotected = col(Posts::Password).eq("");
-        match lq.visibility {
-            Visibility::All => {}
-            Visibility::Published => {
-                q.and_where(unprotected);
-            }
-            Visibility::PublishedOrOwn(author) => {
-                q.cond_where(
-                    Cond::any()
-                        .add(unprotected)
-                        .add(col(Posts::Author).eq(author)),
-                );
-            }
+        _ => {
+            sub.inner_join(
+                EventOrganizers::Table,
+                Expr::col((EventOrganizers::Table, EventOrganizers::EventId))
+                    .equals((events.clone(), Posts::Id)),
+            )
+            .and_where(
+                Expr::col((EventOrganizers::Table, EventOrganizers::OrganizerId))
+                    .equals((Posts::Table, Posts::Id)),
+            );
         }
     }
-    let events = Alias::new("ev");
-    let linked_events = |extra: Option<SimpleExpr>| {
-        let mut sub = Query::select();
-        sub.expr(Expr::cust("1"))
-            .from_as(Posts::Table, events.clone());
-        match lq.post_type {
-            PostType::Venue => {
-                sub.and_where(
-                    Expr::col((events.clone(), Posts::VenueId)).equals((Posts::Table, Posts::Id)),
-                );
-            }
-            _ => {
-                sub.inner_join(
-                    EventOrganizers::Table,
-                    Expr::col((EventOrganizers::Table, EventOrganizers::EventId))
-                        .equals((events.clone(), Posts::Id)),
-                )
-                .and_where(
-                    Expr::col((EventOrganizers::Table, EventOrganizers::OrganizerId))
-                        .equals((Posts::Table, Posts::Id)),
-                );
-            }
-        }
-        sub.and_where(Expr::col((events.clone(), Posts::PostType)).eq(PostType::Event.as_str()));
-        if let Some(e) = extra {
-            sub.and_where(e);
-        }
-        sub
-    };
+    sub.and_where(Expr::col((events, Posts::PostType)).eq(PostType::Event.as_str()))
+        .and_where(extra);
+    sub
+}
+
+/// `event`, `has_events` and `only_with_upcoming`.
+fn event_filters(q: &mut SelectStatement, lq: &LinkedPostQuery) {
+    let ev = |c: Posts| Expr::col((Alias::new("ev"), c));
     if let Some(event_id) = lq.event {
-        q.and_where(crate::store::exists(linked_events(Some(
-            Expr::col((events.clone(), Posts::Id)).eq(event_id),
-        ))));
+        q.and_where(crate::store::exists(linked_events(
+            lq.post_type,
+            ev(Posts::Id).eq(event_id),
+        )));
     }
     if let Some(has) = lq.has_events {
-        let sub = linked_events(Some(Expr::col((events.clone(), Posts::Status)).is_not_in(
-            [
-                Status::Draft.as_str(),
-                Status::Pending.as_str(),
-                Status::Trash.as_str(),
-            ],
-        )));
-        q.and_where(if has {
-            crate::store::exists(sub)
-        } else {
-            crate::store::exists(sub).not()
-        });
+        let counted = ev(Posts::Status).is_not_in([
+            Status::Draft.as_str(),
+            Status::Pending.as_str(),
+            Status::Trash.as_str(),
+        ]);
+        let linked = crate::store::exists(linked_events(lq.post_type, counted));
+        q.and_where(if has { linked } else { linked.not() });
     }
     if lq.only_with_upcoming {
-        let status = Expr::col((events.clone(), Posts::Status));
-        let visible =
-            match lq.visibility {
-                Visibility::All => status.ne(Status::Trash.as_str()),
-                Visibility::Published => status.eq(Status::Publish.as_str()),
-                Visibility::PublishedOrOwn(author) => status.eq(Status::Publish.as_str()).or(
-                    Expr::col((events.clone(), Posts::Author))
-                        .eq(author)
-                        .and(Expr::col((events.clone(), Posts::Status)).ne(Status::Trash.as_str())),
-                ),
-            };
-        let mut sub = linked_events(Some(visible));
-        sub.and_where(Expr::col((events.clone(), Posts::StartUtc)).gte(lq.now_utc))
-            .and_where(Expr::col((events.clone(), Posts::HideFromListings)).eq(false));
-        q.and_where(crate::store::exists(sub));
+        let status = ev(Posts::Status);
+        let visible = match lq.visibility {
+            Visibility::All => status.ne(Status::Trash.as_str()),
+            Visibility::Published => status.eq(Status::Publish.as_str()),
+            Visibility::PublishedOrOwn(author) => {
+                status.eq(Status::Publish.as_str()).or(ev(Posts::Author)
+                    .eq(author)
+                    .and(ev(Posts::Status).ne(Status::Trash.as_str())))
+            }
+        };
+        let upcoming = visible
+            .and(ev(Posts::StartUtc).gte(lq.now_utc))
+            .and(ev(Posts::HideFromListings).eq(false));
+        q.and_where(crate::store::exists(linked_events(lq.post_type, upcoming)));
     }
 }
 
