@@ -125,6 +125,23 @@ impl Caller {
         self.can_edit(post)
     }
 
+    /// The user a new post is written by, if the caller may create posts: the caller,
+    /// or the author they name if they are an editor (only editors write for others).
+    pub fn author_of_new(&self, named: Option<i64>) -> Option<i64> {
+        let user = self.0.as_ref().filter(|_| self.can_create_posts())?;
+        match named {
+            Some(author) if author != user.id && !self.is_editor() => None,
+            Some(author) => Some(author),
+            None => Some(user.id),
+        }
+    }
+
+    /// Whether the caller may write this change of `post`: edit it, and name another
+    /// author only as an editor.
+    pub fn may_update(&self, post: &Post, author: Option<i64>) -> bool {
+        self.can_edit(post) && (author.is_none_or(|a| a == post.author) || self.is_editor())
+    }
+
     /// `read_post` without a password: the caller sees the post and everything it
     /// links to. A password-protected post shows only its title to those who may
     /// not edit it, so its links (terms, venue, organizers) are as hidden as it is.
@@ -210,6 +227,20 @@ mod tests {
         assert_eq!(c.scale_back(Some(Status::Publish)), Status::Pending);
         assert_eq!(c.scale_back(None), Status::Draft);
         assert_eq!(caller(Role::Author, 1).scale_back(None), Status::Publish);
+    }
+
+    #[test]
+    fn only_editors_write_for_others() {
+        let author = caller(Role::Author, 7);
+        assert_eq!(author.author_of_new(None), Some(7));
+        assert_eq!(author.author_of_new(Some(7)), Some(7));
+        assert_eq!(author.author_of_new(Some(8)), None);
+        assert_eq!(caller(Role::Editor, 1).author_of_new(Some(8)), Some(8));
+        assert_eq!(caller(Role::Subscriber, 2).author_of_new(None), None);
+        assert_eq!(Caller(None).author_of_new(None), None);
+        assert!(author.may_update(&post(7, "publish"), None));
+        assert!(!author.may_update(&post(7, "publish"), Some(8)));
+        assert!(caller(Role::Editor, 1).may_update(&post(7, "draft"), Some(8)));
     }
 
     #[test]

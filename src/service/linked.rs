@@ -9,7 +9,7 @@ use crate::domain::post::{LinkedPostQuery, Post, PostType, Reveal, Status, Targe
 use crate::domain::validation::{Invalid, Problems};
 use crate::service::events::refs::{check_author, check_image};
 use crate::service::retry::{detached, with_retry};
-use crate::service::{Asking, Error, Refusal, Service};
+use crate::service::{Asking, Error, Refusal, Service, rights};
 use crate::store::{Conn, StoreError, posts};
 
 /// The arguments of a venue or organizer write.
@@ -174,19 +174,12 @@ impl Service {
         let LinkedDraft { mut changes, image } =
             self.read_linked_write(asking, args, invalid, true).await?;
         let caller = asking.caller;
-        let Some(user) = caller.0.clone().filter(|_| caller.can_create_posts()) else {
-            return Err(Error::forbidden(caller));
-        };
-        if changes.author.is_some_and(|a| a != user.id) && !caller.is_editor() {
-            return Err(Error::Forbidden { anonymous: false });
-        }
-        changes.author.get_or_insert(user.id);
-        changes.status = Some(caller.scale_back(changes.status));
+        let writer = rights::claim_new(caller, &mut changes)?;
         let (store, now, visible) = (self.store.clone(), asking.now, caller.visibility());
         detached(async move {
             with_retry::<_, StoreError, _, _>(|| async {
                 let mut tx = store.pool.write().await?;
-                let who = (user.id, &visible);
+                let who = (writer, &visible);
                 let Ok(id) =
                     posts::find_or_create(&mut tx, t, &changes, image.as_ref(), who, now).await?
                 else {
@@ -220,15 +213,7 @@ impl Service {
         let LinkedDraft { mut changes, image } =
             self.read_linked_write(asking, args, invalid, false).await?;
         let caller = asking.caller;
-        if !caller.can_edit(&post) {
-            return Err(Error::forbidden(caller));
-        }
-        if changes.author.is_some_and(|a| a != post.author) && !caller.is_editor() {
-            return Err(Error::Forbidden { anonymous: false });
-        }
-        if changes.status.is_some() {
-            changes.status = Some(caller.scale_back(changes.status));
-        }
+        rights::claim_update(caller, &post, &mut changes)?;
         let (store, now) = (self.store.clone(), asking.now);
         let author = caller.0.as_ref().map_or(0, |u| u.id);
         let param = target.param();

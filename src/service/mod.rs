@@ -9,6 +9,7 @@ mod error;
 mod events;
 mod linked;
 mod retry;
+pub(crate) mod rights;
 mod terms;
 pub mod users;
 

@@ -196,8 +196,11 @@ pub fn ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
 }
 
-/// Runs an admin statement on a connection of its own, outside any test runtime.
-pub fn pg_admin(sql: String) -> Result<(), String> {
+/// Runs `work` on an admin connection of its own, on a thread and runtime of its
+/// own (outside any test's runtime, which may be single-threaded or ending).
+fn with_admin<T: Send + 'static>(
+    work: impl AsyncFnOnce(&tokio_postgres::Client) -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -212,23 +215,28 @@ pub fn pg_admin(sql: String) -> Result<(), String> {
                 .await
                 .map_err(|e| e.to_string())?;
             let handle = tokio::spawn(conn);
-            // One statement per call: CREATE/DROP DATABASE refuse implicit transactions.
-            let mut r = Ok(());
-            for stmt in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-                if let Err(e) = client.batch_execute(stmt).await {
-                    r = Err(e
-                        .as_db_error()
-                        .map_or_else(|| e.to_string(), |d| d.message().to_string()));
-                    break;
-                }
-            }
+            let result = work(&client).await;
             drop(client);
             let _ = handle.await;
-            r
+            result
         })
     })
     .join()
     .map_err(|_| "admin thread panicked".to_string())?
+}
+
+/// Runs admin statements, one at a time: CREATE/DROP DATABASE refuse implicit
+/// transactions.
+pub fn pg_admin(sql: String) -> Result<(), String> {
+    with_admin(async move |client: &tokio_postgres::Client| {
+        for stmt in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            client.batch_execute(stmt).await.map_err(|e| {
+                e.as_db_error()
+                    .map_or_else(|| e.to_string(), |d| d.message().to_string())
+            })?;
+        }
+        Ok(())
+    })
 }
 
 /// Drops test databases left by test processes that no longer run (a killed
@@ -256,28 +264,10 @@ fn drop_stale_databases() {
 
 /// Runs a query on the admin connection and returns its first column.
 fn pg_admin_names(sql: &'static str) -> Result<Vec<String>, String> {
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| e.to_string())?;
-        rt.block_on(async move {
-            let mut cfg: tokio_postgres::Config =
-                pg_admin_url().parse().map_err(|e| format!("{e}"))?;
-            cfg.connect_timeout(std::time::Duration::from_secs(3));
-            let (client, conn) = cfg
-                .connect(tokio_postgres::NoTls)
-                .await
-                .map_err(|e| e.to_string())?;
-            let handle = tokio::spawn(conn);
-            let rows = client.query(sql, &[]).await.map_err(|e| e.to_string());
-            drop(client);
-            let _ = handle.await;
-            Ok(rows?.iter().map(|r| r.get::<_, String>(0)).collect())
-        })
+    with_admin(async move |client: &tokio_postgres::Client| {
+        let rows = client.query(sql, &[]).await.map_err(|e| e.to_string())?;
+        Ok(rows.iter().map(|r| r.get::<_, String>(0)).collect())
     })
-    .join()
-    .map_err(|_| "admin thread panicked".to_string())?
 }
 
 /// A migrated template database, made once per test process; each test copies it.

@@ -260,11 +260,7 @@ async fn linked_ref(
         Error::Invalid(_) | Error::Missing(_) => bad(),
         other => other,
     })?;
-    let caller = asking.caller;
-    let caller_id = caller.0.as_ref().map(|u| u.id);
-    if changes.author.is_some_and(|a| Some(a) != caller_id) && !caller.is_editor() {
-        return Err(Error::forbidden(caller));
-    }
-    changes.status = Some(caller.scale_back(changes.status));
+    // Created with the rights its own create route would grant.
+    crate::service::rights::claim_new(asking.caller, &mut changes)?;
     Ok(LinkedRef::New(Box::new(changes), image))
 }

@@ -15,7 +15,7 @@ use crate::domain::slug;
 use crate::domain::term::Taxonomy;
 use crate::domain::validation::{Invalid, Problems};
 use crate::service::retry::{Retryable, detached, with_retry};
-use crate::service::{Asking, Error, Service};
+use crate::service::{Asking, Error, Service, rights};
 use crate::store::event_batch::{BatchError, NewEvent};
 use crate::store::events::{self, EventRow};
 use crate::store::{Conn, StoreError, posts, terms};
@@ -215,14 +215,7 @@ impl Service {
     ) -> Result<ShownEvent, Error> {
         let (mut c, known) = self.read_write(asking, args, invalid, inline, None).await?;
         let caller = asking.caller;
-        let Some(user) = caller.0.clone().filter(|_| caller.can_create_posts()) else {
-            return Err(Error::forbidden(caller));
-        };
-        if c.post.author.is_some_and(|a| a != user.id) && !caller.is_editor() {
-            return Err(Error::Forbidden { anonymous: false });
-        }
-        c.post.author.get_or_insert(user.id);
-        c.post.status = Some(caller.scale_back(c.post.status));
+        rights::claim_new(caller, &mut c.post)?;
         // Presentation flags omitted on create are false, as the running reference reports.
         c.post.show_map.get_or_insert(false);
         c.post.show_map_link.get_or_insert(false);
@@ -308,16 +301,7 @@ impl Service {
         let (mut c, _) = self
             .read_write(asking, args, invalid, inline, Some(&existing))
             .await?;
-        let caller = asking.caller;
-        if !caller.can_edit(&existing.post) {
-            return Err(Error::forbidden(caller));
-        }
-        if c.post.author.is_some_and(|a| a != existing.post.author) && !caller.is_editor() {
-            return Err(Error::Forbidden { anonymous: false });
-        }
-        if c.post.status.is_some() {
-            c.post.status = Some(caller.scale_back(c.post.status));
-        }
+        rights::claim_update(asking.caller, &existing.post, &mut c.post)?;
         trash_slug(&mut c, &existing);
         let param = target.param();
         self.write_update(asking, existing.clone(), c, param)

@@ -42,15 +42,21 @@ impl Conn {
         Ok(())
     }
 
+    /// A statement as this backend runs it; counted, and logged at trace level.
+    fn render(&self, stmt: &(impl Statement + ?Sized)) -> (String, sea_query::Values) {
+        count_statement();
+        let (sql, values) = stmt.render(self.backend());
+        tracing::trace!(target: "calendar_events::sql", %sql);
+        (sql, values)
+    }
+
     /// Runs a query and maps every row.
     pub async fn query<T>(
         &mut self,
         stmt: &(impl Statement + ?Sized),
         mut map: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
     ) -> Result<Vec<T>, StoreError> {
-        count_statement();
-        let (sql, values) = stmt.render(self.backend());
-        tracing::trace!(target: "calendar_events::sql", %sql);
+        let (sql, values) = self.render(stmt);
         match self {
             Conn::Sqlite(c) => {
                 let values = sqlite_values(values);
@@ -138,9 +144,7 @@ impl Conn {
 
     /// Runs a statement and returns the number of rows it changed.
     pub async fn execute(&mut self, stmt: &(impl Statement + ?Sized)) -> Result<u64, StoreError> {
-        count_statement();
-        let (sql, values) = stmt.render(self.backend());
-        tracing::trace!(target: "calendar_events::sql", %sql);
+        let (sql, values) = self.render(stmt);
         match self {
             Conn::Sqlite(c) => {
                 let values = sqlite_values(values);
