@@ -18,6 +18,7 @@ usage: bench/ab.sh [options] BINARY…
   --duration SECONDS          per run (default 6), after 2 s of unrecorded load
   --rounds N                  rounds of every binary at every connection count (default 3)
   --port PORT                 (default 18090)
+  --server-args "ARGS"        more settings for every server, e.g. "--response-cache-mb 0"
 
 Every run starts the binary on a fresh copy of the data set. The data set must exist: run
 bench/run.sh once for the backend and size.
@@ -25,7 +26,7 @@ USAGE
 }
 
 BACKEND=sqlite SIZE=1k SCRIPT=post_event.lua LIST=event_ids PATH_=/health
-CONNECTIONS="16 64" DURATION=6 ROUNDS=3 PORT=18090
+CONNECTIONS="16 64" DURATION=6 ROUNDS=3 PORT=18090 SERVER_ARGS=""
 BINARIES=()
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -38,6 +39,7 @@ while [[ $# -gt 0 ]]; do
         --duration) DURATION=$2; shift 2 ;;
         --rounds) ROUNDS=$2; shift 2 ;;
         --port) PORT=$2; shift 2 ;;
+        --server-args) SERVER_ARGS=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         -*) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
         *) BINARIES+=("$1"); shift ;;
@@ -103,7 +105,8 @@ run_one() {
     local bin=$1 conns=$2
     fresh_copy
     "$GEN" manifest --database-url "$URL" --out "$MANIFEST" >/dev/null
-    RUST_LOG=warn "$bin" serve --database-url "$URL" --bind "127.0.0.1:$PORT" >"$WORK/server.log" 2>&1 &
+    # shellcheck disable=SC2086 # the extra settings are meant to split into words
+    RUST_LOG=warn "$bin" serve --database-url "$URL" --bind "127.0.0.1:$PORT" $SERVER_ARGS >"$WORK/server.log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 100); do curl -s -o /dev/null "$BASE/health" && break; sleep 0.1; done
     # mix.lua's filtered list, as bench/run.sh builds it.

@@ -212,6 +212,15 @@ fn protected_filters(q: &mut SelectStatement, eq: &EventFilter) {
 /// One page of events, ordered by start then ID, and the total.
 pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<(Vec<Event>, u64), StoreError> {
     let backend = conn.backend();
+    let may_scan = eq.plain_window().is_none();
+    crate::store::sqlite::scanning(backend, may_scan, page_and_total(conn, eq)).await
+}
+
+async fn page_and_total(
+    conn: &mut Conn,
+    eq: &EventFilter,
+) -> Result<(Vec<Event>, u64), StoreError> {
+    let backend = conn.backend();
     let total = match eq.plain_window() {
         Some(window) => crate::store::event_count::plain_window(conn, window, eq.now_utc).await?,
         None => {

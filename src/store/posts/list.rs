@@ -200,6 +200,18 @@ pub async fn list_linked(
     conn: &mut Conn,
     lq: &LinkedPostQuery,
 ) -> Result<(Vec<Post>, u64), StoreError> {
+    let backend = conn.backend();
+    let may_scan = lq.search.is_some()
+        || lq.event.is_some()
+        || lq.has_events.is_some()
+        || lq.only_with_upcoming;
+    crate::store::sqlite::scanning(backend, may_scan, linked_page_and_total(conn, lq)).await
+}
+
+async fn linked_page_and_total(
+    conn: &mut Conn,
+    lq: &LinkedPostQuery,
+) -> Result<(Vec<Post>, u64), StoreError> {
     let mut count = Query::select();
     count
         .expr(Expr::col((Posts::Table, Posts::Id)).count())

@@ -110,7 +110,8 @@ impl AfterCommit {
                 return false;
             }
         }
-        let done = conn.execute_batch("BEGIN IMMEDIATE").and_then(|()| {
+        let done = super::blocking(|| {
+            conn.execute_batch("BEGIN IMMEDIATE")?;
             self.run
                 .iter()
                 .try_for_each(|sql| conn.prepare_cached(sql)?.execute([]).map(drop))?;

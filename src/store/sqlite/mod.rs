@@ -12,6 +12,46 @@ pub use conn::SqliteConn;
 
 use super::{Pool, StoreError, db};
 
+/// Runs SQLite work that may take long (a scan, a search-index batch, a wait for
+/// a lock) off the async runtime's core: the worker hands its other tasks to
+/// another thread while this one works, so it stalls none of the requests behind
+/// it (`/health` included). Handing the core over costs about as much as a point
+/// read, so short statements run as they are: moving every statement cost creates
+/// 30–40 % of their throughput and uncached reads by ID half of theirs
+/// (bench/HISTORY.md). Outside a multi-threaded runtime it simply runs.
+pub(in crate::store) fn blocking<T>(work: impl FnOnce() -> T) -> T {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(work)
+        }
+        _ => work(),
+    }
+}
+
+/// [`blocking`] for a whole query that `may_scan`: one hand-over for all of its
+/// statements. The hand-over costs an uncached list about a quarter of its
+/// throughput, so lists that read only what their indexes lead to (the default
+/// window, a plain page of venues) run as they are. PostgreSQL's work happens in
+/// its own process: its queries run as they are.
+pub(in crate::store) async fn scanning<F: Future>(
+    backend: super::Backend,
+    may_scan: bool,
+    query: F,
+) -> F::Output {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(h)
+            if may_scan
+                && backend == super::Backend::Sqlite
+                && h.runtime_flavor() == RuntimeFlavor::MultiThread =>
+        {
+            tokio::task::block_in_place(|| h.block_on(query))
+        }
+        _ => query.await,
+    }
+}
+
 /// Indexes the events writes queued for search (see migration 0002) in batches:
 /// FTS5 writes a new segment, and later merges it, at every flush, so indexing
 /// a few hundred events at once costs far less than one group's worth at a time.
@@ -36,7 +76,7 @@ pub const SEARCH_INDEX_BATCH: i64 = 128;
 /// SQLite's own busy timeout backs off to 100 ms sleeps, so a writer could oversleep
 /// a checkpoint's short hold of the write lock by tens of milliseconds.
 fn wait_for_lock(attempt: i32) -> bool {
-    std::thread::sleep(Duration::from_millis(1));
+    blocking(|| std::thread::sleep(Duration::from_millis(1)));
     attempt < 5_000
 }
 
