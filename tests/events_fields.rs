@@ -1,4 +1,4 @@
-//! Events: every field of interface §2.1 and the extensions, on create.
+//! Events: every field of the interface and the extensions, on create.
 
 mod common;
 

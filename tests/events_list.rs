@@ -1,4 +1,4 @@
-//! `GET /events`: the list semantics of DESIGN.md §10.
+//! `GET /events`: the list semantics of docs/departures.md and the README.
 
 mod common;
 
@@ -13,7 +13,7 @@ fn at(title: &str, start: &str, end: &str, extra: Value) -> Value {
     with(event(title, start, end), extra)
 }
 
-/// The verified example of reference §6.
+/// The reference's own worked example of its date window.
 async fn reference_events(app: &TestApp) {
     for (title, start, end) in [
         ("A", "2017-12-31 17:00:00", "2017-12-31 18:00:00"),

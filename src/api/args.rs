@@ -277,7 +277,7 @@ fn type_error(spec: &Arg, ty: &'static str) -> Invalid {
 }
 
 /// Bounds every string an argument carries, and refuses NUL characters: no field has a
-/// use for them and PostgreSQL cannot store them in text (they were a 500 there).
+/// use for them, and PostgreSQL cannot store them in text.
 fn check_text(spec: &Arg, limits: &Limits, s: &str) -> Result<(), Invalid> {
     if s.len() > limits.max_string_bytes {
         return Err(invalid(spec, Reason::TooLong(limits.max_string_bytes)));

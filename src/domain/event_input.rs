@@ -1,4 +1,4 @@
-//! Reading an event write (interface §2.1 and the extensions) from its typed
+//! Reading an event write (every field of the interface and our extensions) from its typed
 //! arguments, with no I/O: every field is parsed and checked here, and every
 //! invalid one noted. What needs the database — that an author, a parent event,
 //! an image or a named post exists and may be used — the service checks next.

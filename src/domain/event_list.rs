@@ -186,7 +186,8 @@ fn read_bounds(args: &EventListArgs, cx: &ListContext, p: &mut Problems) -> Boun
     }
 }
 
-/// The window: `include` drops every date filter (interface §4.2); relative
+/// The window: `include` drops every date filter (a deliberate departure, see
+/// docs/departures.md); relative
 /// bounds drop the defaults; otherwise a missing start or end takes its default.
 fn apply_window(q: &mut EventQuery, b: &Bounds, args: &EventListArgs, cx: &ListContext) {
     if !q.include.is_empty() {

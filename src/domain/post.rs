@@ -219,7 +219,7 @@ pub struct PostChanges {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reveal {
     Full,
-    /// Protected content is blanked as in reference §1.7.
+    /// Protected content is blanked, as The Events Calendar blanks it.
     Blanked,
 }
 

@@ -9,7 +9,7 @@
 //! time on PostgreSQL), and the creates that arrive meanwhile make up the next,
 //! which writes them all with a statement of each kind per 64 rows. At low load a batch
 //! holds one create and costs what a create always did; under load the overhead is
-//! paid once per batch. Measured in `bench/HISTORY.md` ("Session 9").
+//! paid once per batch (measured in `bench/HISTORY.md`).
 //!
 //! A batch that fails before its commit has written nothing, and its creates are
 //! told to write themselves alone, so that each gets its own answer (an error of

@@ -11,8 +11,8 @@
 //!   too but which the pairs do not hold (they become visible by the clock, not by
 //!   a write), scanned: they are few, and an index leads to them.
 //!
-//! So a write no longer makes the next default list count the whole window again:
-//! at a million events that count was 150–450 ms.
+//! So a write does not make the next default list count the whole window again,
+//! which at a million events takes 150–450 ms.
 
 use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement, UnionType};
 

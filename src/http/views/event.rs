@@ -1,4 +1,5 @@
-//! The event representation (reference §1.1), its embedded terms (§1.5), and JSON-LD.
+//! The event representation, its embedded terms, and its schema.org JSON-LD, in
+//! the shape The Events Calendar's clients know (docs/representations.md).
 
 use std::borrow::Cow;
 
@@ -213,7 +214,7 @@ impl<'a> EventView<'a> {
 
 /// The embedded venue and organizers, each shown as much as the caller may see
 /// it. The running reference gives them their JSON-LD on single GETs
-/// (samples/event_single.json), not in lists.
+/// (as its single-event answers show), not in lists.
 fn linked<'a>(
     links: &'a EventLinks,
     cx: &ViewContext<'a>,

@@ -1,4 +1,4 @@
-//! The venue and organizer representations (reference §1.3, §1.4): the same head,
+//! The venue and organizer representations (docs/representations.md): the same head,
 //! introduction and IDs around their own fields, and their schema.org JSON-LD.
 
 use serde::Serialize;

@@ -13,10 +13,10 @@
 //! One long-lived task does the reads, over a connection of its own that it
 //! drives itself ([`PgVersionSource`]): a read is then one task's work from
 //! sending to answering, with no pool to check out of and no hand-off between the
-//! connection's task and the reader's, which under load was a wake-up (often of
-//! the other core) per read. Before each read the task lets the requests already
+//! connection's task and the reader's, which under load would be a wake-up (often
+//! of the other core) per read. Before each read the task lets the requests already
 //! woken on this core run, so that those arriving right now join it: PostgreSQL
-//! then does about 40 % fewer reads per request (`bench/HISTORY.md`, session 11).
+//! then does about 40 % fewer reads per request (measured in `bench/HISTORY.md`).
 //!
 //! A read also vouches for the version for [`LEASE`] after it was sent: a request
 //! that arrives within it takes that read's answer without waiting. That is still
