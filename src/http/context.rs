@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use super::cache::Freshness;
+use super::state::{App, Lang};
 use super::urls::Urls;
-use super::{App, Lang};
 use crate::domain::permissions::Caller;
 use crate::service::Asking;
 

@@ -15,8 +15,9 @@ use serde_json::{Map, Value};
 use super::cache::{Lookup, MAX_WAIT};
 pub use super::context::Ctx;
 use super::error::ApiError;
+use super::state::{App, ClientAddr, Lang, REQUEST_ID};
 use super::urls::Urls;
-use super::{App, Lang, auth, doc, events, index, linked, terms};
+use super::{auth, doc, events, index, linked, terms};
 use crate::api::args::{self, Args, RawArgs};
 use crate::api::table::{By, Endpoint, Op};
 use crate::domain::permissions::Caller;
@@ -31,7 +32,7 @@ pub async fn handle(
     let code = lang.code.clone();
     let request_id = req
         .headers()
-        .get(super::REQUEST_ID)
+        .get(REQUEST_ID)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
     let timeout = app.settings.request_timeout;
@@ -244,10 +245,7 @@ fn client_ip(app: &App, parts: &axum::http::request::Parts) -> Option<std::net::
             return forwarded;
         }
     }
-    parts
-        .extensions
-        .get::<super::ClientAddr>()
-        .map(|c| c.0.ip())
+    parts.extensions.get::<ClientAddr>().map(|c| c.0.ip())
 }
 
 fn parse_body(
@@ -354,7 +352,7 @@ mod tests {
         let service = crate::service::Service::open(&url, None, &settings)
             .await
             .unwrap();
-        let app = Arc::new(super::super::AppState::new(service, settings));
+        let app = Arc::new(super::super::state::AppState::new(service, settings));
         let endpoint = &crate::api::table::ROUTES[0].endpoints[0];
         let lang = Arc::new(Lang {
             code: "en".into(),

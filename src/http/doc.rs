@@ -25,7 +25,7 @@ use utoipa::openapi::{
 use super::cache::Freshness;
 use super::context::Ctx;
 use super::error::ApiError;
-use super::json;
+use super::json::json;
 use super::views::{ErrorBody, ListSchemas, OrganizerView, TermView, VenueView};
 use crate::api::i18n;
 use crate::api::table::{Arg, By, Endpoint, Item, Kind, Location, Op, ROUTES};

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::context::Ctx;
 use super::error::ApiError;
-use super::json;
+use super::json::json;
 use crate::api::i18n;
 use crate::api::table::{Arg, Default, Item, Kind, NAMESPACE, ROUTES};
 use crate::domain::args::IndexArgs;

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde::ser::SerializeMap;
 
 use super::error::ApiError;
-use super::json;
+use super::json::json;
 use super::urls::with_query;
 
 /// Where the page is and where the neighbours are.

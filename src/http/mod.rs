@@ -8,8 +8,10 @@ mod doc;
 pub mod error;
 mod events;
 mod index;
+mod json;
 mod linked;
 mod lists;
+mod state;
 mod terms;
 pub mod urls;
 mod viewer;
@@ -18,57 +20,16 @@ mod views;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{MethodFilter, MethodRouter};
-use serde::Serialize;
 
 use crate::api::table::{NAMESPACE, ROUTES};
-use crate::config::Settings;
-use crate::service::Service;
 use error::ApiError;
 
 pub use crate::service::users::hash_secret as auth_secret_hash;
-
-/// The address of the client a request came from (for rate limits and logs).
-#[derive(Clone, Copy, Debug)]
-pub struct ClientAddr(pub std::net::SocketAddr);
-
-/// The language a request was routed under.
-#[derive(Debug)]
-pub struct Lang {
-    pub code: String,
-    /// The path segment the request used: `""` or `"/fr"`.
-    pub prefix: String,
-}
-
-pub struct AppState {
-    pub service: Service,
-    pub settings: Settings,
-    pub auth_failures: auth::FailureGuard,
-    pub cache: cache::ResponseCache,
-    /// Turns to handle a request, taken once its body is in (see `dispatch::run`).
-    pub turns: tokio::sync::Semaphore,
-}
-
-impl AppState {
-    pub fn new(service: Service, settings: Settings) -> AppState {
-        AppState {
-            auth_failures: auth::FailureGuard::new(
-                settings.auth_failure_limit,
-                settings.auth_failure_window,
-            ),
-            cache: cache::ResponseCache::new(settings.response_cache_bytes),
-            turns: tokio::sync::Semaphore::new(settings.max_concurrent_requests),
-            service,
-            settings,
-        }
-    }
-}
-
-pub type App = Arc<AppState>;
+pub use state::{App, AppState, ClientAddr, Lang, REQUEST_ID};
 
 /// The whole HTTP application: every route of the table under every language prefix.
 pub fn router(app: App) -> Router {
@@ -165,9 +126,6 @@ fn method_override(mut req: Request) -> Request {
     req
 }
 
-/// The request header carrying a request's ID (set here when the client sends none).
-pub const REQUEST_ID: &str = "x-request-id";
-
 /// No CORS headers unless origins are configured (a restrictive default).
 fn cors(origins: &[String]) -> Option<tower_http::cors::CorsLayer> {
     use tower_http::cors::{AllowOrigin, CorsLayer};
@@ -201,7 +159,7 @@ fn cors(origins: &[String]) -> Option<tower_http::cors::CorsLayer> {
 
 /// A fixed answer from the process itself: liveness, and the ceiling of the benchmark.
 async fn health() -> Response {
-    json(StatusCode::OK, &serde_json::json!({"status": "ok"}))
+    json::json(StatusCode::OK, &serde_json::json!({"status": "ok"}))
 }
 
 /// Unmatched requests answer in the language of their first path segment, if it names one.
@@ -218,31 +176,4 @@ async fn no_route(uri: axum::http::Uri) -> Response {
         "en"
     };
     ApiError::NoRoute.response(lang)
-}
-
-/// A response with an already serialised JSON body.
-pub fn json_raw(status: StatusCode, body: Vec<u8>) -> Response {
-    let mut resp = Response::new(Body::from(body));
-    *resp.status_mut() = status;
-    resp.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json; charset=UTF-8"),
-    );
-    resp
-}
-
-/// A JSON response with the reference's content type.
-pub fn json<T: Serialize + ?Sized>(status: StatusCode, body: &T) -> Response {
-    match serde_json::to_vec(body) {
-        Ok(bytes) => {
-            let mut resp = Response::new(Body::from(bytes));
-            *resp.status_mut() = status;
-            resp.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json; charset=UTF-8"),
-            );
-            resp
-        }
-        Err(e) => ApiError::Internal(format!("serialising response: {e}")).into_response(),
-    }
 }

@@ -1,7 +1,9 @@
 //! The URLs responses carry: front-end permalinks and API URLs that keep the
 //! request's language segment.
 
-use std::fmt::Write;
+use std::fmt::{self, Display, Write};
+
+use serde::{Serialize, Serializer};
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
@@ -57,8 +59,8 @@ impl Urls {
         format!("{}/{collection}/{id}", self.api)
     }
 
-    pub fn global_id(&self, id: i64) -> super::views::wire::GlobalId<'_> {
-        super::views::wire::GlobalId {
+    pub fn global_id(&self, id: i64) -> GlobalId<'_> {
+        GlobalId {
             host: &self.site_host,
             id,
         }
@@ -104,4 +106,25 @@ pub fn with_query(base: &str, pairs: &[(String, String)]) -> String {
         .finish();
     let _ = write!(out, "?{encoded}");
     out
+}
+
+/// `<host>?id=<id>`: the reference's `global_id`.
+#[derive(Clone, Copy, Debug)]
+pub struct GlobalId<'a> {
+    pub host: &'a str,
+    pub id: i64,
+}
+
+impl Display for GlobalId<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.host)?;
+        f.write_str("?id=")?;
+        write!(f, "{}", self.id)
+    }
+}
+
+impl Serialize for GlobalId<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }

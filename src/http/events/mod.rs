@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::cache::Freshness;
 use super::context::Ctx;
 use super::error::ApiError;
-use super::json_raw;
+use super::json::json_raw;
 use super::lists::{self, Layout, Paging};
 use super::views::{EventView, ViewContext};
 use crate::api::args::{self, Args, RawArgs};

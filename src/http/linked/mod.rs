@@ -6,7 +6,7 @@ use axum::response::Response;
 use super::cache::Freshness;
 use super::context::Ctx;
 use super::error::ApiError;
-use super::json;
+use super::json::json;
 use super::lists::{self, Layout, Paging};
 use super::views::{OrganizerView, Reveal, VenueView};
 use crate::api::args::Args;

@@ -17,9 +17,10 @@ pub use linked::{OrganizerView, VenueView};
 pub use schema::{ErrorBody, ListSchemas, empty_array, image_or_false_schema};
 pub use term::{TermUrls, TermView};
 
+use super::urls::GlobalId;
 use super::urls::Urls;
 use crate::domain::post::{Image, Post};
-use wire::{GlobalId, WpDate};
+use wire::WpDate;
 
 pub use crate::domain::post::Reveal;
 

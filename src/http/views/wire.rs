@@ -88,27 +88,6 @@ impl Serialize for IdString {
     }
 }
 
-/// `<host>?id=<id>`: the reference's `global_id`.
-#[derive(Clone, Copy, Debug)]
-pub struct GlobalId<'a> {
-    pub host: &'a str,
-    pub id: i64,
-}
-
-impl Display for GlobalId<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.host)?;
-        f.write_str("?id=")?;
-        write!(f, "{}", self.id)
-    }
-}
-
-impl Serialize for GlobalId<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
 /// A string, or `[]` where the reference blanks a protected value.
 #[derive(Clone, Copy, Debug)]
 pub enum TextOrEmpty<'a> {
@@ -138,6 +117,7 @@ impl Serialize for EmptyList {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::http::urls::GlobalId;
 
     fn at(s: &str) -> NaiveDateTime {
         NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").unwrap()
