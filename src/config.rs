@@ -216,6 +216,15 @@ impl Settings {
     }
 }
 
+impl Default for Settings {
+    /// The settings of `serve` with no flags and no environment.
+    fn default() -> Settings {
+        use clap::Parser;
+        let cli = crate::cli::Cli::parse_from(["calendar-events"]);
+        Settings::from_args(&cli.serve)
+    }
+}
+
 /// `http://example.org:8080/blog` → `example.org/blog`, as WordPress builds global IDs.
 fn site_host(site_url: &str) -> String {
     let rest = site_url.split_once("://").map_or(site_url, |(_, r)| r);

@@ -125,3 +125,40 @@ both!(
         assert_eq!(r1.error_body(), r2.error_body());
     }
 );
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn instances_on_one_database_share_the_failure_limit() {
+    let Some(a) = TestApp::postgres().await else {
+        return;
+    };
+    let Some(b) = a.second_instance().await else {
+        return;
+    };
+    let user = a.user(Role::Editor).await;
+    let send = |router: axum::Router, ip: &'static str, password: String| {
+        let login = user.login.clone();
+        async move {
+            let resp = tower::ServiceExt::oneshot(router, request_from(ip, &login, &password))
+                .await
+                .unwrap();
+            resp.status().as_u16()
+        }
+    };
+    // Ten failures from one address, split between the two instances.
+    for i in 0..10 {
+        let router = if i % 2 == 0 { a.router() } else { b.clone() };
+        assert_eq!(
+            send(router, "10.4.0.1", "wrong".into()).await,
+            401,
+            "failure {i}"
+        );
+    }
+    // The limit holds for the deployment: both instances now refuse that address.
+    for router in [a.router(), b.clone()] {
+        assert_eq!(send(router, "10.4.0.1", user.password.clone()).await, 429);
+    }
+    // Another address is not affected, on either.
+    for router in [a.router(), b.clone()] {
+        assert_eq!(send(router, "10.4.0.2", user.password.clone()).await, 200);
+    }
+}

@@ -418,7 +418,13 @@ both!(
             .await;
         let r = app.delete(&format!("events/{id}")).await;
         r.assert(200);
-        assert_eq!(keys(&r.body), EVENT_KEYS);
+        // The reference's shape, and after it the status to restore (an extension).
+        let all = keys(&r.body);
+        let (shape, extension) = all.split_at(EVENT_KEYS.len());
+        assert_eq!(
+            (shape, extension),
+            (&EVENT_KEYS[..], &["status_before_trash"][..])
+        );
         assert_eq!(r.body["status"], "trash");
         assert_eq!(r.body["title"], "Event 50");
         let again = app.delete(&format!("events/{id}")).await;

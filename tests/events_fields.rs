@@ -128,11 +128,20 @@ both!(slugs_are_generated_and_made_unique, |app| async move {
 both!(
     status_is_kept_for_publishers_and_validated,
     |app| async move {
-        for status in ["draft", "pending", "private", "future", "publish"] {
+        for status in ["draft", "pending", "private", "publish"] {
             let r = app.post("events", jan(json!({"status": status}))).await;
             r.assert(201);
             assert_eq!(r.body["status"], status);
         }
+        // Scheduled for later it waits; scheduled for a moment already past (the
+        // publication date defaults to now) it is published, as WordPress does.
+        let later = json!({"status": "future", "date": "2030-01-01 00:00:00"});
+        assert_eq!(
+            app.post("events", jan(later)).await.body["status"],
+            "future"
+        );
+        let due = json!({"status": "future"});
+        assert_eq!(app.post("events", jan(due)).await.body["status"], "publish");
         assert_eq!(
             app.post("events", jan(json!({}))).await.body["status"],
             "publish"

@@ -47,6 +47,9 @@ async fn an_event_list_is_four_statements_whatever_the_page_holds() {
                 .assert(201);
                 totals.push(i);
             }
+            // The first read after a write looks up when the next scheduled post is
+            // due (once per data version, whatever the read); measured without it.
+            app.get("categories").await.assert(200);
             let (count, r) = statements_for(
                 &app,
                 "events?per_page=50&start_date=2027-04-01&end_date=2027-04-30",
@@ -128,9 +131,14 @@ async fn a_create_reads_what_it_links_in_a_fixed_number_of_statements() {
         };
         let one = reads_for_create(&app, event(1)).await;
         let four = reads_for_create(&app, event(4)).await;
-        // Credentials; terms and linked posts by ID. The answer is made from those and
+        // Credentials (on PostgreSQL with the shared failure counters, in the same
+        // flight); terms and linked posts by ID. The answer is made from those and
         // from what the insert and the count increments return: nothing is read back.
-        assert_eq!(one, 3, "{:?}", app.backend());
+        let expected = match app.backend() {
+            calendar_events::store::Backend::Sqlite => 3,
+            calendar_events::store::Backend::Postgres => 4,
+        };
+        assert_eq!(one, expected, "{:?}", app.backend());
         assert_eq!(four, one, "linking more does not read more");
     }
 }

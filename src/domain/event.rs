@@ -125,10 +125,11 @@ pub fn zone_of(event: &Event, site: chrono_tz::Tz) -> super::timezone::EventZone
     super::timezone::parse_zone(&event.timezone).unwrap_or(super::timezone::EventZone::Named(site))
 }
 
-/// Whether an event in this status, published at `date_utc`, counts in its terms'
-/// counts: published, or scheduled and due.
-pub fn counts_as_published(status: &str, date_utc: i64, now: i64) -> bool {
-    status == Status::Publish.as_str() || (status == Status::Future.as_str() && date_utc <= now)
+/// Whether an event in this status, published at `date_utc`, was counted in its
+/// terms by a write at `written`: published, or scheduled and already due then.
+/// One scheduled for later is counted when it goes live (`store::events::publish_due`).
+pub fn counts_as_published(status: &str, date_utc: i64, written: i64) -> bool {
+    status == Status::Publish.as_str() || (status == Status::Future.as_str() && date_utc <= written)
 }
 
 /// Seconds in a UTC day, the unit of the per-day event counts.

@@ -102,9 +102,10 @@ impl Caller {
         }
         match self.role() {
             Some(Role::Author) => true,
-            Some(Role::Contributor) => {
-                matches!(post.status(), Some(Status::Draft | Status::Pending))
-            }
+            Some(Role::Contributor) => matches!(
+                post.status_for_permissions(),
+                Some(Status::Draft | Status::Pending)
+            ),
             _ => false,
         }
     }
@@ -212,6 +213,22 @@ mod tests {
         assert!(c.can_edit(&post(7, "pending")));
         assert!(!c.can_edit(&post(7, "publish")));
         assert!(!c.can_edit(&post(8, "draft")));
+    }
+
+    #[test]
+    fn a_trashed_post_is_edited_as_what_it_was() {
+        let c = caller(Role::Contributor, 7);
+        let trashed = |before: Option<Status>| Post {
+            author: 7,
+            status: "trash".into(),
+            trashed_status: before,
+            ..Post::default()
+        };
+        assert!(c.can_edit(&trashed(Some(Status::Draft))));
+        assert!(c.can_edit(&trashed(Some(Status::Pending))));
+        assert!(!c.can_edit(&trashed(Some(Status::Publish))));
+        assert!(!c.can_edit(&trashed(None)));
+        assert!(caller(Role::Author, 7).can_edit(&trashed(Some(Status::Publish))));
     }
 
     #[test]

@@ -141,11 +141,22 @@ pub struct Post {
     pub show_map_link: bool,
     pub geo_lat: Option<f64>,
     pub geo_lng: Option<f64>,
+    /// In the trash: the status it had before, if recorded.
+    pub trashed_status: Option<Status>,
 }
 
 impl Post {
     pub fn status(&self) -> Option<Status> {
         Status::parse(&self.status)
+    }
+
+    /// The status permissions are decided on: a post in the trash counts as what it
+    /// was before (as WordPress decides them), or as trash when that is unknown.
+    pub fn status_for_permissions(&self) -> Option<Status> {
+        match self.status() {
+            Some(Status::Trash) => self.trashed_status.or(Some(Status::Trash)),
+            other => other,
+        }
     }
 
     pub fn is_published(&self, now_utc: i64) -> bool {

@@ -1,84 +1,15 @@
 //! Who is calling: HTTP Basic with an application password, or a bearer token.
 //! A credential that does not match is an error, never a fall-back to anonymous.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
-
 use axum::http::{HeaderMap, header};
 use base64::Engine;
 
 use super::error::ApiError;
-use crate::domain::permissions::Caller;
 use crate::service::Service;
-use crate::service::users::Credentials;
+use crate::service::failures::FailureKeys;
+use crate::service::users::{Authenticated, Credentials};
 
-/// Counts failed authentications per client address and per login; once a key
-/// reaches the limit it stays blocked for the rest of its window (what a block
-/// refuses is decided in `dispatch::authenticate`).
-///
-/// Counters live in this process: with several instances behind a load balancer,
-/// the effective limit is the per-instance limit times the number of instances.
-pub struct FailureGuard {
-    limit: u32,
-    window: Duration,
-    counters: Mutex<HashMap<String, (u32, Instant)>>,
-}
-
-/// Entries kept before expired ones are swept, bounding memory under a spray of addresses.
-const SWEEP_AT: usize = 10_000;
-
-impl FailureGuard {
-    pub fn new(limit: u32, window: Duration) -> FailureGuard {
-        FailureGuard {
-            limit: limit.max(1),
-            window,
-            counters: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// Seconds until the first blocked key may try again, if any key is blocked.
-    pub fn blocked(&self, keys: &[String]) -> Option<u64> {
-        let now = Instant::now();
-        let counters = self.counters.lock().unwrap_or_else(|e| e.into_inner());
-        keys.iter()
-            .filter_map(|k| counters.get(k))
-            .filter(|(count, reset)| *count >= self.limit && *reset > now)
-            .map(|(_, reset)| (*reset - now).as_secs().max(1))
-            .max()
-    }
-
-    pub fn record_failure(&self, keys: &[String]) {
-        let now = Instant::now();
-        let mut counters = self.counters.lock().unwrap_or_else(|e| e.into_inner());
-        if counters.len() >= SWEEP_AT {
-            counters.retain(|_, (_, reset)| *reset > now);
-        }
-        for key in keys {
-            let entry = counters
-                .entry(key.clone())
-                .or_insert((0, now + self.window));
-            if entry.1 <= now {
-                *entry = (0, now + self.window);
-            }
-            entry.0 += 1;
-        }
-    }
-}
-
-/// The keys a request's failures count against: its client address, and the
-/// login it claims (none for a bearer token).
-pub struct FailureKeys {
-    pub address: Vec<String>,
-    pub login: Vec<String>,
-}
-
-impl FailureKeys {
-    pub fn all(&self) -> Vec<String> {
-        self.address.iter().chain(&self.login).cloned().collect()
-    }
-}
-
+/// The keys a request's failures count against: its client address and the login it claims.
 pub fn failure_keys(headers: &HeaderMap, client: Option<std::net::IpAddr>) -> FailureKeys {
     let address = vec![format!(
         "ip:{}",
@@ -132,33 +63,16 @@ fn credentials(headers: &HeaderMap) -> Result<Option<Credentials>, ApiError> {
     Err(ApiError::IncorrectPassword)
 }
 
-/// The caller the request's credentials name; a credential that names nobody is a
-/// 401, never a fall-back to anonymous.
-pub async fn caller(service: &Service, headers: &HeaderMap) -> Result<Caller, ApiError> {
+/// Who the request's credentials name: `Ok(None)` without credentials, the
+/// lookup's outcome (with the failure blocks) otherwise.
+pub async fn authenticate(
+    service: &Service,
+    headers: &HeaderMap,
+    keys: &FailureKeys,
+    now: i64,
+) -> Result<Option<Authenticated>, ApiError> {
     match credentials(headers)? {
-        None => Ok(Caller(None)),
-        Some(c) => service
-            .authenticate(&c)
-            .await?
-            .ok_or(ApiError::IncorrectPassword),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn failures_block_after_the_limit_until_the_window_ends() {
-        let guard = FailureGuard::new(3, Duration::from_millis(200));
-        let keys = vec!["ip:1.2.3.4".to_string()];
-        for _ in 0..3 {
-            assert_eq!(guard.blocked(&keys), None);
-            guard.record_failure(&keys);
-        }
-        assert!(guard.blocked(&keys).is_some());
-        assert_eq!(guard.blocked(&["ip:5.6.7.8".to_string()]), None);
-        std::thread::sleep(Duration::from_millis(250));
-        assert_eq!(guard.blocked(&keys), None);
+        None => Ok(None),
+        Some(c) => Ok(Some(service.authenticate(&c, keys, now).await?)),
     }
 }

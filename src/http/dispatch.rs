@@ -195,6 +195,15 @@ async fn run(
     if !args.invalid().is_empty() && !reports_every_invalid_argument(endpoint.op) {
         return Err(ApiError::Invalid(args.invalid().to_vec()));
     }
+    // Before a read, scheduled posts that are due go live (a write decides its own
+    // post's status and counts itself).
+    if parts.method == Method::GET
+        && !matches!(endpoint.op, Op::Index | Op::Doc)
+        && let Err(e) = app.service.publish_due(now).await
+    {
+        // The request reads what there is; the next one tries again.
+        tracing::warn!(error = %e, "publishing scheduled posts failed");
+    }
     let ctx = Ctx {
         urls: Urls::new(&app.settings, &lang.prefix),
         app,
@@ -218,18 +227,33 @@ async fn authenticate(app: &App, parts: &axum::http::request::Parts) -> Result<C
         return Ok(Caller(None));
     }
     let keys = auth::failure_keys(&parts.headers, client_ip(app, parts));
-    if let Some(retry_after_secs) = app.auth_failures.blocked(&keys.address) {
+    let now = chrono::Utc::now().timestamp();
+    let outcome = match auth::authenticate(&app.service, &parts.headers, &keys, now).await {
+        Ok(Some(outcome)) => outcome,
+        Ok(None) => return Ok(Caller(None)),
+        Err(ApiError::IncorrectPassword) => {
+            // Credentials that cannot even be read: refused, and counted, alike.
+            if let Some(retry_after_secs) = app.service.address_blocked(&keys, now).await? {
+                return Err(ApiError::TooManyRequests { retry_after_secs });
+            }
+            app.service.auth_failed(&keys, now).await?;
+            return Err(ApiError::IncorrectPassword);
+        }
+        Err(e) => return Err(e),
+    };
+    if let Some(retry_after_secs) = outcome.address_blocked {
         return Err(ApiError::TooManyRequests { retry_after_secs });
     }
-    let result = auth::caller(&app.service, &parts.headers).await;
-    if matches!(result, Err(ApiError::IncorrectPassword)) {
-        let login_locked = app.auth_failures.blocked(&keys.login);
-        app.auth_failures.record_failure(&keys.all());
-        if let Some(retry_after_secs) = login_locked {
-            return Err(ApiError::TooManyRequests { retry_after_secs });
+    match outcome.caller {
+        Some(caller) => Ok(caller),
+        None => {
+            app.service.auth_failed(&keys, now).await?;
+            match outcome.login_blocked {
+                Some(retry_after_secs) => Err(ApiError::TooManyRequests { retry_after_secs }),
+                None => Err(ApiError::IncorrectPassword),
+            }
         }
     }
-    result
 }
 
 /// The client's address: the connection's, or the first `X-Forwarded-For` hop when trusted.

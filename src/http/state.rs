@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{auth, cache};
+use super::cache;
 use crate::config::Settings;
 use crate::service::Service;
 
@@ -25,7 +25,6 @@ pub struct Lang {
 pub struct AppState {
     pub service: Service,
     pub settings: Settings,
-    pub auth_failures: auth::FailureGuard,
     pub cache: cache::ResponseCache,
     /// Turns to handle a request, taken once its body is in (see `dispatch::run`).
     pub turns: tokio::sync::Semaphore,
@@ -34,10 +33,6 @@ pub struct AppState {
 impl AppState {
     pub fn new(service: Service, settings: Settings) -> AppState {
         AppState {
-            auth_failures: auth::FailureGuard::new(
-                settings.auth_failure_limit,
-                settings.auth_failure_window,
-            ),
             cache: cache::ResponseCache::new(settings.response_cache_bytes),
             turns: tokio::sync::Semaphore::new(settings.max_concurrent_requests),
             service,

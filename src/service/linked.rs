@@ -174,7 +174,7 @@ impl Service {
         let LinkedDraft { mut changes, image } =
             self.read_linked_write(asking, args, invalid, true).await?;
         let caller = asking.caller;
-        let writer = rights::claim_new(caller, &mut changes)?;
+        let writer = rights::claim_new(caller, &mut changes, asking.now)?;
         let (store, now, visible) = (self.store.clone(), asking.now, caller.visibility());
         detached(async move {
             with_retry::<_, StoreError, _, _>(|| async {
@@ -213,7 +213,7 @@ impl Service {
         let LinkedDraft { mut changes, image } =
             self.read_linked_write(asking, args, invalid, false).await?;
         let caller = asking.caller;
-        rights::claim_update(caller, &post, &mut changes)?;
+        rights::claim_update(caller, &post, &mut changes, asking.now)?;
         let (store, now) = (self.store.clone(), asking.now);
         let author = caller.0.as_ref().map_or(0, |u| u.id);
         let param = target.param();

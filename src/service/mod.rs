@@ -7,9 +7,11 @@
 
 mod error;
 mod events;
+pub mod failures;
 mod linked;
 mod retry;
 pub(crate) mod rights;
+mod schedule;
 mod terms;
 pub mod users;
 
@@ -33,6 +35,10 @@ pub struct Service {
     zone: chrono_tz::Tz,
     /// The largest page a list returns.
     per_page_max: u64,
+    /// When the next scheduled post goes live.
+    schedule: schedule::Schedule,
+    /// Failed authentications.
+    failures: failures::Failures,
 }
 
 /// Who asks, and when (the second the request is answered for).
@@ -43,12 +49,19 @@ pub struct Asking<'a> {
 }
 
 impl Service {
-    pub fn new(store: Store, zone: chrono_tz::Tz, per_page_max: u64) -> Service {
+    pub fn new(store: Store, settings: &crate::config::Settings) -> Service {
+        let failures = failures::Failures::new(
+            store.backend(),
+            settings.auth_failure_limit,
+            settings.auth_failure_window,
+        );
         Service {
             creates: CreateBatcher::new(store.pool.clone()),
             store,
-            zone,
-            per_page_max,
+            zone: settings.timezone,
+            per_page_max: settings.per_page_max,
+            schedule: schedule::Schedule::default(),
+            failures,
         }
     }
 
@@ -60,19 +73,19 @@ impl Service {
         settings: &crate::config::Settings,
     ) -> Result<Service, Error> {
         let store = Store::open_with_timeout(url, timeout).await?;
-        Ok(Service::configured(store, settings))
+        Ok(Service::new(store, settings))
     }
 
-    /// Opens the database for the command line's account commands (and migrations),
-    /// with the default settings.
+    /// Opens the database for the command line's account commands (and migrations).
     pub async fn open_for_admin(url: &str) -> Result<Service, Error> {
         let store = Store::open(url).await?;
-        Ok(Service::new(store, chrono_tz::Tz::UTC, 50))
+        let settings = crate::config::Settings::default();
+        Ok(Service::new(store, &settings))
     }
 
     /// The use cases as the server's settings configure them.
     pub fn configured(store: Store, settings: &crate::config::Settings) -> Service {
-        Service::new(store, settings.timezone, settings.per_page_max)
+        Service::new(store, settings)
     }
 
     /// The data's version: every committed write, on any instance, changes it.

@@ -6,6 +6,7 @@ use base64::Engine;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 
+use super::failures::FailureKeys;
 use super::{Error, Service};
 use crate::domain::permissions::{Caller, Role, User};
 use crate::store::StoreError;
@@ -25,22 +26,54 @@ pub fn hash_secret(secret: &str) -> String {
     hex::encode(Sha256::digest(secret.as_bytes()))
 }
 
+/// Who a request's credentials name, and which of its failure keys are blocked.
+pub struct Authenticated {
+    /// `None` when the credentials match nobody.
+    pub caller: Option<Caller>,
+    /// Seconds until the request's address may try again, if it is blocked.
+    pub address_blocked: Option<u64>,
+    /// Seconds until wrong secrets for the login are heard again, if it is blocked.
+    pub login_blocked: Option<u64>,
+}
+
 impl Service {
-    /// The user the credentials name, or `None` when they match nobody. An unknown
-    /// login and a wrong secret cost the same work.
-    pub async fn authenticate(&self, credentials: &Credentials) -> Result<Option<Caller>, Error> {
-        let mut conn = self.store.pool.read().await?;
-        let user = match credentials {
-            Credentials::Basic { login, password } => {
-                // WordPress shows application passwords in groups of four; clients paste them with spaces.
-                let password: String = password.chars().filter(|c| !c.is_whitespace()).collect();
-                users::authenticate_basic(&mut conn, login, &hash_secret(&password)).await?
-            }
-            Credentials::Bearer(token) => {
-                users::authenticate_bearer(&mut conn, &hash_secret(token)).await?
-            }
+    /// Looks the credentials up and, in the same flight on PostgreSQL, whether the
+    /// request's address or login has too many recent failures (see
+    /// `service::failures`). An unknown login and a wrong secret cost the same work.
+    pub async fn authenticate(
+        &self,
+        credentials: &Credentials,
+        keys: &FailureKeys,
+        now: i64,
+    ) -> Result<Authenticated, Error> {
+        let hash = match credentials {
+            // WordPress shows application passwords in groups of four; clients paste them with spaces.
+            Credentials::Basic { password, .. } => hash_secret(
+                &password
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect::<String>(),
+            ),
+            Credentials::Bearer(token) => hash_secret(token),
         };
-        Ok(user.map(|u| Caller(Some(u))))
+        let lookup = match credentials {
+            Credentials::Basic { login, .. } => users::Lookup::Basic {
+                login,
+                secret_hash: &hash,
+            },
+            Credentials::Bearer(_) => users::Lookup::Bearer { secret_hash: &hash },
+        };
+        let shared = self.failures.shared_keys(keys);
+        let mut conn = self.store.pool.read().await?;
+        let (user, blocks) =
+            users::authenticate(&mut conn, lookup, &shared, self.failures.limit(), now).await?;
+        drop(conn);
+        let (address_blocked, login_blocked) = self.failures.blocked(keys, &blocks, now);
+        Ok(Authenticated {
+            caller: user.map(|u| Caller(Some(u))),
+            address_blocked,
+            login_blocked,
+        })
     }
 }
 

@@ -32,6 +32,16 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0004_search_index_and.sql"),
         postgres: include_str!("migrations/postgres/0004_search_index_and.sql"),
     },
+    Migration {
+        version: 5,
+        sqlite: include_str!("migrations/sqlite/0005_trashed_status.sql"),
+        postgres: include_str!("migrations/postgres/0005_trashed_status.sql"),
+    },
+    Migration {
+        version: 6,
+        sqlite: include_str!("migrations/sqlite/0006_auth_failures.sql"),
+        postgres: include_str!("migrations/postgres/0006_auth_failures.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

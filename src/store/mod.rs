@@ -1,5 +1,6 @@
 //! Persistence: one query code path over SQLite and PostgreSQL.
 
+pub mod auth_failures;
 pub mod db;
 pub mod event_batch;
 mod event_count;

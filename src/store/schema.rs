@@ -68,6 +68,7 @@ pub enum Posts {
     Sticky,
     Featured,
     PostParent,
+    TrashedStatus,
     VenueId,
     Tickets,
 }
@@ -105,4 +106,12 @@ pub enum ListedEventDays {
     StartDay,
     EndDay,
     Events,
+}
+
+#[derive(Iden, Clone, Copy)]
+pub enum AuthFailures {
+    Table,
+    Key,
+    Failures,
+    ResetUtc,
 }

@@ -144,68 +144,98 @@ pub async fn revoke_secret(conn: &mut Conn, secret_hash: &str) -> Result<bool, S
         > 0)
 }
 
-/// The user whose login and application password (or token) match.
+/// How a request's credentials are looked up: by login (an application password)
+/// or by a bearer token's hash alone.
+pub enum Lookup<'a> {
+    Basic {
+        login: &'a str,
+        secret_hash: &'a str,
+    },
+    Bearer {
+        secret_hash: &'a str,
+    },
+}
+
+/// The user whose credentials match, and, read in the same flight on PostgreSQL,
+/// the failure windows of `keys` that block until a moment after `now` (see
+/// `auth_failures`); pass no keys to read none (SQLite keeps its counters in memory).
 ///
 /// The work done is the same whether the login exists or not, and hashes are
 /// compared in constant time, so response timing tells nothing about logins.
-pub async fn authenticate_basic(
+pub async fn authenticate(
     conn: &mut Conn,
-    login: &str,
-    secret_hash: &str,
-) -> Result<Option<User>, StoreError> {
-    let rows = conn
-        .query(
-            Query::select()
-                .columns([
-                    (Users::Table, Users::Id),
-                    (Users::Table, Users::Login),
-                    (Users::Table, Users::Role),
-                ])
-                .column((Credentials::Table, Credentials::SecretHash))
-                .from(Users::Table)
-                .left_join(
-                    Credentials::Table,
-                    Expr::col((Credentials::Table, Credentials::UserId))
-                        .equals((Users::Table, Users::Id)),
-                )
-                .and_where(Expr::col((Users::Table, Users::Login)).eq(login)),
-            |r| Ok((user_from_row(r)?, r.string(3)?)),
+    lookup: Lookup<'_>,
+    keys: &[String],
+    limit: u32,
+    now: i64,
+) -> Result<(Option<User>, Vec<(String, i64)>), StoreError> {
+    let candidate = |r: &super::Row<'_>| Ok((user_from_row(r)?, r.opt_string(3)?));
+    let (candidates, blocks) = if keys.is_empty() {
+        (
+            conn.query(&credential_query(&lookup), candidate).await?,
+            Vec::new(),
         )
-        .await?;
-    let mut found = None;
-    let mut matched = subtle::Choice::from(0);
-    for (user, hash) in rows {
-        let eq = hash.as_bytes().ct_eq(secret_hash.as_bytes());
-        matched |= eq;
-        if bool::from(eq) {
-            found = Some(user);
-        }
-    }
-    // Compare against a dummy when the login is unknown, so both paths cost the same.
-    let _ = [0u8; 64].ct_eq(secret_hash.as_bytes());
-    Ok(if bool::from(matched) { found } else { None })
+    } else {
+        conn.query_two(
+            &credential_query(&lookup),
+            candidate,
+            &super::auth_failures::blocks(keys, limit, now),
+            |r| Ok((r.string(0)?, r.i64(1)?)),
+        )
+        .await?
+    };
+    let user = match lookup {
+        Lookup::Basic { secret_hash, .. } => matching(candidates, secret_hash),
+        Lookup::Bearer { .. } => candidates.into_iter().next().map(|(u, _)| u),
+    };
+    Ok((user, blocks))
 }
 
-/// The user holding this bearer token.
-pub async fn authenticate_bearer(
-    conn: &mut Conn,
-    secret_hash: &str,
-) -> Result<Option<User>, StoreError> {
-    conn.query_opt(
-        Query::select()
-            .columns([
-                (Users::Table, Users::Id),
-                (Users::Table, Users::Login),
-                (Users::Table, Users::Role),
-            ])
+/// The users (with the secret hashes to compare) the credentials may name.
+fn credential_query(lookup: &Lookup<'_>) -> sea_query::SelectStatement {
+    let mut q = Query::select();
+    q.columns([
+        (Users::Table, Users::Id),
+        (Users::Table, Users::Login),
+        (Users::Table, Users::Role),
+    ])
+    .column((Credentials::Table, Credentials::SecretHash));
+    match lookup {
+        Lookup::Basic { login, .. } => q
+            .from(Users::Table)
+            .left_join(
+                Credentials::Table,
+                Expr::col((Credentials::Table, Credentials::UserId))
+                    .equals((Users::Table, Users::Id)),
+            )
+            .and_where(Expr::col((Users::Table, Users::Login)).eq(*login)),
+        Lookup::Bearer { secret_hash } => q
             .from(Credentials::Table)
             .inner_join(
                 Users::Table,
                 Expr::col((Credentials::Table, Credentials::UserId))
                     .equals((Users::Table, Users::Id)),
             )
-            .and_where(Expr::col((Credentials::Table, Credentials::SecretHash)).eq(secret_hash)),
-        user_from_row,
-    )
-    .await
+            .and_where(Expr::col((Credentials::Table, Credentials::SecretHash)).eq(*secret_hash)),
+    };
+    q
+}
+
+/// The user among the candidates whose hash matches, compared in constant time
+/// against every one (and against a dummy, so an unknown login costs the same).
+fn matching(candidates: Vec<(User, Option<String>)>, secret_hash: &str) -> Option<User> {
+    let mut found = None;
+    let mut matched = subtle::Choice::from(0);
+    for (user, hash) in candidates {
+        let eq = hash
+            .unwrap_or_default()
+            .as_bytes()
+            .ct_eq(secret_hash.as_bytes());
+        matched |= eq;
+        if bool::from(eq) {
+            found = Some(user);
+        }
+    }
+    let _ = [0u8; 64].ct_eq(secret_hash.as_bytes());
+    if bool::from(matched) { found } else { None }
 }

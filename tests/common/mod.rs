@@ -359,6 +359,11 @@ impl TestApp {
         }
     }
 
+    /// This instance's router, to send requests to it from other tasks.
+    pub fn router(&self) -> axum::Router {
+        self.router.clone()
+    }
+
     /// Another server instance on the same PostgreSQL database (its own pools and cache).
     pub async fn second_instance(&self) -> Option<axum::Router> {
         let store = self.second_store().await?;

@@ -81,7 +81,22 @@ impl Server {
     }
 
     /// Starts the server with a log level, writing its output to `log` when given.
+    /// A free port may be taken by another test's server between the moment it is
+    /// picked and the moment this one binds it: this one then exits, and it starts
+    /// again on another port.
     pub fn start_logging(database_url: &str, level: &str, log: Option<&std::path::Path>) -> Server {
+        for _ in 0..5 {
+            let mut server = Server::spawn(database_url, level, log);
+            server.wait_ready();
+            std::thread::sleep(Duration::from_millis(150));
+            if server.child.try_wait().ok().flatten().is_none() {
+                return server;
+            }
+        }
+        panic!("the server did not start on any of five ports");
+    }
+
+    fn spawn(database_url: &str, level: &str, log: Option<&std::path::Path>) -> Server {
         let port = free_port();
         let (out, err) = match log {
             Some(path) => {
@@ -108,9 +123,7 @@ impl Server {
             .stderr(err)
             .spawn()
             .expect("start server");
-        let server = Server { child, port };
-        server.wait_ready();
-        server
+        Server { child, port }
     }
 
     fn wait_ready(&self) {

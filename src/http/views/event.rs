@@ -101,6 +101,9 @@ pub struct EventView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     json_ld: Option<Value>,
+    /// In the trash: the status it had before, which a restore can bring back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status_before_trash: Option<&'static str>,
 }
 
 /// When an event happens: wall times in its zone and in UTC, and the zone.
@@ -208,6 +211,7 @@ impl<'a> EventView<'a> {
             tickets: if full { &e.tickets } else { &[] },
             post_parent: e.post_parent,
             json_ld: (with_json_ld && full).then(|| json_ld(e, links, &zone, urls)),
+            status_before_trash: super::status_before_trash(p),
         }
     }
 }

@@ -108,6 +108,9 @@ pub struct VenueView<'a> {
     show_map_link: Option<bool>,
     #[serde(flatten)]
     ids: GlobalIds<'a>,
+    /// In the trash: the status it had before, which a restore can bring back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status_before_trash: Option<&'static str>,
 }
 
 impl<'a> VenueView<'a> {
@@ -139,6 +142,7 @@ impl<'a> VenueView<'a> {
             show_map: (!blank).then_some(post.show_map),
             show_map_link: (!blank).then_some(post.show_map_link),
             ids: GlobalIds::new(urls, post.id),
+            status_before_trash: super::status_before_trash(post),
         }
     }
 }
@@ -182,6 +186,9 @@ pub struct OrganizerView<'a> {
     json_ld: Option<Value>,
     #[serde(flatten)]
     ids: GlobalIds<'a>,
+    /// In the trash: the status it had before, which a restore can bring back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status_before_trash: Option<&'static str>,
 }
 
 impl<'a> OrganizerView<'a> {
@@ -201,6 +208,7 @@ impl<'a> OrganizerView<'a> {
             email: guarded(&post.email, reveal),
             json_ld: (with_json_ld && reveal == Reveal::Full).then(|| organizer_json_ld(post)),
             ids: GlobalIds::new(urls, post.id),
+            status_before_trash: super::status_before_trash(post),
         }
     }
 }

@@ -95,6 +95,14 @@ impl<'a> PostDates<'a> {
     }
 }
 
+/// In the trash: the status a post had before, which a restore can bring back
+/// (an extension, after every field of the reference's shape).
+fn status_before_trash(post: &Post) -> Option<&'static str> {
+    post.trashed_status
+        .filter(|_| post.status() == Some(crate::domain::post::Status::Trash))
+        .map(|s| s.as_str())
+}
+
 /// A post's `global_id` (`<site host>?id=<ID>`) and its lineage.
 #[derive(Serialize, ToSchema)]
 struct GlobalIds<'a> {

@@ -134,14 +134,14 @@ impl Service {
         detached(async move {
             let mut tx = store.pool.write().await?;
             // Checked again under the row lock: a concurrent delete may have won the race.
-            let Some((status, date_utc)) = events::lock_state(&mut tx, post.id).await? else {
+            let Some(state) = events::lock_state(&mut tx, post.id).await? else {
                 return Err(Error::invalid(param));
             };
-            if status == Status::Trash.as_str() && !force {
+            if state.status == Status::Trash.as_str() && !force {
                 return Err(Error::Refused(Refusal::InTrash(PostType::Event)));
             }
             let terms = events::term_ids(&mut tx, post.id).await?;
-            let counted = counts_as_published(&status, date_utc, now);
+            let counted = counts_as_published(&state.status, state.date_utc, state.modified_utc);
             events::adjust_counts(&mut tx, (&terms, counted), (&[], false)).await?;
             if force {
                 posts::delete(&mut tx, &post).await?;

@@ -261,6 +261,6 @@ async fn linked_ref(
         other => other,
     })?;
     // Created with the rights its own create route would grant.
-    crate::service::rights::claim_new(asking.caller, &mut changes)?;
+    crate::service::rights::claim_new(asking.caller, &mut changes, asking.now)?;
     Ok(LinkedRef::New(Box::new(changes), image))
 }

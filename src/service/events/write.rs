@@ -215,7 +215,7 @@ impl Service {
     ) -> Result<ShownEvent, Error> {
         let (mut c, known) = self.read_write(asking, args, invalid, inline, None).await?;
         let caller = asking.caller;
-        rights::claim_new(caller, &mut c.post)?;
+        rights::claim_new(caller, &mut c.post, asking.now)?;
         // Presentation flags omitted on create are false, as the running reference reports.
         c.post.show_map.get_or_insert(false);
         c.post.show_map_link.get_or_insert(false);
@@ -301,7 +301,7 @@ impl Service {
         let (mut c, _) = self
             .read_write(asking, args, invalid, inline, Some(&existing))
             .await?;
-        rights::claim_update(asking.caller, &existing.post, &mut c.post)?;
+        rights::claim_update(asking.caller, &existing.post, &mut c.post, asking.now)?;
         trash_slug(&mut c, &existing);
         let param = target.param();
         self.write_update(asking, existing.clone(), c, param)
@@ -339,13 +339,12 @@ impl Service {
                     None => None,
                 };
                 // Counts move from the stored state, which a concurrent write may have changed.
-                let Some((status_before, date_before)) =
-                    events::lock_state(&mut tx, target.post.id).await?
-                else {
+                let Some(before) = events::lock_state(&mut tx, target.post.id).await? else {
                     return Err(WriteError::Invalid(param));
                 };
+                let (status_before, date_before) = (before.status, before.date_utc);
                 let before_terms = events::term_ids(&mut tx, target.post.id).await?;
-                let was = counts_as_published(&status_before, date_before, now);
+                let was = counts_as_published(&status_before, date_before, before.modified_utc);
                 posts::update(&mut tx, &target.post, &c.post, image_id, now).await?;
                 let status = c
                     .post

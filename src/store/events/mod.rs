@@ -12,6 +12,7 @@ mod list;
 mod read;
 mod relations;
 mod row;
+mod schedule;
 mod term_counts;
 mod write;
 
@@ -21,6 +22,7 @@ pub use relations::{Existing, Relations, distinct_terms, set_relations, term_ids
 pub(in crate::store) use relations::{insert_relations, relation_statements};
 pub use row::EventRow;
 pub(in crate::store) use row::{event_from_row, returning_events, select_events};
+pub use schedule::{next_due, publish_due};
 pub(in crate::store) use term_counts::{add_to_counts, count_from_row, lock_counts};
 pub use term_counts::{adjust_counts, commit_new_event_links};
-pub use write::{insert, lock_state, write_columns};
+pub use write::{CountedState, insert, lock_state, write_columns};

@@ -32,7 +32,10 @@ pub(in crate::store) fn add_to_counts(gained: &BTreeMap<i64, i64>) -> Vec<Box<dy
 
 /// Adds `deltas` to the terms' counts, in [`pieces`] of terms; none when there are
 /// none. The caller holds [`lock_counts`].
-fn change_counts(deltas: &BTreeMap<i64, i64>, returning: bool) -> Vec<Box<dyn Statement>> {
+pub(super) fn change_counts(
+    deltas: &BTreeMap<i64, i64>,
+    returning: bool,
+) -> Vec<Box<dyn Statement>> {
     let deltas: Vec<(i64, i64)> = deltas.iter().map(|(id, n)| (*id, *n)).collect();
     pieces(&deltas)
         .map(|piece| {

@@ -28,18 +28,32 @@ pub async fn insert(
     .await
 }
 
-/// An event's status and publication date, read inside a write transaction and locking
-/// the row on PostgreSQL (SQLite's writer is already exclusive), so that two concurrent
+/// What decides whether an event is counted in its terms, as stored.
+pub struct CountedState {
+    pub status: String,
+    pub date_utc: i64,
+    /// When it was last written: a scheduled event due by then was counted then.
+    pub modified_utc: i64,
+}
+
+/// An event's status and dates, read inside a write transaction and locking the row
+/// on PostgreSQL (SQLite's writer is already exclusive), so that two concurrent
 /// writes of one event see each other and term counts move once, not twice.
-pub async fn lock_state(conn: &mut Conn, id: i64) -> Result<Option<(String, i64)>, StoreError> {
+pub async fn lock_state(conn: &mut Conn, id: i64) -> Result<Option<CountedState>, StoreError> {
     conn.query_opt(
         Query::select()
-            .columns([Posts::Status, Posts::DateUtc])
+            .columns([Posts::Status, Posts::DateUtc, Posts::ModifiedUtc])
             .from(Posts::Table)
             .and_where(Expr::col(Posts::Id).eq(id))
             .and_where(Expr::col(Posts::PostType).eq(PostType::Event.as_str()))
             .lock(LockType::Update),
-        |r| Ok((r.string(0)?, r.i64(1)?)),
+        |r| {
+            Ok(CountedState {
+                status: r.string(0)?,
+                date_utc: r.i64(1)?,
+                modified_utc: r.i64(2)?,
+            })
+        },
     )
     .await
 }

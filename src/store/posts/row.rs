@@ -4,12 +4,12 @@
 
 use sea_query::{Alias, Expr, ExprTrait, Query, SelectStatement, SimpleExpr};
 
-use crate::domain::post::{Image, Post, PostType};
+use crate::domain::post::{Image, Post, PostType, Status};
 use crate::store::schema::Posts;
 use crate::store::{Row, StoreError};
 
 /// Columns of [`Post`], in the order `post_from_row` reads them.
-const POST_COLUMNS: [Posts; 25] = [
+const POST_COLUMNS: [Posts; 26] = [
     Posts::Id,
     Posts::PostType,
     Posts::Author,
@@ -35,6 +35,7 @@ const POST_COLUMNS: [Posts; 25] = [
     Posts::ShowMap,
     Posts::ShowMapLink,
     Posts::GeoLat,
+    Posts::TrashedStatus,
 ];
 
 fn image_alias() -> Alias {
@@ -64,7 +65,7 @@ pub const POST_COLUMN_COUNT: usize = POST_COLUMNS.len() + 2;
 
 pub(in crate::store) fn post_from_row(r: &Row<'_>) -> Result<Post, StoreError> {
     let image_id = r.opt_i64(11)?;
-    let image_url = r.opt_string(26)?;
+    let image_url = r.opt_string(27)?;
     Ok(Post {
         id: r.i64(0)?,
         post_type: PostType::parse(&r.string(1)?),
@@ -94,7 +95,8 @@ pub(in crate::store) fn post_from_row(r: &Row<'_>) -> Result<Post, StoreError> {
         show_map: r.bool(22)?,
         show_map_link: r.bool(23)?,
         geo_lat: r.opt_f64(24)?,
-        geo_lng: r.opt_f64(25)?,
+        trashed_status: r.opt_string(25)?.as_deref().and_then(Status::parse),
+        geo_lng: r.opt_f64(26)?,
     })
 }
 

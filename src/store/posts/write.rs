@@ -153,6 +153,9 @@ pub async fn update(
     if let Some(img) = image_id {
         values.push((Posts::ImageId, img.into()));
     }
+    if let Some(recorded) = trashed_status_change(post, changes.status) {
+        values.push((Posts::TrashedStatus, recorded.into()));
+    }
     values.push((Posts::ModifiedUtc, now.into()));
     conn.execute(
         Query::update()
@@ -162,6 +165,17 @@ pub async fn update(
     )
     .await?;
     Ok(())
+}
+
+/// What a status change does to the recorded status before the trash: going to the
+/// trash records the status it leaves; leaving the trash forgets it.
+fn trashed_status_change(post: &Post, new_status: Option<Status>) -> Option<Option<String>> {
+    let was_trashed = post.status() == Some(Status::Trash);
+    match new_status {
+        Some(Status::Trash) if !was_trashed => Some(Some(post.status.clone())),
+        Some(s) if s != Status::Trash && was_trashed => Some(None),
+        _ => None,
+    }
 }
 
 /// Moves a post to the trash, freeing its slug, and unlinks a venue or organizer
@@ -174,6 +188,7 @@ pub async fn trash(conn: &mut Conn, post: &Post, now: i64) -> Result<(), StoreEr
             .table(Posts::Table)
             .values([
                 (Posts::Status, Status::Trash.as_str().into()),
+                (Posts::TrashedStatus, post.status.as_str().into()),
                 (Posts::Slug, slug.into()),
                 (Posts::ModifiedUtc, now.into()),
             ])
