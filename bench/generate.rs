@@ -25,6 +25,8 @@ use rand::rngs::SmallRng;
 use rand::{Rng, RngCore, SeedableRng};
 use tokio::sync::mpsc;
 
+mod sweep;
+
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 type Result<T, E = BoxError> = std::result::Result<T, E>;
 
@@ -1329,8 +1331,21 @@ fn load_sqlite(
             .collect::<rusqlite::Result<_>>()?
     };
 
+    let key_triggers: Vec<String> = EVENT_KEYS_TRIGGERS
+        .iter()
+        .map(|(_, name)| {
+            conn.query_row(
+                "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?1",
+                [name],
+                |r| r.get(0),
+            )
+        })
+        .collect::<rusqlite::Result<_>>()?;
     conn.execute_batch("BEGIN")?;
     for (name, _) in &fts_triggers {
+        conn.execute_batch(&format!("DROP TRIGGER {name}"))?;
+    }
+    for (_, name) in EVENT_KEYS_TRIGGERS {
         conn.execute_batch(&format!("DROP TRIGGER {name}"))?;
     }
     sqlite_insert(&conn, &TERMS, &load.terms, &shape)?;
@@ -1377,6 +1392,14 @@ fn load_sqlite(
         pb.finish_and_clear();
         timings.lap("search index");
     }
+
+    let pb = spinner("event keys");
+    conn.execute_batch(&event_keys_fill_sql(Backend::Sqlite)?)?;
+    for sql in &key_triggers {
+        conn.execute_batch(sql)?;
+    }
+    pb.finish_and_clear();
+    timings.lap("event keys");
 
     let pb = spinner("term counts");
     conn.execute_batch(&count_terms_sql(shape.now))?;
@@ -1453,6 +1476,36 @@ fn listed_event_days_sql() -> Result<String> {
     ))
 }
 
+/// Migration 7's fill of `event_keys`, for a load made without its triggers: taken
+/// from the migration, so the two cannot drift apart.
+fn event_keys_fill_sql(backend: Backend) -> Result<String> {
+    let migration = match backend {
+        Backend::Sqlite => include_str!("../src/store/migrations/sqlite/0007_event_keys.sql"),
+        Backend::Postgres => include_str!("../src/store/migrations/postgres/0007_event_keys.sql"),
+    };
+    let start = migration
+        .find("-- event_keys: fill")
+        .ok_or("migration 7 lost its fill marker")?;
+    let end = migration
+        .find("-- event_keys: filled")
+        .ok_or("migration 7 lost its filled marker")?;
+    Ok(format!(
+        "DELETE FROM event_keys;\n{}",
+        &migration[start..end]
+    ))
+}
+
+/// `event_keys`' triggers, each kept row by row during a load they would slow down
+/// tenfold (ten keys per event, inserted out of key order).
+const EVENT_KEYS_TRIGGERS: [(&str, &str); 6] = [
+    ("posts", "event_keys_insert"),
+    ("posts", "event_keys_update"),
+    ("term_relationships", "event_keys_term_insert"),
+    ("term_relationships", "event_keys_term_delete"),
+    ("event_organizers", "event_keys_organizer_insert"),
+    ("event_organizers", "event_keys_organizer_delete"),
+];
+
 async fn load_postgres(
     url: &str,
     load: Load,
@@ -1479,6 +1532,11 @@ async fn load_postgres(
     client
         .batch_execute("ALTER TABLE posts DISABLE TRIGGER listed_event_days_insert")
         .await?;
+    for (table, trigger) in EVENT_KEYS_TRIGGERS {
+        client
+            .batch_execute(&format!("ALTER TABLE {table} DISABLE TRIGGER {trigger}"))
+            .await?;
+    }
     pg_copy(&client, &TERMS, &load.terms, &shape).await?;
     pg_copy(&client, &LINKED, &load.venues, &shape).await?;
     pg_copy(&client, &LINKED, &load.organizers, &shape).await?;
@@ -1516,6 +1574,14 @@ async fn load_postgres(
     let pb = spinner("term counts");
     client.batch_execute(&count_terms_sql(shape.now)).await?;
     client.batch_execute(&listed_event_days_sql()?).await?;
+    client
+        .batch_execute(&event_keys_fill_sql(Backend::Postgres)?)
+        .await?;
+    for (table, trigger) in EVENT_KEYS_TRIGGERS {
+        client
+            .batch_execute(&format!("ALTER TABLE {table} ENABLE TRIGGER {trigger}"))
+            .await?;
+    }
     // The explicit IDs above bypassed the identity sequences.
     client
         .batch_execute(
@@ -1648,8 +1714,11 @@ async fn manifest(args: ManifestArgs) -> Result<()> {
     )
     .await?;
     let total = |i: usize| -> i64 { totals[0][i].parse().unwrap_or(0) };
+    let ids: Vec<String> = events.iter().map(|r| r[0].clone()).collect();
+    let sweep_kinds = sweep::write_plan(url, &args.out, &ids).await?;
     let manifest = serde_json::json!({
         "admin_login": admin.login,
+        "sweep_kinds": sweep_kinds,
         "events": total(0),
         "published_events": total(1),
         "sampled_events": events.len(),

@@ -15,6 +15,7 @@ usage: bench/run.sh [options]
   --warmup SECONDS            unrecorded load before each scenario, so rows measure
                               warm caches rather than a fresh copy's first reads (default 2; 0: none)
   --connections "16 64"       connection counts to run each scenario at
+  --sweep-seconds SECONDS     per kind of the sweep scenario (default 3)
   --scenarios "a b …"         only these scenarios (default: all; see --list)
   --list                      list the scenarios and exit
   --regenerate                generate the data set even if one exists
@@ -42,6 +43,7 @@ SCENARIOS=(
     "doc|static.lua|@API/doc|GET /doc (the OpenAPI document)"
     "post_events|post_event.lua|@API/events|POST /events as an administrator (Basic auth)"
     "mix|mix.lua|@API/events|90% reads (events, filtered, by ID, by slug) / 10% POST /events"
+    "sweep|sweep.lua|-|every list route and parameter, values drawn from the data set, one request at a time, response cache off"
 )
 
 BACKEND=sqlite
@@ -49,6 +51,7 @@ SIZE=1k
 DURATION=10
 WARMUP=2
 CONNECTIONS="16 64"
+SWEEP_SECONDS=3
 ONLY=""
 REGENERATE=0
 BUILD=1
@@ -67,6 +70,7 @@ while [[ $# -gt 0 ]]; do
         --quick) DURATION=3; shift ;;
         --warmup) WARMUP=$2; shift 2 ;;
         --connections) CONNECTIONS=$2; shift 2 ;;
+        --sweep-seconds) SWEEP_SECONDS=$2; shift 2 ;;
         --scenarios) ONLY=$2; shift 2 ;;
         --regenerate) REGENERATE=1; shift ;;
         --no-build) BUILD=0; shift ;;
@@ -95,6 +99,7 @@ case $LABEL in
 esac
 [[ $DURATION =~ ^[0-9]+$ && $DURATION -gt 0 ]] || { echo "--duration is whole seconds" >&2; exit 2; }
 [[ $WARMUP =~ ^[0-9]+$ ]] || { echo "--warmup is whole seconds" >&2; exit 2; }
+[[ $SWEEP_SECONDS =~ ^[0-9]+$ && $SWEEP_SECONDS -gt 0 ]] || { echo "--sweep-seconds is whole seconds" >&2; exit 2; }
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -233,7 +238,7 @@ fi
 
 start_server() {
     # Logging at warn: the benchmark measures the server, not its request log.
-    RUST_LOG=warn "$SERVER" serve --database-url "$WORK_URL" --bind "127.0.0.1:$PORT" \
+    RUST_LOG=warn "$SERVER" serve --database-url "$WORK_URL" --bind "127.0.0.1:$PORT" "$@" \
         >>"$RUN_DIR/server.log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 150); do
@@ -295,6 +300,36 @@ db_ticks_since() {
 
 status_of() { curl -s -o /dev/null -w '%{http_code}' --max-time 30 "$@"; }
 
+# --- the sweep: each kind of request, one at a time, uncached --------------------------------
+SWEEP_ROWS=$RUN_DIR/sweep.ndjson
+: >"$SWEEP_ROWS"
+run_sweep() {
+    log "sweep: restarting the server with its response cache off"
+    stop_server
+    [[ $DATA_WRITTEN == true ]] && { make_copy; "$GEN" manifest --database-url "$WORK_URL" --out "$MANIFEST" >/dev/null; }
+    DATA_WRITTEN=false
+    start_server --response-cache-mb 0
+    local kind caller file report first
+    while IFS=$'\t' read -r kind caller file; do
+        report=$RUN_DIR/sweep-$kind.json
+        first=$(head -n1 "$MANIFEST/sweep/$file")
+        env BENCH_MANIFEST="$MANIFEST" BENCH_API="$API" BENCH_REPORT="$report" \
+            BENCH_SWEEP_PATHS="sweep/$file" BENCH_CALLER="$caller" LUA_PATH="$ROOT/bench/lua/?.lua;;" \
+            wrk -t1 -c1 -d"${SWEEP_SECONDS}s" --timeout 30s -s "$ROOT/bench/lua/sweep.lua" "$BASE" \
+            >"$RUN_DIR/sweep-$kind.wrk.txt" 2>&1 ||
+            { cat "$RUN_DIR/sweep-$kind.wrk.txt" >&2; echo "wrk failed" >&2; exit 1; }
+        kill -0 "$SERVER_PID" 2>/dev/null || { tail -n 50 "$RUN_DIR/server.log" >&2; echo "the server died during the sweep ($kind)" >&2; exit 1; }
+        jq -c --arg kind "$kind" --arg caller "$caller" --arg example "$first" \
+            --argjson variants "$(wc -l <"$MANIFEST/sweep/$file")" \
+            '{kind: $kind, caller: $caller, example: $example, variants: $variants} + .' \
+            "$report" >>"$SWEEP_ROWS"
+        jq -r '"  sweep \(.kind): \(.requests) requests, p50 \(.latency_ms.p50) ms, p99 \(.latency_ms.p99) ms, max \(.latency_ms.max) ms, non-2xx \(.errors.non2xx), timeouts \(.errors.timeout)"' \
+            <<<"$(tail -n1 "$SWEEP_ROWS")" >&2
+    done <"$MANIFEST/sweep/kinds.tsv"
+    stop_server
+    start_server
+}
+
 # --- scenarios ----------------------------------------------------------------------------
 ROWS=$RUN_DIR/rows.ndjson
 : >"$ROWS"
@@ -307,6 +342,10 @@ for entry in "${SCENARIOS[@]}"; do
     path=${path//@API/"$API"}
     path=${path//@FILTER/"$FILTER"}
     env_vars=(BENCH_MANIFEST="$MANIFEST" BENCH_API="$API" BENCH_FILTER_QUERY="$FILTER")
+    if [[ $name == sweep ]]; then
+        run_sweep
+        continue
+    fi
     # One request first: a scenario that answers an error would measure the error path.
     case $name in
         event_by_id)
@@ -390,20 +429,20 @@ CPU_MODEL=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 
 JSON_OUT=$RESULTS/$STAMP-$BACKEND-$LABEL.json
 MD_OUT=$RESULTS/$STAMP-$BACKEND-$LABEL.md
-jq -n --slurpfile rows "$ROWS" --slurpfile gen "$GEN_SUMMARY" \
+jq -n --slurpfile rows "$ROWS" --slurpfile sweep "$SWEEP_ROWS" --slurpfile gen "$GEN_SUMMARY" \
     --arg stamp "$STAMP" --arg backend "$BACKEND" --arg db "$DB_VERSION" \
     --argjson events "$EVENTS" --argjson db_bytes "$DB_BYTES" --argjson generated "$GENERATED" \
     --argjson duration "$DURATION" --argjson threads "$THREADS" --argjson warmup "$WARMUP" \
     --arg commit "$GIT_COMMIT" --argjson nproc "$(nproc)" --arg cpu "$CPU_MODEL" \
     --argjson mem "$MEM_GIB" --arg kernel "$(uname -r)" --arg filter "$FILTER" \
-    --argjson hwm_resets "$HWM_RESETS" --argjson load "$LOAD_START" \
+    --argjson hwm_resets "$HWM_RESETS" --argjson load "$LOAD_START" --argjson sweep_seconds "$SWEEP_SECONDS" \
     '{run: $stamp, backend: $backend, database: $db, events: $events, database_bytes: $db_bytes,
       data_set: ($gen[0] + {generated_this_run: $generated}),
       wrk: {threads: $threads, duration_s: $duration, warmup_s: $warmup}, filter_query: $filter,
       rss_peak_per_scenario: $hwm_resets, commit: $commit,
       machine: {nproc: $nproc, cpu: $cpu, memory_gib: $mem, kernel: $kernel,
                 load1_at_start: $load},
-      results: $rows}' >"$JSON_OUT"
+      results: $rows, sweep: {seconds_per_kind: $sweep_seconds, kinds: $sweep}}' >"$JSON_OUT"
 
 jq -r '
   def f1: (. * 10 | round) / 10;
@@ -420,8 +459,17 @@ jq -r '
   (.results[] |
     if .skipped then "| \(.scenario) | – | – | – | – | – | – | – | – | – | skipped: \(.skipped) |"
     else "| \(.scenario) | \(.connections) | \(.rps | floor) | \(.latency_ms.p50 | f2) | \(.latency_ms.p99 | f2) | \(.errors.non2xx) | \(.errors.connect + .errors.read + .errors.write + .errors.timeout) | \(.server_cpu_cores) | \(.server_cpu_ms_per_request // "–") | \(.postgres_cpu_cores // "–") | \(.server_rss_peak_kb / 1024 | f1) |"
-    end)
+    end),
+  (if (.sweep.kinds | length) > 0 then
+    "",
+    "Sweep: each kind for \(.sweep.seconds_per_kind) s, one request at a time (wrk -t1 -c1), response cache off; its paths cycle through the values drawn from the data set.",
+    "",
+    "| kind | caller | example | variants | requests | p50 ms | p99 ms | max ms | non-2xx | timeouts |",
+    "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    (.sweep.kinds[] |
+      "| \(.kind) | \(.caller) | `\(.example)` | \(.variants) | \(.requests) | \(.latency_ms.p50 | f2) | \(.latency_ms.p99 | f2) | \(.latency_ms.max | f2) | \(.errors.non2xx) | \(.errors.timeout) |")
+  else empty end)
 ' "$JSON_OUT" >"$MD_OUT"
-rm -f "$ROWS"
+rm -f "$ROWS" "$SWEEP_ROWS"
 log "wrote $JSON_OUT and $MD_OUT"
 cat "$MD_OUT"

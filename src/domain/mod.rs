@@ -5,6 +5,7 @@ pub mod cost;
 pub mod dates;
 pub mod event;
 pub mod event_input;
+pub mod event_keys;
 pub mod event_list;
 pub mod html;
 pub mod linked_input;

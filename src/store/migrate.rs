@@ -42,6 +42,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0006_auth_failures.sql"),
         postgres: include_str!("migrations/postgres/0006_auth_failures.sql"),
     },
+    Migration {
+        version: 7,
+        sqlite: include_str!("migrations/sqlite/0007_event_keys.sql"),
+        postgres: include_str!("migrations/postgres/0007_event_keys.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

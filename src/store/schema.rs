@@ -109,6 +109,20 @@ pub enum ListedEventDays {
 }
 
 #[derive(Iden, Clone, Copy)]
+pub enum EventKeys {
+    Table,
+    Kind,
+    Value,
+    StartUtc,
+    EventId,
+    EndUtc,
+    Status,
+    Protected,
+    Hidden,
+    Author,
+}
+
+#[derive(Iden, Clone, Copy)]
 pub enum AuthFailures {
     Table,
     Key,

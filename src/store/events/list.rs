@@ -1,15 +1,50 @@
-//! The event list: its filters (status and visibility, search, dates, terms, venues,
-//! organizers, …), one page of events and its total; and the venues in a bounding
-//! box that a search near a place narrows the list to.
+//! The event list: one page of events and its total, and the venues in a bounding box
+//! that a search near a place narrows the list to. A list that filters on keys
+//! (terms, venues, organizers, flags) reads `event_keys` (see `keys`); any other
+//! reads `posts` and its start index, with the filters below.
 
 use sea_query::{Cond, Expr, ExprTrait, Order, Query, SelectStatement};
 
 use super::{event_from_row, select_events};
 use crate::domain::event::{Event, EventFilter};
+use crate::domain::event_keys::{KeyFilter, key_filters};
 use crate::domain::post::{PostType, Visibility};
 use crate::store::posts::{self, col};
-use crate::store::schema::{EventOrganizers, Posts, TermRelationships};
+use crate::store::schema::Posts;
 use crate::store::{Backend, Conn, StoreError};
+
+/// The events whose title, excerpt or description contains `word` (lower-cased), as
+/// a subquery of their IDs. SQLite's trigram index serves words of three characters
+/// or more; PostgreSQL's serves the `LIKE` itself. Shorter words still match
+/// correctly, through `LIKE`, just without an index.
+pub(super) fn matching_events(backend: Backend, word: &str) -> SelectStatement {
+    let pattern = format!("%{}%", posts::escape_like(word));
+    if backend == Backend::Sqlite && word.chars().count() >= 3 {
+        let phrase = format!("\"{}\"", word.replace('"', "\"\""));
+        // Events written since the last indexing batch wait in `search_queue`, not
+        // yet in the index: they are scanned (see `SQLITE_AFTER_COMMIT`). CROSS JOIN
+        // keeps SQLite from scanning `posts` for the few queued rows.
+        return Query::select()
+            .expr(Expr::cust_with_values(
+                "rowid FROM posts_fts WHERE posts_fts MATCH ? \
+                 UNION ALL SELECT queued.id FROM search_queue queued \
+                 CROSS JOIN posts unindexed ON unindexed.id = queued.id \
+                 WHERE LOWER(unindexed.title || ' ' || unindexed.excerpt || ' ' || \
+                 unindexed.description) LIKE ? ESCAPE '\\'",
+                [phrase, pattern],
+            ))
+            .take();
+    }
+    let mut q = Query::select();
+    q.column((Posts::Table, Posts::Id))
+        .from(Posts::Table)
+        .and_where(col(Posts::PostType).eq(PostType::Event.as_str()))
+        .and_where(Expr::cust(HAYSTACK).like(sea_query::LikeExpr::new(pattern).escape('\\')));
+    q
+}
+
+/// What a search matches in, as the trigram indexes hold it.
+const HAYSTACK: &str = "LOWER(posts.title || ' ' || posts.excerpt || ' ' || posts.description)";
 
 fn search_filter(
     q: &mut SelectStatement,
@@ -17,7 +52,6 @@ fn search_filter(
     words: &[String],
     protected_content: bool,
 ) {
-    let haystack = "LOWER(posts.title || ' ' || posts.excerpt || ' ' || posts.description)";
     for word in words {
         let pattern = format!("%{}%", posts::escape_like(word));
         if !protected_content {
@@ -29,27 +63,17 @@ fn search_filter(
                     .add(posts::contains((Posts::Table, Posts::Title), word)),
             );
         }
-        // Trigram indexes serve words of three characters or more; shorter ones
-        // still match correctly through LIKE, just without the index.
         if backend == Backend::Sqlite && word.chars().count() >= 3 {
-            let phrase = format!("\"{}\"", word.replace('"', "\"\""));
-            // Events written since the last indexing batch wait in `search_queue`, not
-            // yet in the index: they are scanned (see `SQLITE_AFTER_COMMIT`). CROSS JOIN
-            // keeps SQLite from scanning `posts` for the few queued rows.
-            q.and_where(Expr::cust_with_values(
-                "posts.id IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ? \
-                 UNION ALL SELECT queued.id FROM search_queue queued \
-                 CROSS JOIN posts unindexed ON unindexed.id = queued.id \
-                 WHERE LOWER(unindexed.title || ' ' || unindexed.excerpt || ' ' || \
-                 unindexed.description) LIKE ? ESCAPE '\\')",
-                [phrase, pattern],
-            ));
+            q.and_where(col(Posts::Id).in_subquery(matching_events(backend, word)));
         } else {
-            q.and_where(Expr::cust(haystack).like(sea_query::LikeExpr::new(pattern).escape('\\')));
+            // On the row itself, so that PostgreSQL can AND the trigram index's bitmap
+            // with the start index's (migration 4).
+            q.and_where(Expr::cust(HAYSTACK).like(sea_query::LikeExpr::new(pattern).escape('\\')));
         }
     }
 }
 
+/// The filters of a list that filters on no key (see `keys`), on `posts` itself.
 fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventFilter) {
     q.and_where(col(Posts::PostType).eq(PostType::Event.as_str()))
         .and_where(col(Posts::HideFromListings).eq(false));
@@ -57,47 +81,42 @@ fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventFilter) {
     if !eq.include.is_empty() {
         q.and_where(col(Posts::Id).is_in(eq.include.iter().copied()));
     }
-    date_filters(q, eq);
+    date_filters(q, eq, || col(Posts::StartUtc), || col(Posts::EndUtc));
     search_filter(
         q,
         backend,
         &eq.search_words,
         eq.visibility == Visibility::All,
     );
-    link_filters(q, eq);
-    place_filters(q, eq);
-    if let Some(f) = eq.featured {
-        q.and_where(col(Posts::Featured).eq(f));
-    }
-    protected_filters(q, eq);
     if let Some(parent) = eq.post_parent {
         q.and_where(col(Posts::PostParent).eq(parent));
     }
-    if let Some(t) = eq.ticketed {
-        q.and_where(if t {
-            col(Posts::Tickets).ne("")
-        } else {
-            col(Posts::Tickets).eq("")
-        });
-    }
 }
 
-fn date_filters(q: &mut SelectStatement, eq: &EventFilter) {
+/// The date bounds on the given start and end columns.
+pub(super) fn date_filters(
+    q: &mut SelectStatement,
+    eq: &EventFilter,
+    start: impl Fn() -> Expr,
+    end: impl Fn() -> Expr,
+) {
+    // No event ends before it starts, so upper bounds on the end bound the start
+    // too: that turns a window into a range of the start index.
+    let upper_end = [eq.end_max, eq.ends_before.map(|t| t.saturating_sub(1))]
+        .into_iter()
+        .flatten()
+        .min();
     let bounds = [
-        (eq.start_min, Posts::StartUtc, "gte"),
-        (eq.end_max, Posts::EndUtc, "lte"),
-        (eq.starts_before, Posts::StartUtc, "lt"),
-        (eq.starts_after, Posts::StartUtc, "gt"),
-        (eq.ends_before, Posts::EndUtc, "lt"),
-        (eq.ends_after, Posts::EndUtc, "gt"),
-        // No event ends before it starts, so upper bounds on the end bound the start
-        // too: that turns a window into a range of the (post_type, start_utc) index.
-        (eq.end_max, Posts::StartUtc, "lte"),
-        (eq.ends_before, Posts::StartUtc, "lt"),
+        (eq.start_min, start(), "gte"),
+        (eq.end_max, end(), "lte"),
+        (eq.starts_before, start(), "lt"),
+        (eq.starts_after, start(), "gt"),
+        (eq.ends_before, end(), "lt"),
+        (eq.ends_after, end(), "gt"),
+        (upper_end, start(), "lte"),
     ];
-    for (value, column, op) in bounds {
+    for (value, c, op) in bounds {
         if let Some(v) = value {
-            let c = col(column);
             q.and_where(match op {
                 "gte" => c.gte(v),
                 "lte" => c.lte(v),
@@ -108,125 +127,33 @@ fn date_filters(q: &mut SelectStatement, eq: &EventFilter) {
     }
 }
 
-/// Categories and tags (OR within each, AND between them), venues and organizers.
-fn link_filters(q: &mut SelectStatement, eq: &EventFilter) {
-    for ids in [&eq.categories, &eq.tags] {
-        if !ids.is_empty() {
-            q.and_where(crate::store::exists(
-                Query::select()
-                    .expr(Expr::cust("1"))
-                    .from(TermRelationships::Table)
-                    .and_where(
-                        Expr::col((TermRelationships::Table, TermRelationships::PostId))
-                            .equals((Posts::Table, Posts::Id)),
-                    )
-                    .and_where(
-                        Expr::col((TermRelationships::Table, TermRelationships::TermId))
-                            .is_in(ids.iter().copied()),
-                    )
-                    .take(),
-            ));
-        }
-    }
-    if !eq.venues.is_empty() {
-        q.and_where(col(Posts::VenueId).is_in(eq.venues.iter().copied()));
-    }
-    if !eq.organizers.is_empty() {
-        q.and_where(crate::store::exists(
-            Query::select()
-                .expr(Expr::cust("1"))
-                .from(EventOrganizers::Table)
-                .and_where(
-                    Expr::col((EventOrganizers::Table, EventOrganizers::EventId))
-                        .equals((Posts::Table, Posts::Id)),
-                )
-                .and_where(
-                    Expr::col((EventOrganizers::Table, EventOrganizers::OrganizerId))
-                        .is_in(eq.organizers.iter().copied()),
-                )
-                .take(),
-        ));
-    }
-}
-
-/// `geoloc` (a venue with coordinates, or not) and the venues near a point.
-fn place_filters(q: &mut SelectStatement, eq: &EventFilter) {
-    if let Some(g) = eq.geoloc {
-        let located = Query::select()
-            .column(Posts::Id)
-            .from(Posts::Table)
-            .and_where(Expr::col(Posts::PostType).eq(PostType::Venue.as_str()))
-            .and_where(Expr::col(Posts::GeoLat).is_not_null())
-            .and_where(Expr::col(Posts::GeoLng).is_not_null())
-            .take();
-        if g {
-            q.and_where(col(Posts::VenueId).in_subquery(located));
-        } else {
-            q.cond_where(
-                Cond::any()
-                    .add(col(Posts::VenueId).is_null())
-                    .add(col(Posts::VenueId).not_in_subquery(located)),
-            );
-        }
-    }
-    if let Some(near) = &eq.near_venues {
-        // PostgreSQL rejects `IN ()`, which is what no venue in range would render.
-        q.and_where(if near.is_empty() {
-            Expr::cust("1 = 0")
-        } else {
-            col(Posts::VenueId).is_in(near.iter().copied())
-        });
-    }
-}
-
-/// A password-protected event shows its title only to those who may not edit it:
-/// its terms, venue, organizers, flags and tickets are blanked. Filters on those
-/// must not match it for them, or the list would tell what the event hides.
-fn protected_filters(q: &mut SelectStatement, eq: &EventFilter) {
-    let filters_hidden_fields = !eq.categories.is_empty()
-        || !eq.tags.is_empty()
-        || !eq.venues.is_empty()
-        || !eq.organizers.is_empty()
-        || eq.featured.is_some()
-        || eq.ticketed.is_some()
-        || eq.geoloc.is_some()
-        || eq.near_venues.is_some();
-    if !filters_hidden_fields {
-        return;
-    }
-    match eq.visibility {
-        Visibility::All => {}
-        Visibility::Published => {
-            q.and_where(col(Posts::Password).eq(""));
-        }
-        Visibility::PublishedOrOwn(author) => {
-            q.cond_where(
-                Cond::any()
-                    .add(col(Posts::Password).eq(""))
-                    .add(col(Posts::Author).eq(author)),
-            );
-        }
-    }
-}
-
 /// One page of events, ordered by start then ID, and the total.
 pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<(Vec<Event>, u64), StoreError> {
+    let Some(keys) = key_filters(eq) else {
+        return Ok((Vec::new(), 0));
+    };
     let backend = conn.backend();
     let may_scan = eq.plain_window().is_none();
-    crate::store::sqlite::scanning(backend, may_scan, page_and_total(conn, eq)).await
+    crate::store::sqlite::scanning(backend, may_scan, page_and_total(conn, eq, &keys)).await
 }
 
 async fn page_and_total(
     conn: &mut Conn,
     eq: &EventFilter,
+    keys: &[KeyFilter],
 ) -> Result<(Vec<Event>, u64), StoreError> {
     let backend = conn.backend();
     let total = match eq.plain_window() {
         Some(window) => crate::store::event_count::plain_window(conn, window, eq.now_utc).await?,
         None => {
-            let mut count = Query::select();
-            count.expr(col(Posts::Id).count()).from(Posts::Table);
-            list_filters(&mut count, backend, eq);
+            let count = if keys.is_empty() {
+                let mut count = Query::select();
+                count.expr(col(Posts::Id).count()).from(Posts::Table);
+                list_filters(&mut count, backend, eq);
+                count
+            } else {
+                super::keys::count(backend, eq, keys)
+            };
             u64::try_from(conn.query_one(&count, |r| r.i64(0)).await?).unwrap_or(0)
         }
     };
@@ -234,12 +161,24 @@ async fn page_and_total(
     if total == 0 || offset >= total {
         return Ok((Vec::new(), total));
     }
+    // The page's IDs first, from the index alone, then its rows: skipping to a deep
+    // page then reads index entries, not the wide rows of every event before it.
+    let ids = if keys.is_empty() {
+        let mut ids = Query::select();
+        ids.column((Posts::Table, Posts::Id)).from(Posts::Table);
+        list_filters(&mut ids, backend, eq);
+        ids.order_by((Posts::Table, Posts::StartUtc), Order::Asc)
+            .order_by((Posts::Table, Posts::Id), Order::Asc)
+            .limit(eq.per_page)
+            .offset(offset);
+        ids
+    } else {
+        super::keys::page_ids(backend, eq, keys, offset)
+    };
     let mut page = select_events();
-    list_filters(&mut page, backend, eq);
-    page.order_by((Posts::Table, Posts::StartUtc), Order::Asc)
-        .order_by((Posts::Table, Posts::Id), Order::Asc)
-        .limit(eq.per_page)
-        .offset(offset);
+    page.and_where(col(Posts::Id).in_subquery(ids))
+        .order_by((Posts::Table, Posts::StartUtc), Order::Asc)
+        .order_by((Posts::Table, Posts::Id), Order::Asc);
     let events = conn.query(&page, event_from_row).await?;
     Ok((events, total))
 }

@@ -8,6 +8,7 @@
 //! its writes keep right, and `list` the list query. Everything is re-exported
 //! here, so callers name `store::events::…` whatever file an item lives in.
 
+mod keys;
 mod list;
 mod read;
 mod relations;

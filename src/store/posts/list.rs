@@ -8,7 +8,7 @@ use sea_query::{
 
 use super::{col, post_from_row, select_posts};
 use crate::domain::post::{LinkedPostQuery, Post, PostType, Status, Visibility};
-use crate::store::schema::{EventOrganizers, Posts};
+use crate::store::schema::{EventKeys, Posts};
 use crate::store::{Conn, StoreError};
 
 /// Escapes `%` and `_` for a LIKE pattern. Both backends treat `\` as the escape
@@ -119,46 +119,34 @@ fn search_filter(q: &mut SelectStatement, lq: &LinkedPostQuery, search: &str) {
     }
 }
 
-/// The events linked to the listed venue or organizer (alias `ev`), with `extra`.
+/// The listed venue's or organizer's key rows in `event_keys` (alias `ev`), with
+/// `extra`: one range of its primary key, whatever the number of events.
 fn linked_events(t: PostType, extra: SimpleExpr) -> SelectStatement {
-    let events = Alias::new("ev");
-    let mut sub = Query::select();
-    sub.expr(Expr::cust("1"))
-        .from_as(Posts::Table, events.clone());
-    match t {
-        PostType::Venue => {
-            sub.and_where(
-                Expr::col((events.clone(), Posts::VenueId)).equals((Posts::Table, Posts::Id)),
-            );
-        }
-        _ => {
-            sub.inner_join(
-                EventOrganizers::Table,
-                Expr::col((EventOrganizers::Table, EventOrganizers::EventId))
-                    .equals((events.clone(), Posts::Id)),
-            )
-            .and_where(
-                Expr::col((EventOrganizers::Table, EventOrganizers::OrganizerId))
-                    .equals((Posts::Table, Posts::Id)),
-            );
-        }
-    }
-    sub.and_where(Expr::col((events, Posts::PostType)).eq(PostType::Event.as_str()))
-        .and_where(extra);
-    sub
+    let kind = match t {
+        PostType::Venue => 2,
+        _ => 3,
+    };
+    let ev = Alias::new("ev");
+    Query::select()
+        .expr(Expr::cust("1"))
+        .from_as(EventKeys::Table, ev.clone())
+        .and_where(Expr::col((ev.clone(), EventKeys::Kind)).eq(kind))
+        .and_where(Expr::col((ev, EventKeys::Value)).equals((Posts::Table, Posts::Id)))
+        .and_where(extra)
+        .take()
 }
 
 /// `event`, `has_events` and `only_with_upcoming`.
 fn event_filters(q: &mut SelectStatement, lq: &LinkedPostQuery) {
-    let ev = |c: Posts| Expr::col((Alias::new("ev"), c));
+    let ev = |c: EventKeys| Expr::col((Alias::new("ev"), c));
     if let Some(event_id) = lq.event {
         q.and_where(crate::store::exists(linked_events(
             lq.post_type,
-            ev(Posts::Id).eq(event_id),
+            ev(EventKeys::EventId).eq(event_id),
         )));
     }
     if let Some(has) = lq.has_events {
-        let counted = ev(Posts::Status).is_not_in([
+        let counted = ev(EventKeys::Status).is_not_in([
             Status::Draft.as_str(),
             Status::Pending.as_str(),
             Status::Trash.as_str(),
@@ -167,19 +155,19 @@ fn event_filters(q: &mut SelectStatement, lq: &LinkedPostQuery) {
         q.and_where(if has { linked } else { linked.not() });
     }
     if lq.only_with_upcoming {
-        let status = ev(Posts::Status);
+        let status = ev(EventKeys::Status);
         let visible = match lq.visibility {
             Visibility::All => status.ne(Status::Trash.as_str()),
             Visibility::Published => status.eq(Status::Publish.as_str()),
             Visibility::PublishedOrOwn(author) => {
-                status.eq(Status::Publish.as_str()).or(ev(Posts::Author)
+                status.eq(Status::Publish.as_str()).or(ev(EventKeys::Author)
                     .eq(author)
-                    .and(ev(Posts::Status).ne(Status::Trash.as_str())))
+                    .and(ev(EventKeys::Status).ne(Status::Trash.as_str())))
             }
         };
         let upcoming = visible
-            .and(ev(Posts::StartUtc).gte(lq.now_utc))
-            .and(ev(Posts::HideFromListings).eq(false));
+            .and(ev(EventKeys::StartUtc).gte(lq.now_utc))
+            .and(ev(EventKeys::Hidden).eq(false));
         q.and_where(crate::store::exists(linked_events(lq.post_type, upcoming)));
     }
 }

@@ -1,0 +1,157 @@
+//! What an event list filters on, as keys: every event is indexed once per key it has
+//! (its categories and tags, venue, organizers, flags), in list order, so a list reads
+//! the range of one key — the one expected to hold the fewest events — and checks the
+//! others event by event.
+
+use super::event::EventFilter;
+
+/// A kind of key an event has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum KeyKind {
+    /// A category or tag: the term's ID (both share one ID sequence).
+    Term,
+    Venue,
+    Organizer,
+    /// 1 if featured, else 0.
+    Featured,
+    /// 1 if it has tickets, else 0.
+    Ticketed,
+    /// 1 if its venue has coordinates, else 0.
+    Located,
+}
+
+impl KeyKind {
+    /// Whether an event can have several keys of this kind (so that a filter on
+    /// several values may meet an event more than once).
+    pub fn multiple(self) -> bool {
+        matches!(self, KeyKind::Term | KeyKind::Organizer)
+    }
+}
+
+/// Events with any of these keys of one kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyFilter {
+    pub kind: KeyKind,
+    pub values: Vec<i64>,
+}
+
+impl KeyFilter {
+    fn new(kind: KeyKind, values: &[i64]) -> KeyFilter {
+        let mut values = values.to_vec();
+        values.sort_unstable();
+        values.dedup();
+        KeyFilter { kind, values }
+    }
+
+    fn flag(kind: KeyKind, on: bool) -> KeyFilter {
+        KeyFilter::new(kind, &[i64::from(on)])
+    }
+
+    /// Whether an event can meet this filter more than once.
+    pub fn may_repeat(&self) -> bool {
+        self.kind.multiple() && self.values.len() > 1
+    }
+
+    /// How many events the filter is expected to let through, relatively: a venue
+    /// holds few of a calendar's events, an organizer more, a term many, a flag set
+    /// a few percent, a flag unset nearly all. Ties keep the filters' order.
+    fn expected_share(&self) -> u32 {
+        let per_value: u32 = match self.kind {
+            KeyKind::Venue => 1,
+            KeyKind::Organizer => 2,
+            KeyKind::Term => 20,
+            KeyKind::Featured | KeyKind::Ticketed if self.values == [1] => 10,
+            KeyKind::Located if self.values == [1] => 80,
+            _ => 90,
+        };
+        per_value.saturating_mul(u32::try_from(self.values.len()).unwrap_or(u32::MAX))
+    }
+}
+
+/// The list's key filters (categories and tags are two filters: an event must meet
+/// both), the one to read first at the front; `None` when a filter can match nothing
+/// (no venue near the point asked for). Empty when the list filters on no key.
+pub fn key_filters(f: &EventFilter) -> Option<Vec<KeyFilter>> {
+    let mut keys = Vec::new();
+    for (kind, values) in [
+        (KeyKind::Venue, &f.venues),
+        (KeyKind::Organizer, &f.organizers),
+        // Tags before categories: a calendar has more of them, each on fewer events.
+        (KeyKind::Term, &f.tags),
+        (KeyKind::Term, &f.categories),
+    ] {
+        if !values.is_empty() {
+            keys.push(KeyFilter::new(kind, values));
+        }
+    }
+    if let Some(near) = &f.near_venues {
+        if near.is_empty() {
+            return None;
+        }
+        keys.push(KeyFilter::new(KeyKind::Venue, near));
+    }
+    for (kind, flag) in [
+        (KeyKind::Featured, f.featured),
+        (KeyKind::Ticketed, f.ticketed),
+        (KeyKind::Located, f.geoloc),
+    ] {
+        if let Some(on) = flag {
+            keys.push(KeyFilter::flag(kind, on));
+        }
+    }
+    // Stable: among equal shares, the order above.
+    keys.sort_by_key(KeyFilter::expected_share);
+    Some(keys)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filter() -> EventFilter {
+        EventFilter::default()
+    }
+
+    #[test]
+    fn a_list_without_key_filters_has_none() {
+        assert_eq!(key_filters(&filter()), Some(Vec::new()));
+    }
+
+    #[test]
+    fn the_narrowest_filter_is_read_first() {
+        let f = EventFilter {
+            categories: vec![3, 1, 3],
+            featured: Some(false),
+            venues: vec![9],
+            ..filter()
+        };
+        let keys = key_filters(&f).unwrap();
+        let kinds: Vec<_> = keys.iter().map(|k| k.kind).collect();
+        assert_eq!(kinds, [KeyKind::Venue, KeyKind::Term, KeyKind::Featured]);
+        assert_eq!(keys[1].values, [1, 3], "values sorted, repeats dropped");
+        assert_eq!(keys[2].values, [0]);
+        assert!(keys[1].may_repeat());
+        assert!(!keys[0].may_repeat());
+    }
+
+    #[test]
+    fn a_set_flag_is_read_before_a_term_and_an_unset_one_after() {
+        let f = EventFilter {
+            tags: vec![5],
+            ticketed: Some(true),
+            geoloc: Some(false),
+            ..filter()
+        };
+        let kinds: Vec<_> = key_filters(&f).unwrap().iter().map(|k| k.kind).collect();
+        assert_eq!(kinds, [KeyKind::Ticketed, KeyKind::Term, KeyKind::Located]);
+    }
+
+    #[test]
+    fn no_venue_near_the_point_matches_nothing() {
+        let f = EventFilter {
+            near_venues: Some(Vec::new()),
+            ..filter()
+        };
+        assert_eq!(key_filters(&f), None);
+    }
+}

@@ -1,0 +1,166 @@
+-- Every event once for each thing an event list filters by, with what lists check of
+-- it, in list order (start, then ID). A filter on any one of them is a range of the
+-- primary key, read from the index alone (its INCLUDE columns hold the rest): no
+-- visit to the wide `posts` rows. Kinds:
+--   1  a category or tag (its ID)      4  featured (value 0 or 1)
+--   2  its venue (the venue's ID)      5  has tickets (value 0 or 1)
+--   3  an organizer (its ID)           6  its venue has coordinates (value 0 or 1)
+-- A list without such a filter reads `posts_type_start`, which covers its needs.
+-- Triggers keep it exact through every write of posts, term relationships and
+-- organizer links (see `store::events::keys`).
+CREATE TABLE event_keys (
+    kind      BIGINT  NOT NULL,
+    value     BIGINT  NOT NULL,
+    start_utc BIGINT  NOT NULL,
+    event_id  BIGINT  NOT NULL,
+    end_utc   BIGINT  NOT NULL,
+    status    TEXT    NOT NULL,
+    protected BOOLEAN NOT NULL,
+    hidden    BOOLEAN NOT NULL,
+    author    BIGINT  NOT NULL,
+    PRIMARY KEY (kind, value, start_utc, event_id) INCLUDE (end_utc, status, protected, hidden, author)
+);
+-- An event's keys, for the triggers and for a second filter checked row by row.
+CREATE INDEX event_keys_event ON event_keys(event_id, kind, value);
+
+-- event_keys: fill
+INSERT INTO event_keys (kind, value, start_utc, event_id, end_utc, status, protected, hidden, author)
+SELECT k.kind, k.value, COALESCE(e.start_utc, 0), e.id, COALESCE(e.end_utc, 0), e.status,
+       e.password <> '', e.hide_from_listings, e.author
+FROM (
+    SELECT 1 AS kind, term_id AS value, post_id AS id FROM term_relationships
+    UNION ALL SELECT 2, venue_id, id FROM posts WHERE post_type = 'event' AND venue_id IS NOT NULL
+    UNION ALL SELECT 3, organizer_id, event_id FROM event_organizers
+    UNION ALL SELECT 4, CASE WHEN featured THEN 1 ELSE 0 END, id FROM posts WHERE post_type = 'event'
+    UNION ALL SELECT 5, CASE WHEN tickets <> '' THEN 1 ELSE 0 END, id FROM posts WHERE post_type = 'event'
+    UNION ALL SELECT 6, CASE WHEN EXISTS (
+        SELECT 1 FROM posts v WHERE v.id = ev.venue_id AND v.post_type = 'venue'
+          AND v.geo_lat IS NOT NULL AND v.geo_lng IS NOT NULL) THEN 1 ELSE 0 END, ev.id
+    FROM posts ev WHERE ev.post_type = 'event'
+) k
+JOIN posts e ON e.id = k.id AND e.post_type = 'event'
+ORDER BY 1, 2, 3, 4;
+-- event_keys: filled
+
+-- The event's own keys (venue and flags; terms and organizers have their own
+-- triggers), as its row now says.
+CREATE FUNCTION event_keys_own(e posts) RETURNS void LANGUAGE sql AS $$
+    INSERT INTO event_keys (kind, value, start_utc, event_id, end_utc, status, protected, hidden, author)
+    SELECT k.kind, k.value, COALESCE(e.start_utc, 0), e.id, COALESCE(e.end_utc, 0), e.status,
+           e.password <> '', e.hide_from_listings, e.author
+    FROM (
+        SELECT 2::bigint AS kind, e.venue_id AS value WHERE e.venue_id IS NOT NULL
+        UNION ALL SELECT 4, CASE WHEN e.featured THEN 1 ELSE 0 END
+        UNION ALL SELECT 5, CASE WHEN e.tickets <> '' THEN 1 ELSE 0 END
+        UNION ALL SELECT 6, CASE WHEN EXISTS (
+            SELECT 1 FROM posts v WHERE v.id = e.venue_id AND v.post_type = 'venue'
+              AND v.geo_lat IS NOT NULL AND v.geo_lng IS NOT NULL) THEN 1 ELSE 0 END
+    ) k
+$$;
+
+CREATE FUNCTION event_keys_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        PERFORM event_keys_own(NEW);
+    ELSIF TG_OP = 'DELETE' THEN
+        DELETE FROM event_keys WHERE event_id = OLD.id;
+    ELSE
+        IF OLD.venue_id IS DISTINCT FROM NEW.venue_id OR OLD.featured IS DISTINCT FROM NEW.featured
+           OR (OLD.tickets <> '') IS DISTINCT FROM (NEW.tickets <> '') THEN
+            DELETE FROM event_keys WHERE event_id = NEW.id AND kind IN (2, 4, 5, 6);
+            PERFORM event_keys_own(NEW);
+        END IF;
+        UPDATE event_keys SET start_utc = COALESCE(NEW.start_utc, 0), end_utc = COALESCE(NEW.end_utc, 0),
+            status = NEW.status, protected = NEW.password <> '', hidden = NEW.hide_from_listings,
+            author = NEW.author
+        WHERE event_id = NEW.id;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER event_keys_insert AFTER INSERT ON posts FOR EACH ROW
+WHEN (NEW.post_type = 'event')
+EXECUTE FUNCTION event_keys_sync();
+
+CREATE TRIGGER event_keys_delete AFTER DELETE ON posts FOR EACH ROW
+WHEN (OLD.post_type = 'event')
+EXECUTE FUNCTION event_keys_sync();
+
+CREATE TRIGGER event_keys_update AFTER UPDATE ON posts FOR EACH ROW
+WHEN (NEW.post_type = 'event'
+  AND (OLD.start_utc IS DISTINCT FROM NEW.start_utc OR OLD.end_utc IS DISTINCT FROM NEW.end_utc
+    OR OLD.status IS DISTINCT FROM NEW.status
+    OR (OLD.password <> '') IS DISTINCT FROM (NEW.password <> '')
+    OR OLD.hide_from_listings IS DISTINCT FROM NEW.hide_from_listings
+    OR OLD.author IS DISTINCT FROM NEW.author
+    OR OLD.venue_id IS DISTINCT FROM NEW.venue_id OR OLD.featured IS DISTINCT FROM NEW.featured
+    OR (OLD.tickets <> '') IS DISTINCT FROM (NEW.tickets <> '')))
+EXECUTE FUNCTION event_keys_sync();
+
+-- A venue gaining or losing its coordinates, or deleted, moves its events.
+CREATE FUNCTION event_keys_venue_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    located BIGINT := 0;
+BEGIN
+    IF TG_OP = 'UPDATE' THEN
+        IF NEW.geo_lat IS NOT NULL AND NEW.geo_lng IS NOT NULL THEN
+            located := 1;
+        END IF;
+    END IF;
+    UPDATE event_keys SET value = located
+    WHERE kind = 6 AND event_id IN (SELECT id FROM posts WHERE venue_id = OLD.id);
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER event_keys_venue_located AFTER UPDATE ON posts FOR EACH ROW
+WHEN (NEW.post_type = 'venue'
+  AND (OLD.geo_lat IS NOT NULL AND OLD.geo_lng IS NOT NULL)
+      IS DISTINCT FROM (NEW.geo_lat IS NOT NULL AND NEW.geo_lng IS NOT NULL))
+EXECUTE FUNCTION event_keys_venue_sync();
+
+CREATE TRIGGER event_keys_venue_delete AFTER DELETE ON posts FOR EACH ROW
+WHEN (OLD.post_type = 'venue')
+EXECUTE FUNCTION event_keys_venue_sync();
+
+-- A term or organizer linked to an event, or unlinked.
+CREATE FUNCTION event_keys_link_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    link_kind BIGINT := TG_ARGV[0]::bigint;
+    link_event BIGINT;
+    link_value BIGINT;
+BEGIN
+    IF TG_TABLE_NAME = 'term_relationships' THEN
+        IF TG_OP = 'INSERT' THEN
+            link_event := NEW.post_id; link_value := NEW.term_id;
+        ELSE
+            link_event := OLD.post_id; link_value := OLD.term_id;
+        END IF;
+    ELSE
+        IF TG_OP = 'INSERT' THEN
+            link_event := NEW.event_id; link_value := NEW.organizer_id;
+        ELSE
+            link_event := OLD.event_id; link_value := OLD.organizer_id;
+        END IF;
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO event_keys (kind, value, start_utc, event_id, end_utc, status, protected, hidden, author)
+        SELECT link_kind, link_value, COALESCE(e.start_utc, 0), e.id, COALESCE(e.end_utc, 0), e.status,
+               e.password <> '', e.hide_from_listings, e.author
+        FROM posts e WHERE e.id = link_event AND e.post_type = 'event';
+    ELSE
+        DELETE FROM event_keys WHERE event_id = link_event AND kind = link_kind AND value = link_value;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER event_keys_term_insert AFTER INSERT ON term_relationships FOR EACH ROW
+EXECUTE FUNCTION event_keys_link_sync('1');
+CREATE TRIGGER event_keys_term_delete AFTER DELETE ON term_relationships FOR EACH ROW
+EXECUTE FUNCTION event_keys_link_sync('1');
+CREATE TRIGGER event_keys_organizer_insert AFTER INSERT ON event_organizers FOR EACH ROW
+EXECUTE FUNCTION event_keys_link_sync('3');
+CREATE TRIGGER event_keys_organizer_delete AFTER DELETE ON event_organizers FOR EACH ROW
+EXECUTE FUNCTION event_keys_link_sync('3');

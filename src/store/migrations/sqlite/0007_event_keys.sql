@@ -1,0 +1,126 @@
+-- Every event once for each thing an event list filters by, with what lists check of
+-- it, in list order (start, then ID). A filter on any one of them is a range of the
+-- primary key, read from the index alone: no visit to the wide `posts` rows, whose
+-- descriptions make each visit a page read. Kinds:
+--   1  a category or tag (its ID)      4  featured (value 0 or 1)
+--   2  its venue (the venue's ID)      5  has tickets (value 0 or 1)
+--   3  an organizer (its ID)           6  its venue has coordinates (value 0 or 1)
+-- A list without such a filter reads `posts_type_start`, which covers its needs.
+-- Triggers keep it exact through every write of posts, term relationships and
+-- organizer links (see `store::events::keys`).
+CREATE TABLE event_keys (
+    kind      INTEGER NOT NULL,
+    value     INTEGER NOT NULL,
+    start_utc INTEGER NOT NULL,
+    event_id  INTEGER NOT NULL,
+    end_utc   INTEGER NOT NULL,
+    status    TEXT    NOT NULL,
+    protected INTEGER NOT NULL,
+    hidden    INTEGER NOT NULL,
+    author    INTEGER NOT NULL,
+    PRIMARY KEY (kind, value, start_utc, event_id)
+) WITHOUT ROWID;
+-- An event's keys, for the triggers and for a second filter checked row by row.
+CREATE INDEX event_keys_event ON event_keys(event_id, kind, value);
+
+-- event_keys: fill
+INSERT INTO event_keys (kind, value, start_utc, event_id, end_utc, status, protected, hidden, author)
+SELECT k.kind, k.value, COALESCE(e.start_utc, 0), e.id, COALESCE(e.end_utc, 0), e.status,
+       e.password <> '', e.hide_from_listings, e.author
+FROM (
+    SELECT 1 AS kind, term_id AS value, post_id AS id FROM term_relationships
+    UNION ALL SELECT 2, venue_id, id FROM posts WHERE post_type = 'event' AND venue_id IS NOT NULL
+    UNION ALL SELECT 3, organizer_id, event_id FROM event_organizers
+    UNION ALL SELECT 4, CASE WHEN featured THEN 1 ELSE 0 END, id FROM posts WHERE post_type = 'event'
+    UNION ALL SELECT 5, CASE WHEN tickets <> '' THEN 1 ELSE 0 END, id FROM posts WHERE post_type = 'event'
+    UNION ALL SELECT 6, CASE WHEN EXISTS (
+        SELECT 1 FROM posts v WHERE v.id = ev.venue_id AND v.post_type = 'venue'
+          AND v.geo_lat IS NOT NULL AND v.geo_lng IS NOT NULL) THEN 1 ELSE 0 END, ev.id
+    FROM posts ev WHERE ev.post_type = 'event'
+) k
+JOIN posts e ON e.id = k.id AND e.post_type = 'event'
+ORDER BY 1, 2, 3, 4;
+-- event_keys: filled
+
+CREATE TRIGGER event_keys_insert AFTER INSERT ON posts WHEN new.post_type = 'event' BEGIN
+    INSERT INTO event_keys (kind, value, start_utc, event_id, end_utc, status, protected, hidden, author)
+    SELECT k.kind, k.value, COALESCE(new.start_utc, 0), new.id, COALESCE(new.end_utc, 0),
+           new.status, new.password <> '', new.hide_from_listings, new.author
+    FROM (
+        SELECT 2 AS kind, new.venue_id AS value WHERE new.venue_id IS NOT NULL
+        UNION ALL SELECT 4, CASE WHEN new.featured THEN 1 ELSE 0 END
+        UNION ALL SELECT 5, CASE WHEN new.tickets <> '' THEN 1 ELSE 0 END
+        UNION ALL SELECT 6, CASE WHEN EXISTS (
+            SELECT 1 FROM posts v WHERE v.id = new.venue_id AND v.post_type = 'venue'
+              AND v.geo_lat IS NOT NULL AND v.geo_lng IS NOT NULL) THEN 1 ELSE 0 END
+    ) k;
+END;
+
+-- What every key of the event carries.
+CREATE TRIGGER event_keys_update AFTER UPDATE OF start_utc, end_utc, status, password, hide_from_listings, author ON posts
+WHEN new.post_type = 'event' AND (old.start_utc IS NOT new.start_utc OR old.end_utc IS NOT new.end_utc
+  OR old.status IS NOT new.status OR (old.password <> '') IS NOT (new.password <> '')
+  OR old.hide_from_listings IS NOT new.hide_from_listings OR old.author IS NOT new.author) BEGIN
+    UPDATE event_keys SET start_utc = COALESCE(new.start_utc, 0), end_utc = COALESCE(new.end_utc, 0),
+        status = new.status, protected = new.password <> '', hidden = new.hide_from_listings,
+        author = new.author
+    WHERE event_id = new.id;
+END;
+
+-- The event's own values: venue, featured, tickets, located.
+CREATE TRIGGER event_keys_update_values AFTER UPDATE OF venue_id, featured, tickets ON posts
+WHEN new.post_type = 'event' AND (old.venue_id IS NOT new.venue_id OR old.featured IS NOT new.featured
+  OR (old.tickets <> '') IS NOT (new.tickets <> '')) BEGIN
+    DELETE FROM event_keys WHERE event_id = new.id AND kind IN (2, 4, 5, 6);
+    INSERT INTO event_keys (kind, value, start_utc, event_id, end_utc, status, protected, hidden, author)
+    SELECT k.kind, k.value, COALESCE(new.start_utc, 0), new.id, COALESCE(new.end_utc, 0),
+           new.status, new.password <> '', new.hide_from_listings, new.author
+    FROM (
+        SELECT 2 AS kind, new.venue_id AS value WHERE new.venue_id IS NOT NULL
+        UNION ALL SELECT 4, CASE WHEN new.featured THEN 1 ELSE 0 END
+        UNION ALL SELECT 5, CASE WHEN new.tickets <> '' THEN 1 ELSE 0 END
+        UNION ALL SELECT 6, CASE WHEN EXISTS (
+            SELECT 1 FROM posts v WHERE v.id = new.venue_id AND v.post_type = 'venue'
+              AND v.geo_lat IS NOT NULL AND v.geo_lng IS NOT NULL) THEN 1 ELSE 0 END
+    ) k;
+END;
+
+CREATE TRIGGER event_keys_delete AFTER DELETE ON posts WHEN old.post_type = 'event' BEGIN
+    DELETE FROM event_keys WHERE event_id = old.id;
+END;
+
+-- A venue gaining or losing its coordinates, or deleted, moves its events.
+CREATE TRIGGER event_keys_venue_located AFTER UPDATE OF geo_lat, geo_lng ON posts
+WHEN new.post_type = 'venue'
+ AND (old.geo_lat IS NOT NULL AND old.geo_lng IS NOT NULL) IS NOT (new.geo_lat IS NOT NULL AND new.geo_lng IS NOT NULL) BEGIN
+    UPDATE event_keys
+    SET value = CASE WHEN new.geo_lat IS NOT NULL AND new.geo_lng IS NOT NULL THEN 1 ELSE 0 END
+    WHERE kind = 6 AND event_id IN (SELECT id FROM posts WHERE venue_id = new.id);
+END;
+
+CREATE TRIGGER event_keys_venue_delete AFTER DELETE ON posts WHEN old.post_type = 'venue' BEGIN
+    UPDATE event_keys SET value = 0
+    WHERE kind = 6 AND event_id IN (SELECT id FROM posts WHERE venue_id = old.id);
+END;
+
+CREATE TRIGGER event_keys_term_insert AFTER INSERT ON term_relationships BEGIN
+    INSERT INTO event_keys (kind, value, start_utc, event_id, end_utc, status, protected, hidden, author)
+    SELECT 1, new.term_id, COALESCE(e.start_utc, 0), e.id, COALESCE(e.end_utc, 0), e.status,
+           e.password <> '', e.hide_from_listings, e.author
+    FROM posts e WHERE e.id = new.post_id AND e.post_type = 'event';
+END;
+
+CREATE TRIGGER event_keys_term_delete AFTER DELETE ON term_relationships BEGIN
+    DELETE FROM event_keys WHERE event_id = old.post_id AND kind = 1 AND value = old.term_id;
+END;
+
+CREATE TRIGGER event_keys_organizer_insert AFTER INSERT ON event_organizers BEGIN
+    INSERT INTO event_keys (kind, value, start_utc, event_id, end_utc, status, protected, hidden, author)
+    SELECT 3, new.organizer_id, COALESCE(e.start_utc, 0), e.id, COALESCE(e.end_utc, 0), e.status,
+           e.password <> '', e.hide_from_listings, e.author
+    FROM posts e WHERE e.id = new.event_id AND e.post_type = 'event';
+END;
+
+CREATE TRIGGER event_keys_organizer_delete AFTER DELETE ON event_organizers BEGIN
+    DELETE FROM event_keys WHERE event_id = old.event_id AND kind = 3 AND value = old.organizer_id;
+END;

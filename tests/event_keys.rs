@@ -1,0 +1,367 @@
+//! Lists filtered by categories, tags, venues, organizers and flags read the events'
+//! keys (migration 7), which triggers keep in step with every write. Through a
+//! sequence of writes of every kind — an event's links, flags, dates, status and
+//! password changed, trash and restore, venues gaining coordinates and going to the
+//! trash, organizers and terms deleted, events deleted for good — every filter must
+//! list exactly the events a model of the calendar says, for a visitor and for an
+//! administrator, with the same total.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::*;
+use serde_json::{Value, json};
+
+const WINDOW: &str = "start_date=2027-01-01&end_date=2027-12-31&per_page=50";
+
+/// What the test knows of one event.
+#[derive(Clone, Debug)]
+struct Model {
+    start: String,
+    status: &'static str,
+    protected: bool,
+    hidden: bool,
+    featured: bool,
+    ticketed: bool,
+    venue: Option<usize>,
+    organizers: Vec<usize>,
+    terms: Vec<usize>,
+}
+
+/// The calendar: linked posts and terms by index, events by title.
+struct Calendar {
+    venues: Vec<i64>,
+    venue_located: Vec<bool>,
+    organizers: Vec<i64>,
+    terms: Vec<i64>,
+    events: BTreeMap<String, (i64, Model)>,
+    /// Posts and terms deleted or trashed, which a filter may no longer name.
+    gone: Vec<i64>,
+}
+
+fn body(title: &str, m: &Model, cal: &Calendar) -> Value {
+    let (categories, tags): (Vec<usize>, Vec<usize>) = m.terms.iter().partition(|t| **t < 2);
+    let day = &m.start[..10];
+    json!({
+        "title": title,
+        "start_date": m.start,
+        "end_date": format!("{day} 23:00:00"),
+        "status": m.status,
+        "password": if m.protected { "pw" } else { "" },
+        "hide_from_listings": m.hidden,
+        "featured": m.featured,
+        "tickets": if m.ticketed {
+            json!([{"name": "Door", "url": "https://tickets.example.com/d", "price": "5", "currency": "EUR"}])
+        } else {
+            json!([])
+        },
+        "venue": m.venue.map_or(json!(0), |v| json!({"id": cal.venues[v]})),
+        "organizer": m.organizers.iter().map(|o| json!({"id": cal.organizers[*o]})).collect::<Vec<_>>(),
+        "categories": categories.iter().map(|t| cal.terms[*t]).collect::<Vec<_>>(),
+        "tags": tags.iter().map(|t| cal.terms[*t]).collect::<Vec<_>>(),
+    })
+}
+
+/// A filter of the list, and which events of the model it keeps.
+type Keeps = Box<dyn Fn(&Model, &Calendar) -> bool>;
+
+fn filters(cal: &Calendar) -> Vec<(String, Keeps)> {
+    let term = |i: usize| cal.terms[i];
+    let venue = |i: usize| cal.venues[i];
+    let organizer = |i: usize| cal.organizers[i];
+    vec![
+        (
+            format!("categories={}", term(0)),
+            Box::new(|m: &Model, _: &Calendar| m.terms.contains(&0)),
+        ),
+        (
+            format!("categories={},{}", term(0), term(1)),
+            Box::new(|m: &Model, _: &Calendar| m.terms.contains(&0) || m.terms.contains(&1)),
+        ),
+        (
+            format!("tags={}", term(2)),
+            Box::new(|m: &Model, _: &Calendar| m.terms.contains(&2)),
+        ),
+        (
+            format!("categories={}&tags={},{}", term(0), term(2), term(3)),
+            Box::new(|m: &Model, _: &Calendar| {
+                m.terms.contains(&0) && (m.terms.contains(&2) || m.terms.contains(&3))
+            }),
+        ),
+        (
+            format!("venue={}", venue(0)),
+            Box::new(|m: &Model, _: &Calendar| m.venue == Some(0)),
+        ),
+        (
+            format!("venue={}&venue={}", venue(0), venue(1)),
+            Box::new(|m: &Model, _: &Calendar| m.venue.is_some()),
+        ),
+        (
+            format!("organizer={}", organizer(0)),
+            Box::new(|m: &Model, _: &Calendar| m.organizers.contains(&0)),
+        ),
+        (
+            format!(
+                "organizer={}&organizer={}&featured=1",
+                organizer(0),
+                organizer(1)
+            ),
+            Box::new(|m: &Model, _: &Calendar| !m.organizers.is_empty() && m.featured),
+        ),
+        (
+            "featured=0".into(),
+            Box::new(|m: &Model, _: &Calendar| !m.featured),
+        ),
+        (
+            "ticketed=1".into(),
+            Box::new(|m: &Model, _: &Calendar| m.ticketed),
+        ),
+        (
+            format!("ticketed=0&categories={}", term(1)),
+            Box::new(|m: &Model, _: &Calendar| !m.ticketed && m.terms.contains(&1)),
+        ),
+        (
+            "geoloc=1".into(),
+            Box::new(|m: &Model, c: &Calendar| m.venue.is_some_and(|v| c.venue_located[v])),
+        ),
+        (
+            "geoloc=0".into(),
+            Box::new(|m: &Model, c: &Calendar| !m.venue.is_some_and(|v| c.venue_located[v])),
+        ),
+        (
+            format!("search=gala&tags={}", term(3)),
+            Box::new(|m: &Model, _: &Calendar| m.terms.contains(&3)),
+        ),
+    ]
+}
+
+/// Every filter, for a visitor and for the administrator, against the model.
+async fn assert_lists_match(app: &TestApp, cal: &Calendar, when: &str) {
+    for (query, keeps) in filters(cal) {
+        let names_gone = query.split('&').any(|pair| {
+            let (key, values) = pair.split_once('=').unwrap_or_default();
+            ["categories", "tags", "venue", "organizer"].contains(&key)
+                && values
+                    .split(',')
+                    .any(|v| cal.gone.iter().any(|id| v == id.to_string()))
+        });
+        if names_gone {
+            continue;
+        }
+        for admin in [false, true] {
+            let mut expected: Vec<&str> = cal
+                .events
+                .iter()
+                .filter(|(_, (_, m))| {
+                    let visible = if admin {
+                        m.status != "trash"
+                    } else {
+                        m.status == "publish" && !m.protected
+                    };
+                    visible && !m.hidden && keeps(m, cal)
+                })
+                .map(|(title, _)| title.as_str())
+                .collect();
+            expected.sort_unstable();
+            let path = format!("events?{WINDOW}&{query}");
+            let r = if admin {
+                app.get_as(&path, &app.admin.auth()).await
+            } else {
+                app.get(&path).await
+            };
+            assert_eq!(r.status, 200, "{when}: {path}: {}", r.text);
+            let mut listed = titles(&r);
+            listed.sort_unstable();
+            let who = if admin { "administrator" } else { "visitor" };
+            assert_eq!(listed, expected, "{when}: {query} as {who}");
+            let total: usize = r.header("X-WP-Total").unwrap().parse().unwrap();
+            assert_eq!(total, expected.len(), "{when}: total of {query} as {who}");
+        }
+    }
+}
+
+async fn setup(app: &TestApp) -> Calendar {
+    let mut cal = Calendar {
+        venues: Vec::new(),
+        venue_located: vec![true, false],
+        organizers: Vec::new(),
+        terms: Vec::new(),
+        events: BTreeMap::new(),
+        gone: Vec::new(),
+    };
+    cal.venues.push(
+        app.post(
+            "venues",
+            json!({"venue": "Hall", "geo_lat": 48.85, "geo_lng": 2.35}),
+        )
+        .await
+        .id(),
+    );
+    cal.venues
+        .push(app.post("venues", json!({"venue": "Barn"})).await.id());
+    for name in ["Ann", "Bob"] {
+        cal.organizers.push(
+            app.post("organizers", json!({"organizer": name}))
+                .await
+                .id(),
+        );
+    }
+    for (path, name) in [
+        ("categories", "Music"),
+        ("categories", "Film"),
+        ("tags", "free"),
+        ("tags", "outdoor"),
+    ] {
+        cal.terms
+            .push(app.post(path, json!({"name": name})).await.id());
+    }
+    let base = Model {
+        start: String::new(),
+        status: "publish",
+        protected: false,
+        hidden: false,
+        featured: false,
+        ticketed: false,
+        venue: None,
+        organizers: Vec::new(),
+        terms: Vec::new(),
+    };
+    let events = [
+        Model {
+            venue: Some(0),
+            organizers: vec![0],
+            terms: vec![0, 2],
+            featured: true,
+            ..base.clone()
+        },
+        Model {
+            venue: Some(1),
+            organizers: vec![0, 1],
+            terms: vec![0, 1, 3],
+            ..base.clone()
+        },
+        Model {
+            venue: Some(0),
+            organizers: vec![1],
+            terms: vec![1, 2],
+            ticketed: true,
+            ..base.clone()
+        },
+        Model {
+            terms: vec![0, 3],
+            status: "draft",
+            featured: true,
+            ..base.clone()
+        },
+        Model {
+            venue: Some(1),
+            terms: vec![0, 2, 3],
+            protected: true,
+            ..base.clone()
+        },
+        Model {
+            venue: Some(0),
+            organizers: vec![0],
+            terms: vec![1],
+            hidden: true,
+            ..base.clone()
+        },
+        Model {
+            organizers: vec![1],
+            terms: vec![2],
+            ticketed: true,
+            featured: true,
+            ..base.clone()
+        },
+    ];
+    for (i, mut m) in events.into_iter().enumerate() {
+        m.start = format!("2027-0{}-1{i} 10:00:00", 1 + i % 9);
+        let title = format!("Gala {i}");
+        let id = app.event(body(&title, &m, &cal)).await;
+        cal.events.insert(title, (id, m));
+    }
+    cal
+}
+
+/// Updates an event to its model's state.
+async fn update(app: &TestApp, cal: &mut Calendar, title: &str, change: impl FnOnce(&mut Model)) {
+    let (id, mut m) = cal.events[title].clone();
+    change(&mut m);
+    app.post(&format!("events/{id}"), body(title, &m, cal))
+        .await
+        .assert(200);
+    cal.events.insert(title.to_string(), (id, m));
+}
+
+both!(filtered_lists_follow_every_write, |app| async move {
+    let mut cal = setup(&app).await;
+    assert_lists_match(&app, &cal, "created").await;
+
+    update(&app, &mut cal, "Gala 0", |m| {
+        m.terms = vec![1, 3];
+        m.venue = Some(1);
+        m.organizers = vec![1];
+        m.featured = false;
+        m.ticketed = true;
+        m.start = "2027-11-02 09:00:00".into();
+    })
+    .await;
+    update(&app, &mut cal, "Gala 3", |m| m.status = "publish").await;
+    update(&app, &mut cal, "Gala 4", |m| m.protected = false).await;
+    update(&app, &mut cal, "Gala 5", |m| m.hidden = false).await;
+    update(&app, &mut cal, "Gala 6", |m| m.protected = true).await;
+    assert_lists_match(
+        &app,
+        &cal,
+        "links, flags, dates, status and password changed",
+    )
+    .await;
+
+    let (id, _) = cal.events["Gala 1"];
+    app.delete(&format!("events/{id}")).await.assert(200);
+    cal.events.get_mut("Gala 1").unwrap().1.status = "trash";
+    assert_lists_match(&app, &cal, "trashed").await;
+    update(&app, &mut cal, "Gala 1", |m| m.status = "publish").await;
+    assert_lists_match(&app, &cal, "restored").await;
+
+    // The barn gets coordinates: its events are located now. The hall goes to the
+    // trash, which unlinks it from its events.
+    app.post(
+        &format!("venues/{}", cal.venues[1]),
+        json!({"geo_lat": 51.5, "geo_lng": -0.12}),
+    )
+    .await
+    .assert(200);
+    cal.venue_located[1] = true;
+    assert_lists_match(&app, &cal, "a venue located").await;
+    app.delete(&format!("venues/{}", cal.venues[0]))
+        .await
+        .assert(200);
+    cal.gone.push(cal.venues[0]);
+    for (_, m) in cal.events.values_mut() {
+        if m.venue == Some(0) {
+            m.venue = None;
+        }
+    }
+    assert_lists_match(&app, &cal, "a venue trashed").await;
+
+    // An organizer deleted for good, a tag deleted, an event deleted for good.
+    app.delete(&format!("organizers/{}?force=true", cal.organizers[1]))
+        .await
+        .assert(200);
+    app.delete(&format!("tags/{}?force=true", cal.terms[3]))
+        .await
+        .assert(200);
+    cal.gone.extend([cal.organizers[1], cal.terms[3]]);
+    for (_, m) in cal.events.values_mut() {
+        m.organizers.retain(|o| *o != 1);
+        m.terms.retain(|t| *t != 3);
+    }
+    let (id, _) = cal.events["Gala 2"];
+    app.delete(&format!("events/{id}?force=true"))
+        .await
+        .assert(200);
+    cal.events.remove("Gala 2");
+    assert_lists_match(&app, &cal, "an organizer, a tag and an event deleted").await;
+});
