@@ -1460,24 +1460,8 @@ async fn pg_copy<R>(
     Ok(())
 }
 
-/// Migration 3's own summary of the published, listed events per (start day, end
-/// day) pair, for a load made without its insert trigger: the statement is taken
-/// from the migration, so the two cannot drift apart.
-fn listed_event_days_sql() -> Result<String> {
-    const MIGRATION: &str =
-        include_str!("../src/store/migrations/postgres/0003_listed_event_days.sql");
-    let summary = MIGRATION
-        .find("INSERT INTO listed_event_days")
-        .and_then(|start| Some(&MIGRATION[start..=start + MIGRATION[start..].find(';')?]))
-        .ok_or("migration 3 no longer fills listed_event_days with one INSERT")?;
-    Ok(format!(
-        "DELETE FROM listed_event_days; {summary}
-         ALTER TABLE posts ENABLE TRIGGER listed_event_days_insert;"
-    ))
-}
-
-/// Migration 7's fill of `event_keys`, for a load made without its triggers: taken
-/// from the migration, so the two cannot drift apart.
+/// Migration 7's fill of `event_keys` and of its per-day counts, for a load made
+/// without their triggers: taken from the migration, so the two cannot drift apart.
 fn event_keys_fill_sql(backend: Backend) -> Result<String> {
     let migration = match backend {
         Backend::Sqlite => include_str!("../src/store/migrations/sqlite/0007_event_keys.sql"),
@@ -1495,9 +1479,12 @@ fn event_keys_fill_sql(backend: Backend) -> Result<String> {
     ))
 }
 
-/// `event_keys`' triggers, each kept row by row during a load they would slow down
-/// tenfold (ten keys per event, inserted out of key order).
-const EVENT_KEYS_TRIGGERS: [(&str, &str); 6] = [
+/// `event_keys`' triggers, and the insert trigger of its per-day counts, off during a
+/// load they would slow down tenfold (ten keys per event, inserted out of key order;
+/// each one updating one of a few million counts). Kept row by row, PostgreSQL's
+/// counts would also be left many times their size by the updates of one transaction.
+const EVENT_KEYS_TRIGGERS: [(&str, &str); 7] = [
+    ("event_keys", "event_key_days_insert"),
     ("posts", "event_keys_insert"),
     ("posts", "event_keys_update"),
     ("term_relationships", "event_keys_term_insert"),
@@ -1525,13 +1512,6 @@ async fn load_postgres(
         )
         .await?;
     client.batch_execute("BEGIN").await?;
-    // The day-pair counts (migration 3) are summed once after the load: kept row by
-    // row, each event would update one of a few thousand rows inside the same
-    // transaction, which PostgreSQL cannot prune, and the table would be left a
-    // thousand times its size, every default list count reading its scattered pages.
-    client
-        .batch_execute("ALTER TABLE posts DISABLE TRIGGER listed_event_days_insert")
-        .await?;
     for (table, trigger) in EVENT_KEYS_TRIGGERS {
         client
             .batch_execute(&format!("ALTER TABLE {table} DISABLE TRIGGER {trigger}"))
@@ -1573,7 +1553,6 @@ async fn load_postgres(
 
     let pb = spinner("term counts");
     client.batch_execute(&count_terms_sql(shape.now)).await?;
-    client.batch_execute(&listed_event_days_sql()?).await?;
     client
         .batch_execute(&event_keys_fill_sql(Backend::Postgres)?)
         .await?;

@@ -140,35 +140,6 @@ pub fn utc_day(t: i64) -> i64 {
     t.div_euclid(DAY_SECONDS)
 }
 
-impl EventFilter {
-    /// `(start ≥, end ≤)` of a list that asks for nothing but what every visitor
-    /// sees within a window — the default list, or one with only `start_date` and
-    /// `end_date` — whose count the per-day counts can serve.
-    pub fn plain_window(&self) -> Option<(i64, i64)> {
-        let plain = self.visibility == Visibility::Published
-            && self.statuses.is_empty()
-            && self.include.is_empty()
-            && self.search_words.is_empty()
-            && self.categories.is_empty()
-            && self.tags.is_empty()
-            && self.venues.is_empty()
-            && self.organizers.is_empty()
-            && self.featured.is_none()
-            && self.geoloc.is_none()
-            && self.near_venues.is_none()
-            && self.post_parent.is_none()
-            && self.ticketed.is_none()
-            && self.starts_before.is_none()
-            && self.starts_after.is_none()
-            && self.ends_before.is_none()
-            && self.ends_after.is_none();
-        match (plain, self.start_min, self.end_max) {
-            (true, Some(start), Some(end)) => Some((start, end)),
-            _ => None,
-        }
-    }
-}
-
 /// Splits a search into the words that must all match, lower-cased.
 pub fn search_words(search: &str) -> Vec<String> {
     let mut words: Vec<String> = search

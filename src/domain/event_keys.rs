@@ -8,6 +8,8 @@ use super::event::EventFilter;
 /// A kind of key an event has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum KeyKind {
+    /// The event itself, of value 0: what a list with no key filter reads.
+    Every,
     /// A category or tag: the term's ID (both share one ID sequence).
     Term,
     Venue,
@@ -47,6 +49,20 @@ impl KeyFilter {
         KeyFilter::new(kind, &[i64::from(on)])
     }
 
+    /// Every event, once: the key a list without key filters reads.
+    pub fn every() -> KeyFilter {
+        KeyFilter {
+            kind: KeyKind::Every,
+            values: vec![0],
+        }
+    }
+
+    /// Whether the filter is on a field a password hides (all but [`KeyFilter::every`]):
+    /// a protected event must then not match for those who may not read it.
+    pub fn hides_protected(&self) -> bool {
+        self.kind != KeyKind::Every
+    }
+
     /// Whether an event can meet this filter more than once.
     pub fn may_repeat(&self) -> bool {
         self.kind.multiple() && self.values.len() > 1
@@ -62,6 +78,7 @@ impl KeyFilter {
             KeyKind::Term => 20,
             KeyKind::Featured | KeyKind::Ticketed if self.values == [1] => 10,
             KeyKind::Located if self.values == [1] => 80,
+            KeyKind::Every => 100,
             _ => 90,
         };
         per_value.saturating_mul(u32::try_from(self.values.len()).unwrap_or(u32::MAX))

@@ -101,10 +101,14 @@ pub enum TermRelationships {
 }
 
 #[derive(Iden, Clone, Copy)]
-pub enum ListedEventDays {
+pub enum EventKeyDays {
     Table,
-    StartDay,
+    Kind,
+    Value,
+    Status,
+    Protected,
     EndDay,
+    StartDay,
     Events,
 }
 

@@ -5,19 +5,24 @@
 //! `posts` is visited only for what keys do not hold (search words, `post_parent`,
 //! a scheduled post's date) and for the page's own rows.
 
-use sea_query::{Alias, Cond, Expr, ExprTrait, Order, Query, SelectStatement, SimpleExpr};
+use sea_query::{
+    Alias, Asterisk, Cond, Expr, ExprTrait, Order, Query, SelectStatement, SimpleExpr, UnionType,
+};
 
 use super::list::{date_filters, matching_events};
+use crate::domain::dates;
 use crate::domain::event::EventFilter;
 use crate::domain::event_keys::{KeyFilter, KeyKind};
 use crate::domain::post::{Status, Visibility};
-use crate::store::Backend;
+use crate::store::event_count::KeyWindow;
 use crate::store::posts::contains;
-use crate::store::schema::{EventKeys, Posts};
+use crate::store::schema::{EventKeys, Posts, Terms};
+use crate::store::{Backend, Conn, StoreError};
 
 /// The stored code of a kind (see migration 7).
-fn code(kind: KeyKind) -> i64 {
+pub(in crate::store) fn code(kind: KeyKind) -> i64 {
     match kind {
+        KeyKind::Every => 0,
         KeyKind::Term => 1,
         KeyKind::Venue => 2,
         KeyKind::Organizer => 3,
@@ -66,10 +71,10 @@ fn published(now: i64) -> Cond {
         )
 }
 
-/// Which statuses the list shows, and what the caller may see of them. Every key
-/// filter is on a field a password hides, so a protected event only matches for
-/// those who may read it whole.
-fn visibility(q: &mut SelectStatement, eq: &EventFilter) {
+/// Which statuses the list shows, and what the caller may see of them. A filter on
+/// a field a password hides only matches a protected event for those who may read
+/// it whole.
+fn visibility(q: &mut SelectStatement, eq: &EventFilter, hides_protected: bool) {
     if eq.statuses.is_empty() {
         q.and_where(d(EventKeys::Status).ne(Status::Trash.as_str()));
     } else {
@@ -80,12 +85,16 @@ fn visibility(q: &mut SelectStatement, eq: &EventFilter) {
         Visibility::All => {}
         Visibility::Published => {
             q.cond_where(published(eq.now_utc));
-            q.and_where(unprotected);
+            if hides_protected {
+                q.and_where(unprotected);
+            }
         }
         Visibility::PublishedOrOwn(author) => {
             let own = || d(EventKeys::Author).eq(author);
             q.cond_where(Cond::any().add(published(eq.now_utc)).add(own()));
-            q.cond_where(Cond::any().add(unprotected).add(own()));
+            if hides_protected {
+                q.cond_where(Cond::any().add(unprotected).add(own()));
+            }
         }
     }
 }
@@ -111,11 +120,18 @@ fn has_key(key: &KeyFilter) -> SimpleExpr {
 fn keyed(backend: Backend, eq: &EventFilter, keys: &[KeyFilter]) -> SelectStatement {
     let (first, others) = keys.split_first().expect("a keyed list has a key");
     let mut q = Query::select();
-    q.from_as(EventKeys::Table, driver())
-        .and_where(d(EventKeys::Kind).eq(code(first.kind)))
-        .and_where(d(EventKeys::Value).is_in(first.values.iter().copied()))
-        .and_where(d(EventKeys::Hidden).eq(false));
-    visibility(&mut q, eq);
+    q.from_as(EventKeys::Table, driver());
+    if first.kind == KeyKind::Every && !eq.include.is_empty() {
+        // A few events by ID: from the event index, not every event's key in list
+        // order, which SQLite prefers for the order it gives (a unary `+` keeps a
+        // column off its indexes; PostgreSQL weighs costs and is not misled).
+        q.and_where(Expr::cust("+d.kind").eq(code(first.kind)));
+    } else {
+        q.and_where(d(EventKeys::Kind).eq(code(first.kind)))
+            .and_where(d(EventKeys::Value).is_in(first.values.iter().copied()));
+    }
+    q.and_where(d(EventKeys::Hidden).eq(false));
+    visibility(&mut q, eq, keys.iter().any(KeyFilter::hides_protected));
     date_filters(
         &mut q,
         eq,
@@ -146,15 +162,141 @@ fn keyed(backend: Backend, eq: &EventFilter, keys: &[KeyFilter]) -> SelectStatem
     q
 }
 
-/// `COUNT` of the events a keyed list shows.
-pub(super) fn count(backend: Backend, eq: &EventFilter, keys: &[KeyFilter]) -> SelectStatement {
-    let mut q = keyed(backend, eq, keys);
-    if keys[0].may_repeat() {
-        q.expr(Expr::cust("COUNT(DISTINCT d.event_id)"));
-    } else {
-        q.expr(Expr::cust("COUNT(*)"));
+/// The driver's values one at a time, for a filter that may meet an event more
+/// than once (two categories of one event): one arm per value, the rest unchanged.
+fn arms(keys: &[KeyFilter]) -> Vec<Vec<KeyFilter>> {
+    keys[0]
+        .values
+        .iter()
+        .map(|v| {
+            let mut arm = keys.to_vec();
+            arm[0].values = vec![*v];
+            arm
+        })
+        .collect()
+}
+
+/// The list's total as one key's window of per-day counts, when it is one: a plain
+/// window (bounds below the start and above the end only), no search, `include` or
+/// parent, at most one key filter of one value among those counted per day (every
+/// event, a term, a flag), for a caller whose view the counts hold (an editor's, or a
+/// visitor's; an author's own unpublished posts are not counted apart).
+pub(super) fn aggregate_window(eq: &EventFilter, keys: &[KeyFilter]) -> Option<KeyWindow> {
+    // Bounds below the start and above the end; a side without one is open up to
+    // the dates a post can have.
+    let from = [eq.start_min, eq.starts_after.map(|t| t.saturating_add(1))]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap_or(dates::EARLIEST);
+    let to = [eq.end_max, eq.ends_before.map(|t| t.saturating_sub(1))]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(dates::LATEST);
+    let plain = eq.starts_before.is_none()
+        && eq.ends_after.is_none()
+        && eq.search_words.is_empty()
+        && eq.include.is_empty()
+        && eq.post_parent.is_none();
+    let key = match keys {
+        [] => KeyFilter::every(),
+        [only] if only.values.len() == 1 => only.clone(),
+        _ => return None,
+    };
+    let counted_per_day = !matches!(key.kind, KeyKind::Venue | KeyKind::Organizer);
+    if !plain || !counted_per_day {
+        return None;
     }
-    q
+    let asked: Vec<Status> = if eq.statuses.is_empty() {
+        Status::ALL
+            .into_iter()
+            .filter(|s| *s != Status::Trash)
+            .collect()
+    } else {
+        eq.statuses.clone()
+    };
+    let (statuses, due_by) = match eq.visibility {
+        Visibility::All => (asked.iter().map(|s| s.as_str()).collect(), None),
+        Visibility::Published => (
+            if asked.contains(&Status::Publish) {
+                vec![Status::Publish.as_str()]
+            } else {
+                Vec::new()
+            },
+            asked.contains(&Status::Future).then_some(eq.now_utc),
+        ),
+        Visibility::PublishedOrOwn(_) => return None,
+    };
+    Some(KeyWindow {
+        kind: code(key.kind),
+        value: key.values[0],
+        statuses,
+        unprotected_only: eq.visibility != Visibility::All && key.hides_protected(),
+        from,
+        to,
+        before_day: None,
+        due_by,
+    })
+}
+
+/// Puts the driver's terms in the order [`count`] reads them best: most events first,
+/// by the terms' own counts. Other kinds keep their order (an organizer's events are
+/// few).
+pub(super) async fn largest_first(
+    conn: &mut Conn,
+    keys: &mut [KeyFilter],
+) -> Result<(), StoreError> {
+    let Some(first) = keys.first_mut() else {
+        return Ok(());
+    };
+    if first.kind != KeyKind::Term || !first.may_repeat() {
+        return Ok(());
+    }
+    first.values = conn
+        .query(
+            Query::select()
+                .column(Terms::Id)
+                .from(Terms::Table)
+                .and_where(Expr::col(Terms::Id).is_in(first.values.iter().copied()))
+                .order_by(Terms::Count, Order::Desc)
+                .order_by(Terms::Id, Order::Asc),
+            |r| r.i64(0),
+        )
+        .await?;
+    Ok(())
+}
+
+/// `COUNT`s whose sum is the number of events a keyed list shows, in one statement.
+/// With several values of a filter an event can meet more than once, each value
+/// counts the events the values before it did not: the first value's range is
+/// counted as it is, and each later one's events are probed for the earlier
+/// values. Counting distinct IDs instead sorts every match (200 ms for the 260,000
+/// events of two categories at a million events); this reads each range once and
+/// probes only the later ones, so the largest value should come first.
+pub(super) fn count(backend: Backend, eq: &EventFilter, keys: &[KeyFilter]) -> SelectStatement {
+    if !keys[0].may_repeat() {
+        let mut q = keyed(backend, eq, keys);
+        q.expr(Expr::cust("COUNT(*)"));
+        return q;
+    }
+    let mut counts = arms(keys).into_iter().enumerate().map(|(i, arm)| {
+        let mut q = keyed(backend, eq, &arm);
+        q.expr(Expr::cust("COUNT(*)"));
+        if i > 0 {
+            let earlier = KeyFilter {
+                kind: keys[0].kind,
+                values: keys[0].values[..i].to_vec(),
+            };
+            q.and_where(has_key(&earlier).not());
+        }
+        q
+    });
+    let mut first = counts.next().expect("a filter has a value");
+    for q in counts {
+        first.union(UnionType::All, q);
+    }
+    first
 }
 
 /// The IDs of one page of a keyed list, in list order.
@@ -164,15 +306,51 @@ pub(super) fn page_ids(
     keys: &[KeyFilter],
     offset: u64,
 ) -> SelectStatement {
-    let mut q = keyed(backend, eq, keys);
-    q.column((driver(), EventKeys::EventId));
     if keys[0].may_repeat() {
-        q.group_by_col((driver(), EventKeys::StartUtc))
-            .group_by_col((driver(), EventKeys::EventId));
+        return merged_page_ids(backend, eq, keys, offset);
     }
-    q.order_by((driver(), EventKeys::StartUtc), Order::Asc)
+    let mut q = keyed(backend, eq, keys);
+    q.column((driver(), EventKeys::EventId))
+        .order_by((driver(), EventKeys::StartUtc), Order::Asc)
         .order_by((driver(), EventKeys::EventId), Order::Asc)
         .limit(eq.per_page)
         .offset(offset);
     q
+}
+
+/// A page of a filter with several values an event can meet more than once: the
+/// first `offset + per_page` events of each value, in list order, merged without
+/// repeats. Each range is read from its start, so no value's events are sorted.
+fn merged_page_ids(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    offset: u64,
+) -> SelectStatement {
+    let enough = offset.saturating_add(eq.per_page);
+    let mut arms = arms(keys).into_iter().enumerate().map(|(i, arm)| {
+        let mut q = keyed(backend, eq, &arm);
+        q.column((driver(), EventKeys::StartUtc))
+            .column((driver(), EventKeys::EventId))
+            .order_by((driver(), EventKeys::StartUtc), Order::Asc)
+            .order_by((driver(), EventKeys::EventId), Order::Asc)
+            .limit(enough);
+        Query::select()
+            .column(Asterisk)
+            .from_subquery(q, Alias::new(format!("arm{i}")))
+            .take()
+    });
+    let mut union = arms.next().expect("a filter has a value");
+    for arm in arms {
+        union.union(UnionType::Distinct, arm);
+    }
+    let merged = Alias::new("merged");
+    Query::select()
+        .column((merged.clone(), EventKeys::EventId))
+        .from_subquery(union, merged.clone())
+        .order_by((merged.clone(), EventKeys::StartUtc), Order::Asc)
+        .order_by((merged, EventKeys::EventId), Order::Asc)
+        .limit(eq.per_page)
+        .offset(offset)
+        .take()
 }

@@ -1,7 +1,7 @@
 //! The event list: one page of events and its total, and the venues in a bounding box
-//! that a search near a place narrows the list to. A list that filters on keys
-//! (terms, venues, organizers, flags) reads `event_keys` (see `keys`); any other
-//! reads `posts` and its start index, with the filters below.
+//! that a search near a place narrows the list to. Lists read `event_keys` (see
+//! `keys`) and count from its per-day counts where they can (`store::event_count`);
+//! a PostgreSQL search with no other filter reads `posts`, with the filters below.
 
 use sea_query::{Cond, Expr, ExprTrait, Order, Query, SelectStatement};
 
@@ -46,12 +46,10 @@ pub(super) fn matching_events(backend: Backend, word: &str) -> SelectStatement {
 /// What a search matches in, as the trigram indexes hold it.
 const HAYSTACK: &str = "LOWER(posts.title || ' ' || posts.excerpt || ' ' || posts.description)";
 
-fn search_filter(
-    q: &mut SelectStatement,
-    backend: Backend,
-    words: &[String],
-    protected_content: bool,
-) {
+/// A search on `posts` itself (PostgreSQL's searches without key filters): on the
+/// row, so that PostgreSQL can AND the trigram index's bitmap with the start
+/// index's (migration 4).
+fn search_filter(q: &mut SelectStatement, words: &[String], protected_content: bool) {
     for word in words {
         let pattern = format!("%{}%", posts::escape_like(word));
         if !protected_content {
@@ -63,18 +61,12 @@ fn search_filter(
                     .add(posts::contains((Posts::Table, Posts::Title), word)),
             );
         }
-        if backend == Backend::Sqlite && word.chars().count() >= 3 {
-            q.and_where(col(Posts::Id).in_subquery(matching_events(backend, word)));
-        } else {
-            // On the row itself, so that PostgreSQL can AND the trigram index's bitmap
-            // with the start index's (migration 4).
-            q.and_where(Expr::cust(HAYSTACK).like(sea_query::LikeExpr::new(pattern).escape('\\')));
-        }
+        q.and_where(Expr::cust(HAYSTACK).like(sea_query::LikeExpr::new(pattern).escape('\\')));
     }
 }
 
-/// The filters of a list that filters on no key (see `keys`), on `posts` itself.
-fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventFilter) {
+/// The filters of a PostgreSQL search with no key filter, on `posts` itself.
+fn list_filters(q: &mut SelectStatement, eq: &EventFilter) {
     q.and_where(col(Posts::PostType).eq(PostType::Event.as_str()))
         .and_where(col(Posts::HideFromListings).eq(false));
     posts::status_filters(q, &eq.statuses, &eq.visibility, eq.now_utc);
@@ -82,12 +74,7 @@ fn list_filters(q: &mut SelectStatement, backend: Backend, eq: &EventFilter) {
         q.and_where(col(Posts::Id).is_in(eq.include.iter().copied()));
     }
     date_filters(q, eq, || col(Posts::StartUtc), || col(Posts::EndUtc));
-    search_filter(
-        q,
-        backend,
-        &eq.search_words,
-        eq.visibility == Visibility::All,
-    );
+    search_filter(q, &eq.search_words, eq.visibility == Visibility::All);
     if let Some(parent) = eq.post_parent {
         q.and_where(col(Posts::PostParent).eq(parent));
     }
@@ -127,13 +114,17 @@ pub(super) fn date_filters(
     }
 }
 
+/// How deep a page must be for seeking its first day to beat walking to it.
+const SEEK_FROM: u64 = 1_000;
+
 /// One page of events, ordered by start then ID, and the total.
 pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<(Vec<Event>, u64), StoreError> {
-    let Some(keys) = key_filters(eq) else {
+    let Some(mut keys) = key_filters(eq) else {
         return Ok((Vec::new(), 0));
     };
+    super::keys::largest_first(conn, &mut keys).await?;
     let backend = conn.backend();
-    let may_scan = eq.plain_window().is_none();
+    let may_scan = super::keys::aggregate_window(eq, &keys).is_none();
     crate::store::sqlite::scanning(backend, may_scan, page_and_total(conn, eq, &keys)).await
 }
 
@@ -143,30 +134,54 @@ async fn page_and_total(
     keys: &[KeyFilter],
 ) -> Result<(Vec<Event>, u64), StoreError> {
     let backend = conn.backend();
-    let total = match eq.plain_window() {
-        Some(window) => crate::store::event_count::plain_window(conn, window, eq.now_utc).await?,
-        None => {
-            let count = if keys.is_empty() {
-                let mut count = Query::select();
-                count.expr(col(Posts::Id).count()).from(Posts::Table);
-                list_filters(&mut count, backend, eq);
-                count
-            } else {
-                super::keys::count(backend, eq, keys)
-            };
-            u64::try_from(conn.query_one(&count, |r| r.i64(0)).await?).unwrap_or(0)
-        }
+    // On PostgreSQL a search with no key filter reads `posts`, where it can AND its
+    // trigram index's bitmap with the start index's (migration 4); every other list
+    // reads keys, every event being one when no filter names another.
+    let on_posts = backend == Backend::Postgres && keys.is_empty() && !eq.search_words.is_empty();
+    let every = [KeyFilter::every()];
+    let keys = if keys.is_empty() { &every[..] } else { keys };
+    let window = super::keys::aggregate_window(eq, keys);
+    let total = if let Some(window) = &window {
+        crate::store::event_count::window(conn, window).await?
+    } else {
+        let count = if on_posts {
+            let mut count = Query::select();
+            count.expr(col(Posts::Id).count()).from(Posts::Table);
+            list_filters(&mut count, eq);
+            count
+        } else {
+            super::keys::count(backend, eq, keys)
+        };
+        let parts = conn.query(&count, |r| r.i64(0)).await?;
+        parts
+            .into_iter()
+            .map(|n| u64::try_from(n).unwrap_or(0))
+            .sum()
     };
-    let offset = (eq.page - 1).saturating_mul(eq.per_page);
+    let mut offset = (eq.page - 1).saturating_mul(eq.per_page);
     if total == 0 || offset >= total {
         return Ok((Vec::new(), total));
     }
-    // The page's IDs first, from the index alone, then its rows: skipping to a deep
+    // A deep page of a window the per-day counts serve starts reading at the day
+    // its first event is on, not at the window's start.
+    let mut sought;
+    let mut eq = eq;
+    if let Some(window) = &window
+        && offset >= SEEK_FROM
+        && let Some((start, skipped)) =
+            crate::store::event_count::seek(conn, window, offset).await?
+    {
+        sought = eq.clone();
+        sought.start_min = Some(Ord::max(start, eq.start_min.unwrap_or(start)));
+        offset -= skipped;
+        eq = &sought;
+    }
+    // The page's IDs first, from an index alone, then its rows: skipping to a deep
     // page then reads index entries, not the wide rows of every event before it.
-    let ids = if keys.is_empty() {
+    let ids = if on_posts {
         let mut ids = Query::select();
         ids.column((Posts::Table, Posts::Id)).from(Posts::Table);
-        list_filters(&mut ids, backend, eq);
+        list_filters(&mut ids, eq);
         ids.order_by((Posts::Table, Posts::StartUtc), Order::Asc)
             .order_by((Posts::Table, Posts::Id), Order::Asc)
             .limit(eq.per_page)

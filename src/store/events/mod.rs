@@ -17,6 +17,7 @@ mod schedule;
 mod term_counts;
 mod write;
 
+pub(in crate::store) use keys::code as key_code;
 pub use list::{list, venues_in_box};
 pub use read::{get, get_by_slug, load_links, terms_and_posts};
 pub use relations::{Existing, Relations, distinct_terms, set_relations, term_ids};

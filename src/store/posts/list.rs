@@ -7,6 +7,7 @@ use sea_query::{
 };
 
 use super::{col, post_from_row, select_posts};
+use crate::domain::event_keys::KeyKind;
 use crate::domain::post::{LinkedPostQuery, Post, PostType, Status, Visibility};
 use crate::store::schema::{EventKeys, Posts};
 use crate::store::{Conn, StoreError};
@@ -119,13 +120,18 @@ fn search_filter(q: &mut SelectStatement, lq: &LinkedPostQuery, search: &str) {
     }
 }
 
+/// The kind of key a venue or organizer is to its events.
+fn linked_kind(t: PostType) -> i64 {
+    crate::store::events::key_code(match t {
+        PostType::Venue => KeyKind::Venue,
+        _ => KeyKind::Organizer,
+    })
+}
+
 /// The listed venue's or organizer's key rows in `event_keys` (alias `ev`), with
 /// `extra`: one range of its primary key, whatever the number of events.
 fn linked_events(t: PostType, extra: SimpleExpr) -> SelectStatement {
-    let kind = match t {
-        PostType::Venue => 2,
-        _ => 3,
-    };
+    let kind = linked_kind(t);
     let ev = Alias::new("ev");
     Query::select()
         .expr(Expr::cust("1"))
@@ -140,10 +146,17 @@ fn linked_events(t: PostType, extra: SimpleExpr) -> SelectStatement {
 fn event_filters(q: &mut SelectStatement, lq: &LinkedPostQuery) {
     let ev = |c: EventKeys| Expr::col((Alias::new("ev"), c));
     if let Some(event_id) = lq.event {
-        q.and_where(crate::store::exists(linked_events(
-            lq.post_type,
-            ev(EventKeys::EventId).eq(event_id),
-        )));
+        // From the event's keys, not a probe of every venue's.
+        q.and_where(
+            col(Posts::Id).in_subquery(
+                Query::select()
+                    .column(EventKeys::Value)
+                    .from(EventKeys::Table)
+                    .and_where(Expr::col(EventKeys::EventId).eq(event_id))
+                    .and_where(Expr::col(EventKeys::Kind).eq(linked_kind(lq.post_type)))
+                    .take(),
+            ),
+        );
     }
     if let Some(has) = lq.has_events {
         let counted = ev(EventKeys::Status).is_not_in([

@@ -2,10 +2,10 @@
 -- it, in list order (start, then ID). A filter on any one of them is a range of the
 -- primary key, read from the index alone (its INCLUDE columns hold the rest): no
 -- visit to the wide `posts` rows. Kinds:
---   1  a category or tag (its ID)      4  featured (value 0 or 1)
---   2  its venue (the venue's ID)      5  has tickets (value 0 or 1)
---   3  an organizer (its ID)           6  its venue has coordinates (value 0 or 1)
--- A list without such a filter reads `posts_type_start`, which covers its needs.
+--   0  the event itself (value 0)      4  featured (value 0 or 1)
+--   1  a category or tag (its ID)      5  has tickets (value 0 or 1)
+--   2  its venue (the venue's ID)      6  its venue has coordinates (value 0 or 1)
+--   3  an organizer (its ID)
 -- Triggers keep it exact through every write of posts, term relationships and
 -- organizer links (see `store::events::keys`).
 CREATE TABLE event_keys (
@@ -23,12 +23,30 @@ CREATE TABLE event_keys (
 -- An event's keys, for the triggers and for a second filter checked row by row.
 CREATE INDEX event_keys_event ON event_keys(event_id, kind, value);
 
+-- How many listed events (not hidden from listings) of each key, status and
+-- password state each (start day, end day) pair holds, for the keys whose events
+-- are many (every event, terms, flags; a venue's or organizer's are few enough to
+-- count one by one). A window's count sums the pairs inside it and scans only the
+-- events of its first and last day (see `store::event_count`). Days are UTC days,
+-- `floor(t / 86400)`, written so that SQLite and PostgreSQL agree before 1970.
+CREATE TABLE event_key_days (
+    kind      BIGINT  NOT NULL,
+    value     BIGINT  NOT NULL,
+    status    TEXT    NOT NULL,
+    protected BOOLEAN NOT NULL,
+    end_day   BIGINT  NOT NULL,
+    start_day BIGINT  NOT NULL,
+    events    BIGINT  NOT NULL,
+    PRIMARY KEY (kind, value, status, protected, end_day, start_day) INCLUDE (events)
+);
+
 -- event_keys: fill
 INSERT INTO event_keys (kind, value, start_utc, event_id, end_utc, status, protected, hidden, author)
 SELECT k.kind, k.value, COALESCE(e.start_utc, 0), e.id, COALESCE(e.end_utc, 0), e.status,
        e.password <> '', e.hide_from_listings, e.author
 FROM (
-    SELECT 1 AS kind, term_id AS value, post_id AS id FROM term_relationships
+    SELECT 0 AS kind, 0 AS value, id FROM posts WHERE post_type = 'event'
+    UNION ALL SELECT 1, term_id, post_id FROM term_relationships
     UNION ALL SELECT 2, venue_id, id FROM posts WHERE post_type = 'event' AND venue_id IS NOT NULL
     UNION ALL SELECT 3, organizer_id, event_id FROM event_organizers
     UNION ALL SELECT 4, CASE WHEN featured THEN 1 ELSE 0 END, id FROM posts WHERE post_type = 'event'
@@ -40,16 +58,32 @@ FROM (
 ) k
 JOIN posts e ON e.id = k.id AND e.post_type = 'event'
 ORDER BY 1, 2, 3, 4;
+INSERT INTO event_key_days (kind, value, status, protected, end_day, start_day, events)
+SELECT kind, value, status, protected,
+       (end_utc - ((end_utc % 86400) + 86400) % 86400) / 86400,
+       (start_utc - ((start_utc % 86400) + 86400) % 86400) / 86400,
+       COUNT(*)
+FROM event_keys WHERE NOT hidden AND kind IN (0, 1, 4, 5, 6)
+GROUP BY 1, 2, 3, 4, 5, 6;
 -- event_keys: filled
 
--- The event's own keys (venue and flags; terms and organizers have their own
--- triggers), as its row now says.
+-- The per-day counts of migration 3, for published events of every kind, are now
+-- the kind-0 rows of `event_key_days`.
+DROP TRIGGER listed_event_days_insert ON posts;
+DROP TRIGGER listed_event_days_delete ON posts;
+DROP TRIGGER listed_event_days_update ON posts;
+DROP FUNCTION listed_event_days_sync();
+DROP TABLE listed_event_days;
+
+-- The event's own keys (itself, venue and flags; terms and organizers have their
+-- own triggers), as its row now says.
 CREATE FUNCTION event_keys_own(e posts) RETURNS void LANGUAGE sql AS $$
     INSERT INTO event_keys (kind, value, start_utc, event_id, end_utc, status, protected, hidden, author)
     SELECT k.kind, k.value, COALESCE(e.start_utc, 0), e.id, COALESCE(e.end_utc, 0), e.status,
            e.password <> '', e.hide_from_listings, e.author
     FROM (
-        SELECT 2::bigint AS kind, e.venue_id AS value WHERE e.venue_id IS NOT NULL
+        SELECT 0::bigint AS kind, 0::bigint AS value
+        UNION ALL SELECT 2, e.venue_id WHERE e.venue_id IS NOT NULL
         UNION ALL SELECT 4, CASE WHEN e.featured THEN 1 ELSE 0 END
         UNION ALL SELECT 5, CASE WHEN e.tickets <> '' THEN 1 ELSE 0 END
         UNION ALL SELECT 6, CASE WHEN EXISTS (
@@ -67,13 +101,19 @@ BEGIN
     ELSE
         IF OLD.venue_id IS DISTINCT FROM NEW.venue_id OR OLD.featured IS DISTINCT FROM NEW.featured
            OR (OLD.tickets <> '') IS DISTINCT FROM (NEW.tickets <> '') THEN
-            DELETE FROM event_keys WHERE event_id = NEW.id AND kind IN (2, 4, 5, 6);
+            DELETE FROM event_keys WHERE event_id = NEW.id AND kind IN (0, 2, 4, 5, 6);
             PERFORM event_keys_own(NEW);
         END IF;
-        UPDATE event_keys SET start_utc = COALESCE(NEW.start_utc, 0), end_utc = COALESCE(NEW.end_utc, 0),
-            status = NEW.status, protected = NEW.password <> '', hidden = NEW.hide_from_listings,
-            author = NEW.author
-        WHERE event_id = NEW.id;
+        IF OLD.start_utc IS DISTINCT FROM NEW.start_utc OR OLD.end_utc IS DISTINCT FROM NEW.end_utc
+           OR OLD.status IS DISTINCT FROM NEW.status
+           OR (OLD.password <> '') IS DISTINCT FROM (NEW.password <> '')
+           OR OLD.hide_from_listings IS DISTINCT FROM NEW.hide_from_listings
+           OR OLD.author IS DISTINCT FROM NEW.author THEN
+            UPDATE event_keys SET start_utc = COALESCE(NEW.start_utc, 0),
+                end_utc = COALESCE(NEW.end_utc, 0), status = NEW.status,
+                protected = NEW.password <> '', hidden = NEW.hide_from_listings, author = NEW.author
+            WHERE event_id = NEW.id;
+        END IF;
     END IF;
     RETURN NULL;
 END
@@ -164,3 +204,36 @@ CREATE TRIGGER event_keys_organizer_insert AFTER INSERT ON event_organizers FOR 
 EXECUTE FUNCTION event_keys_link_sync('3');
 CREATE TRIGGER event_keys_organizer_delete AFTER DELETE ON event_organizers FOR EACH ROW
 EXECUTE FUNCTION event_keys_link_sync('3');
+
+CREATE FUNCTION event_key_days_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP <> 'INSERT' AND NOT OLD.hidden AND OLD.kind IN (0, 1, 4, 5, 6) THEN
+        UPDATE event_key_days SET events = events - 1
+        WHERE kind = OLD.kind AND value = OLD.value AND status = OLD.status
+          AND protected = OLD.protected
+          AND end_day = (OLD.end_utc - ((OLD.end_utc % 86400) + 86400) % 86400) / 86400
+          AND start_day = (OLD.start_utc - ((OLD.start_utc % 86400) + 86400) % 86400) / 86400;
+    END IF;
+    IF TG_OP <> 'DELETE' AND NOT NEW.hidden AND NEW.kind IN (0, 1, 4, 5, 6) THEN
+        INSERT INTO event_key_days (kind, value, status, protected, end_day, start_day, events)
+        VALUES (NEW.kind, NEW.value, NEW.status, NEW.protected,
+                (NEW.end_utc - ((NEW.end_utc % 86400) + 86400) % 86400) / 86400,
+                (NEW.start_utc - ((NEW.start_utc % 86400) + 86400) % 86400) / 86400, 1)
+        ON CONFLICT (kind, value, status, protected, end_day, start_day)
+        DO UPDATE SET events = event_key_days.events + 1;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER event_key_days_insert AFTER INSERT ON event_keys FOR EACH ROW
+WHEN (NOT NEW.hidden AND NEW.kind IN (0, 1, 4, 5, 6))
+EXECUTE FUNCTION event_key_days_sync();
+
+CREATE TRIGGER event_key_days_delete AFTER DELETE ON event_keys FOR EACH ROW
+WHEN (NOT OLD.hidden AND OLD.kind IN (0, 1, 4, 5, 6))
+EXECUTE FUNCTION event_key_days_sync();
+
+CREATE TRIGGER event_key_days_update AFTER UPDATE ON event_keys FOR EACH ROW
+WHEN (OLD IS DISTINCT FROM NEW)
+EXECUTE FUNCTION event_key_days_sync();

@@ -2,10 +2,10 @@
 -- it, in list order (start, then ID). A filter on any one of them is a range of the
 -- primary key, read from the index alone: no visit to the wide `posts` rows, whose
 -- descriptions make each visit a page read. Kinds:
---   1  a category or tag (its ID)      4  featured (value 0 or 1)
---   2  its venue (the venue's ID)      5  has tickets (value 0 or 1)
---   3  an organizer (its ID)           6  its venue has coordinates (value 0 or 1)
--- A list without such a filter reads `posts_type_start`, which covers its needs.
+--   0  the event itself (value 0)      4  featured (value 0 or 1)
+--   1  a category or tag (its ID)      5  has tickets (value 0 or 1)
+--   2  its venue (the venue's ID)      6  its venue has coordinates (value 0 or 1)
+--   3  an organizer (its ID)
 -- Triggers keep it exact through every write of posts, term relationships and
 -- organizer links (see `store::events::keys`).
 CREATE TABLE event_keys (
@@ -23,12 +23,30 @@ CREATE TABLE event_keys (
 -- An event's keys, for the triggers and for a second filter checked row by row.
 CREATE INDEX event_keys_event ON event_keys(event_id, kind, value);
 
+-- How many listed events (not hidden from listings) of each key, status and
+-- password state each (start day, end day) pair holds, for the keys whose events
+-- are many (every event, terms, flags; a venue's or organizer's are few enough to
+-- count one by one). A window's count sums the pairs inside it and scans only the
+-- events of its first and last day (see `store::event_count`). Days are UTC days,
+-- `floor(t / 86400)`, written so that SQLite and PostgreSQL agree before 1970.
+CREATE TABLE event_key_days (
+    kind      INTEGER NOT NULL,
+    value     INTEGER NOT NULL,
+    status    TEXT    NOT NULL,
+    protected INTEGER NOT NULL,
+    end_day   INTEGER NOT NULL,
+    start_day INTEGER NOT NULL,
+    events    INTEGER NOT NULL,
+    PRIMARY KEY (kind, value, status, protected, end_day, start_day)
+) WITHOUT ROWID;
+
 -- event_keys: fill
 INSERT INTO event_keys (kind, value, start_utc, event_id, end_utc, status, protected, hidden, author)
 SELECT k.kind, k.value, COALESCE(e.start_utc, 0), e.id, COALESCE(e.end_utc, 0), e.status,
        e.password <> '', e.hide_from_listings, e.author
 FROM (
-    SELECT 1 AS kind, term_id AS value, post_id AS id FROM term_relationships
+    SELECT 0 AS kind, 0 AS value, id FROM posts WHERE post_type = 'event'
+    UNION ALL SELECT 1, term_id, post_id FROM term_relationships
     UNION ALL SELECT 2, venue_id, id FROM posts WHERE post_type = 'event' AND venue_id IS NOT NULL
     UNION ALL SELECT 3, organizer_id, event_id FROM event_organizers
     UNION ALL SELECT 4, CASE WHEN featured THEN 1 ELSE 0 END, id FROM posts WHERE post_type = 'event'
@@ -40,14 +58,30 @@ FROM (
 ) k
 JOIN posts e ON e.id = k.id AND e.post_type = 'event'
 ORDER BY 1, 2, 3, 4;
+INSERT INTO event_key_days (kind, value, status, protected, end_day, start_day, events)
+SELECT kind, value, status, protected,
+       (end_utc - ((end_utc % 86400) + 86400) % 86400) / 86400,
+       (start_utc - ((start_utc % 86400) + 86400) % 86400) / 86400,
+       COUNT(*)
+FROM event_keys WHERE hidden = 0 AND kind IN (0, 1, 4, 5, 6)
+GROUP BY 1, 2, 3, 4, 5, 6;
 -- event_keys: filled
+
+-- The per-day counts of migration 3, for published events of every kind, are now
+-- the kind-0 rows of `event_key_days`.
+DROP TRIGGER listed_event_days_insert;
+DROP TRIGGER listed_event_days_delete;
+DROP TRIGGER listed_event_days_update_old;
+DROP TRIGGER listed_event_days_update_new;
+DROP TABLE listed_event_days;
 
 CREATE TRIGGER event_keys_insert AFTER INSERT ON posts WHEN new.post_type = 'event' BEGIN
     INSERT INTO event_keys (kind, value, start_utc, event_id, end_utc, status, protected, hidden, author)
     SELECT k.kind, k.value, COALESCE(new.start_utc, 0), new.id, COALESCE(new.end_utc, 0),
            new.status, new.password <> '', new.hide_from_listings, new.author
     FROM (
-        SELECT 2 AS kind, new.venue_id AS value WHERE new.venue_id IS NOT NULL
+        SELECT 0 AS kind, 0 AS value
+        UNION ALL SELECT 2, new.venue_id WHERE new.venue_id IS NOT NULL
         UNION ALL SELECT 4, CASE WHEN new.featured THEN 1 ELSE 0 END
         UNION ALL SELECT 5, CASE WHEN new.tickets <> '' THEN 1 ELSE 0 END
         UNION ALL SELECT 6, CASE WHEN EXISTS (
@@ -123,4 +157,40 @@ END;
 
 CREATE TRIGGER event_keys_organizer_delete AFTER DELETE ON event_organizers BEGIN
     DELETE FROM event_keys WHERE event_id = old.event_id AND kind = 3 AND value = old.organizer_id;
+END;
+
+CREATE TRIGGER event_key_days_insert AFTER INSERT ON event_keys
+WHEN new.hidden = 0 AND new.kind IN (0, 1, 4, 5, 6) BEGIN
+    INSERT INTO event_key_days (kind, value, status, protected, end_day, start_day, events)
+    VALUES (new.kind, new.value, new.status, new.protected,
+            (new.end_utc - ((new.end_utc % 86400) + 86400) % 86400) / 86400,
+            (new.start_utc - ((new.start_utc % 86400) + 86400) % 86400) / 86400, 1)
+    ON CONFLICT (kind, value, status, protected, end_day, start_day) DO UPDATE SET events = events + 1;
+END;
+
+CREATE TRIGGER event_key_days_delete AFTER DELETE ON event_keys
+WHEN old.hidden = 0 AND old.kind IN (0, 1, 4, 5, 6) BEGIN
+    UPDATE event_key_days SET events = events - 1
+    WHERE kind = old.kind AND value = old.value AND status = old.status AND protected = old.protected
+      AND end_day = (old.end_utc - ((old.end_utc % 86400) + 86400) % 86400) / 86400
+      AND start_day = (old.start_utc - ((old.start_utc % 86400) + 86400) % 86400) / 86400;
+END;
+
+-- An update is the removal of the old row and the addition of the new one, each
+-- only where that row is counted.
+CREATE TRIGGER event_key_days_update_old AFTER UPDATE ON event_keys
+WHEN old.hidden = 0 AND old.kind IN (0, 1, 4, 5, 6) BEGIN
+    UPDATE event_key_days SET events = events - 1
+    WHERE kind = old.kind AND value = old.value AND status = old.status AND protected = old.protected
+      AND end_day = (old.end_utc - ((old.end_utc % 86400) + 86400) % 86400) / 86400
+      AND start_day = (old.start_utc - ((old.start_utc % 86400) + 86400) % 86400) / 86400;
+END;
+
+CREATE TRIGGER event_key_days_update_new AFTER UPDATE ON event_keys
+WHEN new.hidden = 0 AND new.kind IN (0, 1, 4, 5, 6) BEGIN
+    INSERT INTO event_key_days (kind, value, status, protected, end_day, start_day, events)
+    VALUES (new.kind, new.value, new.status, new.protected,
+            (new.end_utc - ((new.end_utc % 86400) + 86400) % 86400) / 86400,
+            (new.start_utc - ((new.start_utc % 86400) + 86400) % 86400) / 86400, 1)
+    ON CONFLICT (kind, value, status, protected, end_day, start_day) DO UPDATE SET events = events + 1;
 END;
