@@ -1460,7 +1460,7 @@ async fn pg_copy<R>(
     Ok(())
 }
 
-/// Migration 7's fill of `event_keys` and of its per-day counts, for a load made
+/// Migration 7's fill of `event_keys` and of its summaries, for a load made
 /// without their triggers: taken from the migration, so the two cannot drift apart.
 fn event_keys_fill_sql(backend: Backend) -> Result<String> {
     let migration = match backend {
@@ -1474,17 +1474,18 @@ fn event_keys_fill_sql(backend: Backend) -> Result<String> {
         .find("-- event_keys: filled")
         .ok_or("migration 7 lost its filled marker")?;
     Ok(format!(
-        "DELETE FROM event_keys;\n{}",
+        "DELETE FROM event_keys; DELETE FROM event_key_days; DELETE FROM linked_event_stats;\n{}",
         &migration[start..end]
     ))
 }
 
-/// `event_keys`' triggers, and the insert trigger of its per-day counts, off during a
+/// `event_keys`' triggers, and the insert triggers of its summaries, off during a
 /// load they would slow down tenfold (ten keys per event, inserted out of key order;
 /// each one updating one of a few million counts). Kept row by row, PostgreSQL's
 /// counts would also be left many times their size by the updates of one transaction.
-const EVENT_KEYS_TRIGGERS: [(&str, &str); 7] = [
+const EVENT_KEYS_TRIGGERS: [(&str, &str); 8] = [
     ("event_keys", "event_key_days_insert"),
+    ("event_keys", "linked_event_stats_insert"),
     ("posts", "event_keys_insert"),
     ("posts", "event_keys_update"),
     ("term_relationships", "event_keys_term_insert"),

@@ -127,6 +127,16 @@ pub enum EventKeys {
 }
 
 #[derive(Iden, Clone, Copy)]
+pub enum LinkedEventStats {
+    Table,
+    Kind,
+    Value,
+    Counted,
+    PublicLast,
+    ListedLast,
+}
+
+#[derive(Iden, Clone, Copy)]
 pub enum AuthFailures {
     Table,
     Key,

@@ -162,6 +162,47 @@ fn keyed(backend: Backend, eq: &EventFilter, keys: &[KeyFilter]) -> SelectStatem
     q
 }
 
+/// Whether the list's first two filters are intersected by merging their ranges,
+/// both in list order, rather than probing the second for each event of the first.
+/// SQLite merges a compound `INTERSECT` ordered by its columns in one pass over both
+/// (a category of 255,000 events and a tag of 145,000: 35 ms, where 145,000 probes
+/// took 230 ms), but a probe is still cheaper when the first range is small, as a
+/// venue's or an organizer's is. PostgreSQL plans the probes as a join itself.
+fn merges(backend: Backend, keys: &[KeyFilter]) -> bool {
+    backend == Backend::Sqlite
+        && keys.len() >= 2
+        && keys[..2]
+            .iter()
+            .all(|k| !matches!(k.kind, KeyKind::Venue | KeyKind::Organizer) && !k.may_repeat())
+}
+
+/// The (start, ID) of the events meeting both of the first two filters, in list
+/// order, by a merge of their ranges; every other condition is checked on the first.
+fn merged(backend: Backend, eq: &EventFilter, keys: &[KeyFilter]) -> SelectStatement {
+    let first: Vec<KeyFilter> = std::iter::once(keys[0].clone())
+        .chain(keys[2..].iter().cloned())
+        .collect();
+    let mut merged = keyed(backend, eq, &first);
+    merged
+        .column((driver(), EventKeys::StartUtc))
+        .column((driver(), EventKeys::EventId));
+    let plain = EventFilter {
+        search_words: Vec::new(),
+        include: Vec::new(),
+        post_parent: None,
+        ..eq.clone()
+    };
+    let mut second = keyed(backend, &plain, &keys[1..2]);
+    second
+        .column((driver(), EventKeys::StartUtc))
+        .column((driver(), EventKeys::EventId));
+    merged
+        .union(UnionType::Intersect, second)
+        .order_by(EventKeys::StartUtc, Order::Asc)
+        .order_by(EventKeys::EventId, Order::Asc);
+    merged
+}
+
 /// The driver's values one at a time, for a filter that may meet an event more
 /// than once (two categories of one event): one arm per value, the rest unchanged.
 fn arms(keys: &[KeyFilter]) -> Vec<Vec<KeyFilter>> {
@@ -275,6 +316,12 @@ pub(super) async fn largest_first(
 /// events of two categories at a million events); this reads each range once and
 /// probes only the later ones, so the largest value should come first.
 pub(super) fn count(backend: Backend, eq: &EventFilter, keys: &[KeyFilter]) -> SelectStatement {
+    if merges(backend, keys) {
+        return Query::select()
+            .expr(Expr::cust("COUNT(*)"))
+            .from_subquery(merged(backend, eq, keys), Alias::new("merged"))
+            .take();
+    }
     if !keys[0].may_repeat() {
         let mut q = keyed(backend, eq, keys);
         q.expr(Expr::cust("COUNT(*)"));
@@ -306,6 +353,17 @@ pub(super) fn page_ids(
     keys: &[KeyFilter],
     offset: u64,
 ) -> SelectStatement {
+    if merges(backend, keys) {
+        let m = Alias::new("merged");
+        return Query::select()
+            .column((m.clone(), EventKeys::EventId))
+            .from_subquery(merged(backend, eq, keys), m.clone())
+            .order_by((m.clone(), EventKeys::StartUtc), Order::Asc)
+            .order_by((m, EventKeys::EventId), Order::Asc)
+            .limit(eq.per_page)
+            .offset(offset)
+            .take();
+    }
     if keys[0].may_repeat() {
         return merged_page_ids(backend, eq, keys, offset);
     }
@@ -353,4 +411,37 @@ fn merged_page_ids(
         .limit(eq.per_page)
         .offset(offset)
         .take()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sea_query::SqliteQueryBuilder;
+
+    #[test]
+    fn two_terms_merge_in_list_order() {
+        let keys = [
+            KeyFilter {
+                kind: KeyKind::Term,
+                values: vec![7],
+            },
+            KeyFilter {
+                kind: KeyKind::Featured,
+                values: vec![1],
+            },
+        ];
+        let eq = EventFilter {
+            page: 1,
+            per_page: 10,
+            ..EventFilter::default()
+        };
+        let sql = count(Backend::Sqlite, &eq, &keys).to_string(SqliteQueryBuilder);
+        let intersect = sql.find("INTERSECT").expect(&sql);
+        let order = sql.rfind("ORDER BY").expect(&sql);
+        assert!(order > intersect, "the whole compound is ordered: {sql}");
+        assert!(
+            sql.contains("ORDER BY \"start_utc\" ASC, \"event_id\" ASC"),
+            "{sql}"
+        );
+    }
 }

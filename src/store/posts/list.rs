@@ -9,7 +9,7 @@ use sea_query::{
 use super::{col, post_from_row, select_posts};
 use crate::domain::event_keys::KeyKind;
 use crate::domain::post::{LinkedPostQuery, Post, PostType, Status, Visibility};
-use crate::store::schema::{EventKeys, Posts};
+use crate::store::schema::{EventKeys, LinkedEventStats, Posts};
 use crate::store::{Conn, StoreError};
 
 /// Escapes `%` and `_` for a LIKE pattern. Both backends treat `\` as the escape
@@ -159,30 +159,48 @@ fn event_filters(q: &mut SelectStatement, lq: &LinkedPostQuery) {
         );
     }
     if let Some(has) = lq.has_events {
-        let counted = ev(EventKeys::Status).is_not_in([
-            Status::Draft.as_str(),
-            Status::Pending.as_str(),
-            Status::Trash.as_str(),
-        ]);
-        let linked = crate::store::exists(linked_events(lq.post_type, counted));
-        q.and_where(if has { linked } else { linked.not() });
+        let with_events = stats(lq.post_type, Expr::col(LinkedEventStats::Counted).gt(0));
+        q.and_where(if has {
+            col(Posts::Id).in_subquery(with_events)
+        } else {
+            col(Posts::Id).not_in_subquery(with_events)
+        });
     }
     if lq.only_with_upcoming {
-        let status = ev(EventKeys::Status);
-        let visible = match lq.visibility {
-            Visibility::All => status.ne(Status::Trash.as_str()),
-            Visibility::Published => status.eq(Status::Publish.as_str()),
-            Visibility::PublishedOrOwn(author) => {
-                status.eq(Status::Publish.as_str()).or(ev(EventKeys::Author)
-                    .eq(author)
-                    .and(ev(EventKeys::Status).ne(Status::Trash.as_str())))
+        let latest = |c: LinkedEventStats| stats(lq.post_type, Expr::col(c).gte(lq.now_utc));
+        match lq.visibility {
+            Visibility::All => {
+                q.and_where(col(Posts::Id).in_subquery(latest(LinkedEventStats::ListedLast)));
             }
-        };
-        let upcoming = visible
-            .and(ev(EventKeys::StartUtc).gte(lq.now_utc))
-            .and(ev(EventKeys::Hidden).eq(false));
-        q.and_where(crate::store::exists(linked_events(lq.post_type, upcoming)));
+            Visibility::Published => {
+                q.and_where(col(Posts::Id).in_subquery(latest(LinkedEventStats::PublicLast)));
+            }
+            // Published events, or the author's own: not summarized, so looked for.
+            Visibility::PublishedOrOwn(author) => {
+                let visible =
+                    ev(EventKeys::Status)
+                        .eq(Status::Publish.as_str())
+                        .or(ev(EventKeys::Author)
+                            .eq(author)
+                            .and(ev(EventKeys::Status).ne(Status::Trash.as_str())));
+                let upcoming = visible
+                    .and(ev(EventKeys::StartUtc).gte(lq.now_utc))
+                    .and(ev(EventKeys::Hidden).eq(false));
+                q.and_where(crate::store::exists(linked_events(lq.post_type, upcoming)));
+            }
+        }
     }
+}
+
+/// The venues or organizers whose summary of their events (`linked_event_stats`,
+/// migration 7) meets `cond`.
+fn stats(t: PostType, cond: SimpleExpr) -> SelectStatement {
+    Query::select()
+        .column(LinkedEventStats::Value)
+        .from(LinkedEventStats::Table)
+        .and_where(Expr::col(LinkedEventStats::Kind).eq(linked_kind(t)))
+        .and_where(cond)
+        .take()
 }
 
 /// `status = 'publish'`, or a scheduled post whose date has passed.

@@ -40,6 +40,19 @@ CREATE TABLE event_key_days (
     PRIMARY KEY (kind, value, status, protected, end_day, start_day) INCLUDE (events)
 );
 
+-- Per venue (kind 2) and organizer (kind 3): how many of its events count as
+-- having events (any status but draft, pending and trash), and the latest start
+-- among its published events and among all but trashed ones, not hidden from
+-- listings. `has_events` and `only_with_upcoming` read these, not the events.
+CREATE TABLE linked_event_stats (
+    kind        BIGINT NOT NULL,
+    value       BIGINT NOT NULL,
+    counted     BIGINT NOT NULL,
+    public_last BIGINT,
+    listed_last BIGINT,
+    PRIMARY KEY (kind, value)
+);
+
 -- event_keys: fill
 INSERT INTO event_keys (kind, value, start_utc, event_id, end_utc, status, protected, hidden, author)
 SELECT k.kind, k.value, COALESCE(e.start_utc, 0), e.id, COALESCE(e.end_utc, 0), e.status,
@@ -65,6 +78,13 @@ SELECT kind, value, status, protected,
        COUNT(*)
 FROM event_keys WHERE NOT hidden AND kind IN (0, 1, 4, 5, 6)
 GROUP BY 1, 2, 3, 4, 5, 6;
+INSERT INTO linked_event_stats (kind, value, counted, public_last, listed_last)
+SELECT kind, value,
+       SUM(CASE WHEN status NOT IN ('draft', 'pending', 'trash') THEN 1 ELSE 0 END),
+       MAX(CASE WHEN status = 'publish' AND NOT hidden THEN start_utc END),
+       MAX(CASE WHEN status <> 'trash' AND NOT hidden THEN start_utc END)
+FROM event_keys WHERE kind IN (2, 3)
+GROUP BY kind, value;
 -- event_keys: filled
 
 -- The per-day counts of migration 3, for published events of every kind, are now
@@ -237,3 +257,49 @@ EXECUTE FUNCTION event_key_days_sync();
 CREATE TRIGGER event_key_days_update AFTER UPDATE ON event_keys FOR EACH ROW
 WHEN (OLD IS DISTINCT FROM NEW)
 EXECUTE FUNCTION event_key_days_sync();
+
+-- A key removed: uncounted, and if it held a latest start, that is looked up again
+-- among the keys as they now are (one step back along the key's range). A key added:
+-- counted, and maybe the latest start. An update is both; PostgreSQL runs row
+-- triggers after the statement, so the look-up sees every row it changed.
+CREATE FUNCTION linked_event_stats_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP <> 'INSERT' AND OLD.kind IN (2, 3) THEN
+        UPDATE linked_event_stats SET
+            counted = counted - CASE WHEN OLD.status NOT IN ('draft', 'pending', 'trash') THEN 1 ELSE 0 END,
+            public_last = CASE WHEN OLD.status = 'publish' AND NOT OLD.hidden AND OLD.start_utc >= public_last
+                THEN (SELECT MAX(k.start_utc) FROM event_keys k WHERE k.kind = OLD.kind AND k.value = OLD.value
+                      AND k.status = 'publish' AND NOT k.hidden)
+                ELSE public_last END,
+            listed_last = CASE WHEN OLD.status <> 'trash' AND NOT OLD.hidden AND OLD.start_utc >= listed_last
+                THEN (SELECT MAX(k.start_utc) FROM event_keys k WHERE k.kind = OLD.kind AND k.value = OLD.value
+                      AND k.status <> 'trash' AND NOT k.hidden)
+                ELSE listed_last END
+        WHERE kind = OLD.kind AND value = OLD.value;
+    END IF;
+    IF TG_OP <> 'DELETE' AND NEW.kind IN (2, 3) THEN
+        INSERT INTO linked_event_stats AS s (kind, value, counted, public_last, listed_last)
+        VALUES (NEW.kind, NEW.value,
+                CASE WHEN NEW.status NOT IN ('draft', 'pending', 'trash') THEN 1 ELSE 0 END,
+                CASE WHEN NEW.status = 'publish' AND NOT NEW.hidden THEN NEW.start_utc END,
+                CASE WHEN NEW.status <> 'trash' AND NOT NEW.hidden THEN NEW.start_utc END)
+        ON CONFLICT (kind, value) DO UPDATE SET
+            counted = s.counted + excluded.counted,
+            public_last = GREATEST(s.public_last, excluded.public_last),
+            listed_last = GREATEST(s.listed_last, excluded.listed_last);
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER linked_event_stats_insert AFTER INSERT ON event_keys FOR EACH ROW
+WHEN (NEW.kind IN (2, 3))
+EXECUTE FUNCTION linked_event_stats_sync();
+
+CREATE TRIGGER linked_event_stats_delete AFTER DELETE ON event_keys FOR EACH ROW
+WHEN (OLD.kind IN (2, 3))
+EXECUTE FUNCTION linked_event_stats_sync();
+
+CREATE TRIGGER linked_event_stats_update AFTER UPDATE ON event_keys FOR EACH ROW
+WHEN ((OLD.kind IN (2, 3) OR NEW.kind IN (2, 3)) AND OLD IS DISTINCT FROM NEW)
+EXECUTE FUNCTION linked_event_stats_sync();

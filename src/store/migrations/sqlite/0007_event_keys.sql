@@ -40,6 +40,19 @@ CREATE TABLE event_key_days (
     PRIMARY KEY (kind, value, status, protected, end_day, start_day)
 ) WITHOUT ROWID;
 
+-- Per venue (kind 2) and organizer (kind 3): how many of its events count as
+-- having events (any status but draft, pending and trash), and the latest start
+-- among its published events and among all but trashed ones, not hidden from
+-- listings. `has_events` and `only_with_upcoming` read these, not the events.
+CREATE TABLE linked_event_stats (
+    kind        INTEGER NOT NULL,
+    value       INTEGER NOT NULL,
+    counted     INTEGER NOT NULL,
+    public_last INTEGER,
+    listed_last INTEGER,
+    PRIMARY KEY (kind, value)
+) WITHOUT ROWID;
+
 -- event_keys: fill
 INSERT INTO event_keys (kind, value, start_utc, event_id, end_utc, status, protected, hidden, author)
 SELECT k.kind, k.value, COALESCE(e.start_utc, 0), e.id, COALESCE(e.end_utc, 0), e.status,
@@ -65,6 +78,13 @@ SELECT kind, value, status, protected,
        COUNT(*)
 FROM event_keys WHERE hidden = 0 AND kind IN (0, 1, 4, 5, 6)
 GROUP BY 1, 2, 3, 4, 5, 6;
+INSERT INTO linked_event_stats (kind, value, counted, public_last, listed_last)
+SELECT kind, value,
+       SUM(CASE WHEN status NOT IN ('draft', 'pending', 'trash') THEN 1 ELSE 0 END),
+       MAX(CASE WHEN status = 'publish' AND hidden = 0 THEN start_utc END),
+       MAX(CASE WHEN status <> 'trash' AND hidden = 0 THEN start_utc END)
+FROM event_keys WHERE kind IN (2, 3)
+GROUP BY kind, value;
 -- event_keys: filled
 
 -- The per-day counts of migration 3, for published events of every kind, are now
@@ -193,4 +213,67 @@ WHEN new.hidden = 0 AND new.kind IN (0, 1, 4, 5, 6) BEGIN
             (new.end_utc - ((new.end_utc % 86400) + 86400) % 86400) / 86400,
             (new.start_utc - ((new.start_utc % 86400) + 86400) % 86400) / 86400, 1)
     ON CONFLICT (kind, value, status, protected, end_day, start_day) DO UPDATE SET events = events + 1;
+END;
+
+-- A key added: counted, and maybe the latest start. `MAX(COALESCE(a, b), COALESCE(b, a))`
+-- is the larger of two starts either of which may be NULL.
+CREATE TRIGGER linked_event_stats_insert AFTER INSERT ON event_keys WHEN new.kind IN (2, 3) BEGIN
+    INSERT INTO linked_event_stats (kind, value, counted, public_last, listed_last)
+    VALUES (new.kind, new.value,
+            CASE WHEN new.status NOT IN ('draft', 'pending', 'trash') THEN 1 ELSE 0 END,
+            CASE WHEN new.status = 'publish' AND new.hidden = 0 THEN new.start_utc END,
+            CASE WHEN new.status <> 'trash' AND new.hidden = 0 THEN new.start_utc END)
+    ON CONFLICT (kind, value) DO UPDATE SET
+        counted = counted + excluded.counted,
+        public_last = MAX(COALESCE(public_last, excluded.public_last),
+                          COALESCE(excluded.public_last, public_last)),
+        listed_last = MAX(COALESCE(listed_last, excluded.listed_last),
+                          COALESCE(excluded.listed_last, listed_last));
+END;
+
+-- A key removed: uncounted; if it held a latest start, that is looked up again among
+-- the keys left (one step back along the key's range).
+CREATE TRIGGER linked_event_stats_delete AFTER DELETE ON event_keys WHEN old.kind IN (2, 3) BEGIN
+    UPDATE linked_event_stats SET
+        counted = counted - CASE WHEN old.status NOT IN ('draft', 'pending', 'trash') THEN 1 ELSE 0 END,
+        public_last = CASE WHEN old.status = 'publish' AND old.hidden = 0 AND old.start_utc >= public_last
+            THEN (SELECT MAX(k.start_utc) FROM event_keys k WHERE k.kind = old.kind AND k.value = old.value
+                  AND k.status = 'publish' AND k.hidden = 0)
+            ELSE public_last END,
+        listed_last = CASE WHEN old.status <> 'trash' AND old.hidden = 0 AND old.start_utc >= listed_last
+            THEN (SELECT MAX(k.start_utc) FROM event_keys k WHERE k.kind = old.kind AND k.value = old.value
+                  AND k.status <> 'trash' AND k.hidden = 0)
+            ELSE listed_last END
+    WHERE kind = old.kind AND value = old.value;
+END;
+
+-- An update removes the old key and adds the new one. The removal's look-up already
+-- sees the new row, and the addition only raises a start: in either order, the
+-- result is the latest start of the keys as they now are.
+CREATE TRIGGER linked_event_stats_update_old AFTER UPDATE ON event_keys WHEN old.kind IN (2, 3) BEGIN
+    UPDATE linked_event_stats SET
+        counted = counted - CASE WHEN old.status NOT IN ('draft', 'pending', 'trash') THEN 1 ELSE 0 END,
+        public_last = CASE WHEN old.status = 'publish' AND old.hidden = 0 AND old.start_utc >= public_last
+            THEN (SELECT MAX(k.start_utc) FROM event_keys k WHERE k.kind = old.kind AND k.value = old.value
+                  AND k.status = 'publish' AND k.hidden = 0)
+            ELSE public_last END,
+        listed_last = CASE WHEN old.status <> 'trash' AND old.hidden = 0 AND old.start_utc >= listed_last
+            THEN (SELECT MAX(k.start_utc) FROM event_keys k WHERE k.kind = old.kind AND k.value = old.value
+                  AND k.status <> 'trash' AND k.hidden = 0)
+            ELSE listed_last END
+    WHERE kind = old.kind AND value = old.value;
+END;
+
+CREATE TRIGGER linked_event_stats_update_new AFTER UPDATE ON event_keys WHEN new.kind IN (2, 3) BEGIN
+    INSERT INTO linked_event_stats (kind, value, counted, public_last, listed_last)
+    VALUES (new.kind, new.value,
+            CASE WHEN new.status NOT IN ('draft', 'pending', 'trash') THEN 1 ELSE 0 END,
+            CASE WHEN new.status = 'publish' AND new.hidden = 0 THEN new.start_utc END,
+            CASE WHEN new.status <> 'trash' AND new.hidden = 0 THEN new.start_utc END)
+    ON CONFLICT (kind, value) DO UPDATE SET
+        counted = counted + excluded.counted,
+        public_last = MAX(COALESCE(public_last, excluded.public_last),
+                          COALESCE(excluded.public_last, public_last)),
+        listed_last = MAX(COALESCE(listed_last, excluded.listed_last),
+                          COALESCE(excluded.listed_last, listed_last));
 END;
