@@ -273,7 +273,7 @@ async fn counts(url: &str) -> Result<Counts> {
     let now = chrono::Utc::now().timestamp();
     let sql = format!(
         "SELECT CAST((SELECT COUNT(*) FROM posts WHERE post_type = 'event' AND status = 'publish'
-                       AND hide_from_listings = 0 AND start_utc >= {now}) AS TEXT),
+                       AND NOT hide_from_listings AND start_utc >= {now}) AS TEXT),
                 CAST((SELECT COUNT(*) FROM posts WHERE post_type = 'venue') AS TEXT),
                 CAST((SELECT COUNT(*) FROM posts WHERE post_type = 'organizer') AS TEXT),
                 CAST((SELECT COUNT(*) FROM terms WHERE taxonomy = 'post_tag' AND count > 0) AS TEXT)"
