@@ -99,20 +99,23 @@ fn visibility(q: &mut SelectStatement, eq: &EventFilter, hides_protected: bool) 
     }
 }
 
-/// The event also has one of these keys: one probe of `event_keys_event`.
-fn has_key(key: &KeyFilter) -> SimpleExpr {
+/// The event also has one of these keys. SQLite probes `event_keys_event` for each
+/// event (`store::exists` keeps its `EXISTS` a probe); PostgreSQL turns a plain
+/// `EXISTS` into a semi-join (an anti-join under `NOT`), by hash or by merge when
+/// both ranges are large, by probes when the first is small.
+fn has_key(backend: Backend, key: &KeyFilter) -> SimpleExpr {
     let o = Alias::new("o");
-    crate::store::exists(
-        Query::select()
-            .expr(Expr::cust("1"))
-            .from_as(EventKeys::Table, o.clone())
-            .and_where(
-                Expr::col((o.clone(), EventKeys::EventId)).equals((driver(), EventKeys::EventId)),
-            )
-            .and_where(Expr::col((o.clone(), EventKeys::Kind)).eq(code(key.kind)))
-            .and_where(Expr::col((o, EventKeys::Value)).is_in(key.values.iter().copied()))
-            .take(),
-    )
+    let sub = Query::select()
+        .expr(Expr::cust("1"))
+        .from_as(EventKeys::Table, o.clone())
+        .and_where(Expr::col((o.clone(), EventKeys::EventId)).equals((driver(), EventKeys::EventId)))
+        .and_where(Expr::col((o.clone(), EventKeys::Kind)).eq(code(key.kind)))
+        .and_where(Expr::col((o, EventKeys::Value)).is_in(key.values.iter().copied()))
+        .take();
+    match backend {
+        Backend::Postgres => Expr::exists(sub),
+        Backend::Sqlite => crate::store::exists(sub),
+    }
 }
 
 /// The key rows of every event the list shows (once per driver value it has):
@@ -142,7 +145,7 @@ fn keyed(backend: Backend, eq: &EventFilter, keys: &[KeyFilter]) -> SelectStatem
         q.and_where(d(EventKeys::EventId).is_in(eq.include.iter().copied()));
     }
     for key in others {
-        q.and_where(has_key(key));
+        q.and_where(has_key(backend, key));
     }
     for word in &eq.search_words {
         q.and_where(d(EventKeys::EventId).in_subquery(matching_events(backend, word)));
@@ -335,7 +338,7 @@ pub(super) fn count(backend: Backend, eq: &EventFilter, keys: &[KeyFilter]) -> S
                 kind: keys[0].kind,
                 values: keys[0].values[..i].to_vec(),
             };
-            q.and_where(has_key(&earlier).not());
+            q.and_where(has_key(backend, &earlier).not());
         }
         q
     });
