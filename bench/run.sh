@@ -42,6 +42,7 @@ SCENARIOS=(
     "index|static.lua|@API|GET the namespace index"
     "doc|static.lua|@API/doc|GET /doc (the OpenAPI document)"
     "post_events|post_event.lua|@API/events|POST /events as an administrator (Basic auth)"
+    "mix_reads|mix_reads.lua|@API/events|the reads of mix alone, in its proportions: its yardstick"
     "mix|mix.lua|@API/events|90% reads (events, filtered, by ID, by slug) / 10% POST /events"
     "sweep|sweep.lua|-|every list route and parameter, values drawn from the data set, one request at a time, response cache off"
 )

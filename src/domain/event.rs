@@ -120,6 +120,60 @@ pub struct EventFilter {
     pub now_utc: i64,
 }
 
+impl EventChanges {
+    /// Whether the write names a venue, organizer or term to create.
+    pub fn names_new_links(&self) -> bool {
+        let new_term = |refs: &Option<Vec<TermRef>>| {
+            refs.iter().flatten().any(|r| matches!(r, TermRef::New(_)))
+        };
+        let new_post = |r: &LinkedRef| matches!(r, LinkedRef::New(..));
+        new_term(&self.categories)
+            || new_term(&self.tags)
+            || self.venue.iter().flatten().any(new_post)
+            || self.organizers.iter().flatten().any(new_post)
+    }
+}
+
+/// The terms whose counts a write of an event can move: all of them when it starts
+/// or stops counting as published, those it gains or loses while it counts.
+pub fn recounted_terms(before: (&[i64], bool), after: (&[i64], bool)) -> Vec<i64> {
+    let ((was_in, was), (is_in, is)) = (before, after);
+    let mut terms: Vec<i64> = match (was, is) {
+        (false, false) => Vec::new(),
+        (true, true) => was_in
+            .iter()
+            .filter(|t| !is_in.contains(t))
+            .chain(is_in.iter().filter(|t| !was_in.contains(t)))
+            .copied()
+            .collect(),
+        (true, false) => was_in.to_vec(),
+        (false, true) => is_in.to_vec(),
+    };
+    terms.sort_unstable();
+    terms.dedup();
+    terms
+}
+
+impl EventFilter {
+    /// The starts and ends of every event the list can show, whatever else it asks.
+    pub fn window(&self) -> super::changes::Window {
+        let after = |t: Option<i64>| t.map(|t| t.saturating_add(1));
+        let before = |t: Option<i64>| t.map(|t| t.saturating_sub(1));
+        let highest = |a: Option<i64>, b: Option<i64>| a.into_iter().chain(b).max();
+        let lowest = |a: Option<i64>, b: Option<i64>| a.into_iter().chain(b).min();
+        super::changes::Window {
+            start: (
+                highest(self.start_min, after(self.starts_after)).unwrap_or(i64::MIN),
+                before(self.starts_before).unwrap_or(i64::MAX),
+            ),
+            end: (
+                after(self.ends_after).unwrap_or(i64::MIN),
+                lowest(self.end_max, before(self.ends_before)).unwrap_or(i64::MAX),
+            ),
+        }
+    }
+}
+
 /// The zone an event's wall times are in: its own, or the site's when it has none.
 pub fn zone_of(event: &Event, site: chrono_tz::Tz) -> super::timezone::EventZone {
     super::timezone::parse_zone(&event.timezone).unwrap_or(super::timezone::EventZone::Named(site))
@@ -165,6 +219,32 @@ pub fn distance_km(lat1: f64, lng1: f64, lat2: f64, lng2: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_write_recounts_the_terms_whose_counts_it_can_move() {
+        let (a, b) = (&[1, 2][..], &[2, 3][..]);
+        assert_eq!(recounted_terms((a, true), (b, true)), vec![1, 3]);
+        assert_eq!(recounted_terms((a, true), (a, true)), Vec::<i64>::new());
+        assert_eq!(recounted_terms((a, false), (b, false)), Vec::<i64>::new());
+        assert_eq!(recounted_terms((a, true), (b, false)), vec![1, 2]);
+        assert_eq!(recounted_terms((a, false), (b, true)), vec![2, 3]);
+    }
+
+    #[test]
+    fn a_list_window_holds_exactly_the_spans_its_bounds_allow() {
+        let filter = EventFilter {
+            start_min: Some(100),
+            starts_after: Some(150),
+            ends_before: Some(300),
+            end_max: Some(400),
+            ..EventFilter::default()
+        };
+        let w = filter.window();
+        assert!(w.holds((151, 299)));
+        assert!(!w.holds((150, 200)), "starts_after is exclusive");
+        assert!(!w.holds((200, 300)), "ends_before is exclusive");
+        assert!(EventFilter::default().window().holds((i64::MIN, i64::MAX)));
+    }
 
     #[test]
     fn search_words_are_lowercased_and_unique() {

@@ -1,6 +1,7 @@
 //! Types, validation and query semantics. No I/O here.
 
 pub mod args;
+pub mod changes;
 pub mod cost;
 pub mod dates;
 pub mod event;

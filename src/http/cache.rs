@@ -1,20 +1,25 @@
 //! A response cache for anonymous reads, correct across instances.
 //!
-//! An entry is valid only for the data version it was computed under (see
-//! `Pool::data_version`, which every instance sharing a database sees alike):
-//! a new version drops every entry at once, so a committed write is visible to
-//! the next request on any instance. Within one version most answers also depend
-//! on the clock (default date windows, scheduled posts going live), so an entry
-//! is fresh for the second it was computed in — unless its handler says how long
-//! it stays true ([`Freshness`]): a published event read by ID is the same
-//! until the next write. After that, the first request of a second starts one
-//! recomputation in the background, and every request is answered with the last
-//! response meanwhile — same data, clock-dependent parts at most
-//! [`MAX_STALE_SECONDS`] old — so an expiry is never a stampede and no client
-//! waits for it, however long it takes. A key with no entry at all is computed
-//! by one request too; the others wait for it (up to [`MAX_WAIT`]) rather than
-//! all running the same query. A full cache drops its least recently used
-//! entries first.
+//! An entry is valid for the data version it was computed under (see
+//! `Pool::data_version`, which every instance sharing a database sees alike) and
+//! for every later version whose writes cannot change it: a request that finds a
+//! newer version first catches the cache up ([`ResponseCache::catch_up`]), reading
+//! what the writes in between changed (`store::changes`) and dropping the entries
+//! that read it (`domain::changes::Reads`, which handlers attach to their
+//! answers; an answer without one is dropped by any write). So a committed write
+//! is visible to the next request on any instance, and the rest stays cached.
+//! Term counts are filled in as an entry is served (`live_counts`). Within one
+//! version most answers also depend on the clock (default date windows, scheduled
+//! posts going live), so an entry is fresh for the second it was computed in —
+//! unless its handler says how long it stays true ([`Freshness`]): a published
+//! event read by ID is the same until a write changes it. After that, the first
+//! request of a second starts one recomputation in the background, and every
+//! request is answered with the last response meanwhile — same data,
+//! clock-dependent parts at most [`MAX_STALE_SECONDS`] old — so an expiry is never
+//! a stampede and no client waits for it, however long it takes. A key with no
+//! entry at all is computed by one request too; the others wait for it (up to
+//! [`MAX_WAIT`]) rather than all running the same query. A full cache drops its
+//! least recently used entries first.
 
 use std::collections::HashMap;
 
@@ -22,9 +27,14 @@ use hashlink::LinkedHashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
+
+use super::live_counts::Spliced;
+use crate::domain::changes::{Changes, Reads};
+use crate::store::StoreError;
+use crate::store::changes::{CaughtUp, ChangeCursor};
 
 /// How old (in seconds of the clock) a response of the current data version may
 /// be when served while it is being recomputed.
@@ -72,7 +82,7 @@ impl Freshness {
 
 /// What [`ResponseCache::get`] found.
 pub enum Lookup {
-    Hit(Arc<Cached>),
+    Hit(Hit),
     /// Compute the response, then [`ResponseCache::put`] it (or
     /// [`ResponseCache::abandon`] the key if there is none to keep).
     Compute,
@@ -80,27 +90,45 @@ pub enum Lookup {
     Wait(tokio::sync::futures::OwnedNotified),
     /// Answer with this (same data version, an earlier second) and recompute the
     /// response in the background, then [`ResponseCache::put`] it.
-    Refresh(Arc<Cached>),
+    Refresh(Hit),
 }
 
-/// A response as it was sent.
+/// A response as it was sent, its term counts taken out (see `live_counts`).
 pub struct Cached {
     status: StatusCode,
     headers: HeaderMap,
-    body: Bytes,
+    body: Spliced,
+}
+
+/// A cached response and the term counts of the moment, ready to send.
+pub struct Hit {
+    cached: Arc<Cached>,
+    counts: Vec<i64>,
 }
 
 impl Cached {
-    pub fn response(&self) -> Response {
-        let mut resp = Response::new(Body::from(self.body.clone()));
+    /// The response as it was computed.
+    fn response(&self) -> Response {
+        let mut resp = Response::new(Body::from(self.body.as_computed()));
         *resp.status_mut() = self.status;
         *resp.headers_mut() = self.headers.clone();
         resp
     }
 }
 
+impl Hit {
+    pub fn response(&self) -> Response {
+        let mut resp = Response::new(Body::from(self.cached.body.filled(&self.counts)));
+        *resp.status_mut() = self.cached.status;
+        *resp.headers_mut() = self.cached.headers.clone();
+        resp
+    }
+}
+
 struct Entry {
     response: Arc<Cached>,
+    /// What it was computed from; `None`: anything.
+    reads: Option<Reads>,
     /// The second it was computed in.
     second: i64,
     /// The last second it is fresh in (see [`Freshness`]).
@@ -122,24 +150,76 @@ struct Generation {
     go_live: Option<(i64, Option<i64>)>,
     /// A lookup of that moment is under way.
     go_live_pending: bool,
+    /// The counts of the terms that kept responses show, as of this version.
+    counts: HashMap<i64, i64>,
 }
 
 impl Generation {
     fn reset(&mut self, version: u64) {
         self.version = version;
         self.entries.clear();
+        self.counts.clear();
         self.bytes = 0;
         self.go_live = None;
         self.go_live_pending = false;
+        self.computations_restart();
+    }
+
+    /// Drops the entries `changes` can change, takes the term counts they moved,
+    /// and moves to `version`.
+    fn apply(&mut self, version: u64, changes: &Changes, counts: &[(i64, i64)]) {
+        if changes.anything {
+            return self.reset(version);
+        }
+        self.version = version;
+        self.counts.extend(counts.iter().copied());
+        let before = self.entries.len();
+        let mut freed = 0;
+        self.entries.retain(|_, e| {
+            let keep = e.reads.as_ref().is_some_and(|r| !r.changed_by(changes));
+            if !keep {
+                freed += e.size;
+            }
+            keep
+        });
+        self.bytes -= freed;
+        tracing::trace!(
+            kept = self.entries.len(),
+            dropped = before - self.entries.len(),
+            "cache caught up"
+        );
+        // A write may have scheduled a post.
+        self.go_live = None;
+        self.go_live_pending = false;
+        self.computations_restart();
+    }
+
+    /// Computations under way are of an older version: whoever waits for them
+    /// looks again.
+    fn computations_restart(&mut self) {
         for (_, waiting) in self.computing.drain() {
             waiting.notify_waiters();
         }
     }
 }
 
+/// An entry as it is served now, with these counts.
+fn hit(counts: &HashMap<i64, i64>, entry: &Entry) -> Hit {
+    let shown = entry.response.body.counts();
+    Hit {
+        cached: entry.response.clone(),
+        counts: shown
+            .map(|(term, computed)| counts.get(&term).copied().unwrap_or(computed))
+            .collect(),
+    }
+}
+
 pub struct ResponseCache {
     max_bytes: usize,
     current: Mutex<Generation>,
+    /// Where the cache stands in the record of changes; held while catching up, so
+    /// that one request catches up and the others wait for it.
+    cursor: tokio::sync::Mutex<ChangeCursor>,
 }
 
 /// Larger bodies are not worth keeping.
@@ -157,13 +237,54 @@ impl ResponseCache {
                 computing: HashMap::new(),
                 go_live: None,
                 go_live_pending: false,
+                counts: HashMap::new(),
             }),
+            cursor: tokio::sync::Mutex::new(ChangeCursor::Start),
+        }
+    }
+
+    /// Whether the cache has yet to hear of the writes up to `version`.
+    pub fn behind(&self, version: u64) -> bool {
+        let g = self.lock();
+        g.version == u64::MAX || g.version < version
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Generation> {
+        self.current.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Hears of the writes up to `version` (read before the call), through `catch_up`,
+    /// and drops what they can change; everything when that cannot be known.
+    pub async fn catch_up<F>(&self, version: u64, catch_up: F)
+    where
+        F: AsyncFnOnce(&mut ChangeCursor) -> Result<CaughtUp, StoreError>,
+    {
+        if !self.behind(version) {
+            return;
+        }
+        let mut cursor = self.cursor.lock().await;
+        if !self.behind(version) {
+            return;
+        }
+        let caught = match catch_up(&mut cursor).await {
+            Ok(caught) => caught,
+            Err(e) => {
+                tracing::debug!(error = %e, "reading the changes failed; the cache starts over");
+                *cursor = ChangeCursor::Start;
+                CaughtUp::unknown()
+            }
+        };
+        let mut g = self.lock();
+        match &caught.changes {
+            Some(changes) if g.version != u64::MAX => g.apply(version, changes, &caught.counts),
+            _ => g.reset(version),
         }
     }
 
     /// A cached response, or what to do instead.
     pub fn get(&self, version: u64, second: i64, key: &str) -> Lookup {
-        let mut g = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.lock();
+        let g = &mut *guard;
         if g.version != version {
             // Versions only grow: a newer one replaces everything kept so far.
             if version < g.version && g.version != u64::MAX {
@@ -190,14 +311,14 @@ impl ResponseCache {
         };
         // A request that started just before a refresh landed gets the newer answer.
         if entry.fresh_through >= second {
-            return Lookup::Hit(entry.response.clone());
+            return Lookup::Hit(hit(&g.counts, entry));
         }
         // One recomputation per key and second; everyone gets the last answer meanwhile.
         if entry.refreshing.is_some_and(|s| s >= second) {
-            Lookup::Hit(entry.response.clone())
+            Lookup::Hit(hit(&g.counts, entry))
         } else {
             entry.refreshing = Some(second);
-            Lookup::Refresh(entry.response.clone())
+            Lookup::Refresh(hit(&g.counts, entry))
         }
     }
 
@@ -257,24 +378,33 @@ impl ResponseCache {
 
     /// Keeps a successful response; returns it ready to send.
     pub async fn put(&self, version: u64, second: i64, key: String, resp: Response) -> Response {
-        if resp.status() != StatusCode::OK || self.max_bytes == 0 {
-            self.abandon(&key);
-            return resp;
-        }
         let (parts, body) = resp.into_parts();
+        // Handlers answer from memory: reading the body costs nothing, and every
+        // answer is sent with its counts filled in, kept or not.
+        let body = match axum::body::to_bytes(body, usize::MAX).await {
+            Ok(body) => Spliced::new(body),
+            Err(e) => {
+                self.abandon(&key);
+                tracing::warn!(error = %e, "reading a response to cache failed");
+                return Response::from_parts(parts, Body::empty());
+            }
+        };
         let fresh_through = parts
             .extensions
             .get::<Freshness>()
             .map_or(second, |f| f.last_second(second));
-        let Ok(body) = axum::body::to_bytes(body, MAX_ENTRY_BYTES).await else {
-            self.abandon(&key);
-            return Response::from_parts(parts, Body::empty());
-        };
+        let reads = parts.extensions.get::<Reads>().cloned();
+        let keep =
+            parts.status == StatusCode::OK && self.max_bytes > 0 && body.len() <= MAX_ENTRY_BYTES;
         let cached = Arc::new(Cached {
             status: parts.status,
             headers: parts.headers,
             body,
         });
+        if !keep {
+            self.abandon(&key);
+            return cached.response();
+        }
         {
             let mut g = self.current.lock().unwrap_or_else(|e| e.into_inner());
             if g.version != version {
@@ -287,6 +417,9 @@ impl ResponseCache {
             // Waiters wake once the lock is released, when the entry is in place.
             if let Some(n) = g.computing.remove(&key) {
                 n.notify_waiters();
+            }
+            for (term, count) in cached.body.counts() {
+                g.counts.entry(term).or_insert(count);
             }
             if let Some(old) = g.entries.get(&key) {
                 if old.second > second {
@@ -309,6 +442,7 @@ impl ResponseCache {
                     key,
                     Entry {
                         response: cached.clone(),
+                        reads,
                         second,
                         fresh_through,
                         refreshing: None,
@@ -348,9 +482,16 @@ impl Drop for Computing<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::body::Bytes;
+
+    impl Hit {
+        fn body(&self) -> Bytes {
+            self.cached.body.filled(&self.counts)
+        }
+    }
 
     impl ResponseCache {
-        fn hit(&self, version: u64, second: i64, key: &str) -> Option<Arc<Cached>> {
+        fn hit(&self, version: u64, second: i64, key: &str) -> Option<Hit> {
             match self.get(version, second, key) {
                 Lookup::Hit(h) => Some(h),
                 Lookup::Compute | Lookup::Wait(_) | Lookup::Refresh(_) => None,
@@ -386,7 +527,7 @@ mod tests {
         let Lookup::Refresh(last) = cache.get(7, 101, "k") else {
             panic!("the first caller of a second starts a refresh");
         };
-        assert_eq!(last.body, "old", "and is answered with the last response");
+        assert_eq!(last.body(), "old", "and is answered with the last response");
         assert!(
             cache.hit(7, 101, "k").is_some(),
             "others get last second's answer"
@@ -394,7 +535,7 @@ mod tests {
         assert!(cache.hit(7, 101, "k").is_some());
         cache.put(7, 101, "k".into(), ok("new")).await;
         let fresh = cache.hit(7, 101, "k").unwrap();
-        assert_eq!(fresh.body, "new");
+        assert_eq!(fresh.body(), "new");
         // A write in between: nothing stale is ever served.
         cache.put(7, 102, "k".into(), ok("x")).await;
         assert!(cache.hit(8, 103, "k").is_none());
@@ -418,11 +559,11 @@ mod tests {
             matches!(cache.get(3, 103, "k"), Lookup::Refresh(_)),
             "a refresher at 103"
         );
-        assert_eq!(cache.hit(3, 103, "k").unwrap().body, "old");
+        assert_eq!(cache.hit(3, 103, "k").unwrap().body(), "old");
         // The slow one from 101 lands, then the one from 103: the newer stays.
         cache.put(3, 103, "k".into(), ok("new")).await;
         cache.put(3, 101, "k".into(), ok("older")).await;
-        assert_eq!(cache.hit(3, 103, "k").unwrap().body, "new");
+        assert_eq!(cache.hit(3, 103, "k").unwrap().body(), "new");
         // Too old to serve: one request computes, the others wait for it.
         let late = 103 + MAX_STALE_SECONDS + 1;
         assert!(matches!(cache.get(3, late, "k"), Lookup::Compute));
@@ -440,7 +581,7 @@ mod tests {
             let cache = cache.clone();
             async move {
                 waiting.await;
-                cache.hit(5, 10, "k").map(|c| c.body.clone())
+                cache.hit(5, 10, "k").map(|c| c.body())
             }
         });
         cache.put(5, 10, "k".into(), ok("once")).await;
@@ -479,8 +620,8 @@ mod tests {
     async fn a_request_from_the_second_before_gets_the_newer_answer() {
         let cache = ResponseCache::new(1 << 20);
         cache.put(4, 201, "k".into(), ok("new")).await;
-        assert_eq!(cache.hit(4, 200, "k").unwrap().body, "new");
-        assert_eq!(cache.hit(4, 201, "k").unwrap().body, "new");
+        assert_eq!(cache.hit(4, 200, "k").unwrap().body(), "new");
+        assert_eq!(cache.hit(4, 201, "k").unwrap().body(), "new");
     }
 
     #[tokio::test]

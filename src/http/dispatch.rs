@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 use super::cache::{Lookup, MAX_WAIT};
 pub use super::context::Ctx;
 use super::error::ApiError;
+use super::live_counts;
 use super::state::{App, ClientAddr, Lang, REQUEST_ID};
 use super::urls::Urls;
 use super::{auth, doc, events, index, linked, terms};
@@ -51,6 +52,15 @@ pub async fn handle(
     let cache = app.clone();
     let mut computing = None;
     if let (Some(key), Some(v)) = (&cache_key, version) {
+        if app.cache.behind(v) {
+            // Boxed: rare, and its state would otherwise weigh on every hit's future.
+            let service = &app.service;
+            Box::pin(
+                app.cache
+                    .catch_up(v, async |cursor| service.catch_up(cursor, v).await),
+            )
+            .await;
+        }
         match app.cache.get(v, now, key) {
             Lookup::Hit(hit) => return hit.response(),
             Lookup::Refresh(last) => {
@@ -71,10 +81,14 @@ pub async fn handle(
     // Boxed: every handler's state lives in `run`'s future (about 20 KB), which a
     // cache hit never needs, and which would otherwise be allocated and copied
     // for every request as part of this one.
-    let result = match within(
-        timeout,
-        Box::pin(run(app, endpoint, lang, req, now, version)),
-    )
+    let computed = Box::pin(run(app, endpoint, lang, req, now, version));
+    let result = match within(timeout, async {
+        match version {
+            // Term counts are filled in as the cache serves the answer.
+            Some(_) => live_counts::marking(computed).await,
+            None => computed.await,
+        }
+    })
     .await
     {
         Ok(r) => r,
@@ -118,7 +132,8 @@ fn refresh_in_background(
     let timeout = app.settings.request_timeout;
     tokio::spawn(async move {
         let cache = app.clone();
-        match within(timeout, run(app, endpoint, lang, copy, now, Some(version))).await {
+        let computed = live_counts::marking(run(app, endpoint, lang, copy, now, Some(version)));
+        match within(timeout, computed).await {
             Ok(Ok(resp)) => drop(cache.cache.put(version, now, key, resp).await),
             // The last response stays; a request in a later second tries again.
             Ok(Err(e)) => tracing::debug!(error = ?e, "refreshing a cached response failed"),

@@ -11,6 +11,7 @@ mod index;
 mod json;
 mod linked;
 mod lists;
+mod live_counts;
 mod state;
 mod terms;
 pub mod urls;

@@ -11,6 +11,7 @@ use super::lists::{self, Layout, Paging};
 use super::views::TermView;
 use crate::api::args::Args;
 use crate::domain::args::{CategoryListArgs, CategoryWriteArgs, TagListArgs, TagWriteArgs};
+use crate::domain::changes::Reads;
 use crate::domain::term::Taxonomy;
 
 /// The list arguments; a tag list has no `parent`.
@@ -33,6 +34,9 @@ pub async fn get(ctx: &Ctx, tax: Taxonomy, id: i64) -> Result<Response, ApiError
     let term = ctx.app.service.term(tax, id).await?;
     let mut resp = json(StatusCode::OK, &TermView::new(&term, &ctx.urls));
     resp.extensions_mut().insert(Freshness::UntilWrite);
+    // Its count is filled in as the cache serves it; anything else changes by a
+    // write of terms, which drops every cached answer.
+    resp.extensions_mut().insert(Reads::default());
     Ok(resp)
 }
 
@@ -74,6 +78,12 @@ pub async fn list(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Response, Api
     let mut resp = lists::respond(tax.collection(), &views, &paging, Layout::Terms)?;
     // Terms and their counts change only by writes.
     resp.extensions_mut().insert(Freshness::UntilWrite);
+    // Counts decide the order and which terms are empty; `post` names the event.
+    resp.extensions_mut().insert(Reads {
+        every_term: true,
+        events: q.post.into_iter().collect(),
+        ..Reads::default()
+    });
     Ok(resp)
 }
 

@@ -138,6 +138,8 @@ impl Service {
         }
         let mut tx = self.store.pool.write().await?;
         auth_failures::record(&mut tx, &keys.all(), f.window.as_secs() as i64, now).await?;
+        // No answer a cache keeps shows failure counts.
+        tx.changes(crate::domain::changes::Changes::nothing());
         tx.commit().await?;
         Ok(())
     }

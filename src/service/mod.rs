@@ -93,6 +93,21 @@ impl Service {
         Ok(self.store.pool.data_version().await?)
     }
 
+    /// What writes changed after `cursor`, up to data version `version` at least,
+    /// with the counts of the terms they recounted (as of then or later).
+    pub async fn catch_up(
+        &self,
+        cursor: &mut crate::store::changes::ChangeCursor,
+        version: u64,
+    ) -> Result<crate::store::changes::CaughtUp, crate::store::StoreError> {
+        let mut caught = self.store.pool.catch_up(cursor, version).await?;
+        if let Some(changes) = caught.changes.as_ref().filter(|c| !c.terms.is_empty()) {
+            let mut conn = self.store.pool.read().await?;
+            caught.counts = crate::store::terms::counts(&mut conn, &changes.terms).await?;
+        }
+        Ok(caught)
+    }
+
     /// When the next scheduled post goes live, after `now`.
     pub async fn next_go_live(&self, now: i64) -> Result<Option<i64>, Error> {
         let mut conn = self.store.pool.read().await?;

@@ -28,6 +28,7 @@ use super::events::{self, event_from_row};
 use super::posts;
 use super::schema::Posts;
 use super::{Conn, Pool, StoreError, pieces};
+use crate::domain::changes::Changes;
 use crate::domain::event::Event;
 use crate::domain::post::{PostChanges, PostType};
 use crate::domain::slug;
@@ -222,6 +223,12 @@ async fn write(pool: &Pool, events: &[NewEvent]) -> Result<Written, BatchError> 
     };
     let mut tx = pool.write().await.map_err(not_written)?;
     let (stored, links) = insert_many(&mut tx, events).await.map_err(not_written)?;
+    let recounted = events.iter().filter(|e| e.counted).flat_map(|e| &e.terms);
+    tx.changes(Changes::events(
+        stored.iter().map(|e| e.post.id),
+        recounted.copied(),
+        stored.iter().map(|e| (e.start_utc, e.end_utc)),
+    ));
     if !links.counts.is_empty() {
         events::lock_counts(&mut tx).await.map_err(not_written)?;
     }

@@ -47,6 +47,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0007_event_keys.sql"),
         postgres: include_str!("migrations/postgres/0007_event_keys.sql"),
     },
+    Migration {
+        version: 8,
+        sqlite: include_str!("migrations/sqlite/0008_change_log.sql"),
+        postgres: include_str!("migrations/postgres/0008_change_log.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

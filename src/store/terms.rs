@@ -70,6 +70,21 @@ pub(in crate::store) fn select_many(ids: &[i64]) -> SelectStatement {
         .to_owned()
 }
 
+/// The counts of these terms (those that exist).
+pub async fn counts(conn: &mut Conn, ids: &[i64]) -> Result<Vec<(i64, i64)>, StoreError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    conn.query(
+        Query::select()
+            .columns([Terms::Id, Terms::Count])
+            .from(Terms::Table)
+            .and_where(Expr::col(Terms::Id).is_in(ids.iter().copied())),
+        |r| Ok((r.i64(0)?, r.i64(1)?)),
+    )
+    .await
+}
+
 pub async fn get(conn: &mut Conn, id: i64) -> Result<Option<Term>, StoreError> {
     conn.query_opt(
         select_terms().and_where(col(Terms::Id).eq(id)),

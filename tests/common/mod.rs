@@ -377,6 +377,28 @@ impl TestApp {
         Some(Store::open(&pg_url_for(db)).await.expect("second instance"))
     }
 
+    /// Runs SQL on the database behind the server's back: no data version moves, so
+    /// what the server then answers shows whether it came from its cache.
+    pub async fn behind_the_servers_back(&self, sql: &str) {
+        match (&self._dir, &self.pg_database) {
+            (Some(dir), _) => {
+                let db = rusqlite::Connection::open(dir.path().join("calendar.db")).unwrap();
+                db.execute_batch(sql).unwrap();
+            }
+            (None, Some(name)) => {
+                let (client, conn) =
+                    tokio_postgres::connect(&pg_url_for(name), tokio_postgres::NoTls)
+                        .await
+                        .unwrap();
+                let driver = tokio::spawn(conn);
+                client.batch_execute(sql).await.unwrap();
+                drop(client);
+                let _ = driver.await;
+            }
+            (None, None) => panic!("no database to write to"),
+        }
+    }
+
     pub fn backend(&self) -> Backend {
         self.store.backend()
     }

@@ -14,6 +14,7 @@ use super::views::{EventView, ViewContext};
 use crate::api::args::{self, Args, RawArgs};
 use crate::api::table::{Op, ROUTES};
 use crate::domain::args::{EventDeleteArgs, EventListArgs, EventWriteArgs, PostReadArgs};
+use crate::domain::changes::Reads;
 use crate::domain::event_input::LinkedDraft;
 use crate::domain::event_list::WindowClock;
 use crate::domain::linked_input::LinkedContext;
@@ -76,6 +77,10 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
     if let Some(freshness) = freshness {
         resp.extensions_mut().insert(freshness);
     }
+    resp.extensions_mut().insert(Reads {
+        window: Some(page.window),
+        ..shown_reads(&page.events)
+    });
     Ok(resp)
 }
 
@@ -88,7 +93,19 @@ pub async fn get(ctx: &Ctx, target: &Target, args: &PostReadArgs) -> Result<Resp
     let mut resp = json_raw(StatusCode::OK, to_json(ctx, &shown, true)?);
     resp.extensions_mut()
         .insert(Freshness::until_earliest(shown.changes_at));
+    resp.extensions_mut()
+        .insert(shown_reads(std::slice::from_ref(&shown)));
     Ok(resp)
+}
+
+/// What showing these events reads: the events. (Their terms' counts are filled in
+/// as the cache serves them; venues, organizers and terms change by writes of their
+/// own, which drop every cached answer.)
+fn shown_reads(shown: &[ShownEvent]) -> Reads {
+    Reads {
+        events: shown.iter().map(|s| s.event.post.id).collect(),
+        ..Reads::default()
+    }
 }
 
 /// Reads an inline venue or organizer exactly as its own create route would.

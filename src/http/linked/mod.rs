@@ -11,6 +11,7 @@ use super::lists::{self, Layout, Paging};
 use super::views::{OrganizerView, Reveal, VenueView};
 use crate::api::args::Args;
 use crate::domain::args::{LinkedDeleteArgs, LinkedListArgs, PostReadArgs};
+use crate::domain::changes::Reads;
 use crate::domain::post::{Post, PostType, Target, Visibility};
 use crate::service::LinkedDraftArgs;
 
@@ -96,6 +97,11 @@ pub async fn list(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, ApiEr
     if let Some(freshness) = freshness {
         resp.extensions_mut().insert(freshness);
     }
+    // Which venues and organizers have (upcoming) events follows every event write.
+    resp.extensions_mut().insert(Reads {
+        every_event: true,
+        ..Reads::default()
+    });
     Ok(resp)
 }
 
@@ -113,6 +119,8 @@ pub async fn get(
     let mut resp = json(StatusCode::OK, &view(ctx, &post, reveal, true));
     resp.extensions_mut()
         .insert(Freshness::until_earliest(post.goes_live_at(ctx.now)));
+    // A venue or organizer shows nothing of its events.
+    resp.extensions_mut().insert(Reads::default());
     Ok(resp)
 }
 

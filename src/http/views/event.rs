@@ -17,6 +17,7 @@ use crate::domain::permissions::Caller;
 use crate::domain::post::{Post, PostType};
 use crate::domain::term::Term;
 use crate::domain::timezone::EventZone;
+use crate::http::live_counts::TermCount;
 use crate::http::urls::Urls;
 
 /// A term inside an event: WordPress's raw term object with `id` and `urls`.
@@ -29,7 +30,8 @@ pub struct EmbeddedTerm<'a> {
     taxonomy: &'static str,
     description: &'a str,
     parent: i64,
-    count: i64,
+    #[schema(value_type = i64)]
+    count: TermCount,
     filter: &'static str,
     id: i64,
     urls: TermUrls,
@@ -45,7 +47,10 @@ impl<'a> EmbeddedTerm<'a> {
             taxonomy: t.taxonomy.as_str(),
             description: &t.description,
             parent: t.parent,
-            count: t.count,
+            count: TermCount {
+                term: t.id,
+                count: t.count,
+            },
             filter: "raw",
             id: t.id,
             urls: TermUrls::new(t, urls),

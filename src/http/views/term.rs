@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 use super::schema::empty_array;
 use super::wire::EmptyList;
 use crate::domain::term::{Taxonomy, Term};
+use crate::http::live_counts::TermCount;
 use crate::http::urls::Urls;
 
 #[derive(Serialize, ToSchema)]
@@ -32,7 +33,8 @@ impl TermUrls {
 #[derive(Serialize, ToSchema)]
 pub struct TermView<'a> {
     id: i64,
-    count: i64,
+    #[schema(value_type = i64)]
+    count: TermCount,
     description: &'a str,
     name: &'a str,
     slug: &'a str,
@@ -49,7 +51,10 @@ impl<'a> TermView<'a> {
     pub fn new(term: &'a Term, urls: &Urls) -> TermView<'a> {
         TermView {
             id: term.id,
-            count: term.count,
+            count: TermCount {
+                term: term.id,
+                count: term.count,
+            },
             description: &term.description,
             name: &term.name,
             slug: &term.slug,

@@ -3,6 +3,7 @@
 
 use super::{ShownEvent, readable_links};
 use crate::domain::args::EventListArgs;
+use crate::domain::changes::Window;
 use crate::domain::event::{EventFilter, EventLinks, distance_km};
 use crate::domain::event_list::{EventQuery, ListContext, Near, event_query};
 use crate::domain::post::PostType;
@@ -17,6 +18,8 @@ pub struct EventPage {
     pub query: EventQuery,
     pub events: Vec<ShownEvent>,
     pub total: u64,
+    /// The starts and ends of every event the list could show.
+    pub window: Window,
 }
 
 /// The references of a list request, resolved.
@@ -51,6 +54,7 @@ impl Service {
         let resolved = resolve(&mut conn, &query, asking, &mut p).await?;
         p.finish::<Error>()?;
         let filter = filter(&query, resolved, asking);
+        let window = filter.window();
         let (items, total) = events::list(&mut conn, &filter).await?;
         if items.is_empty() && query.page > 1 {
             return Err(Error::Refused(Refusal::PageNotFound(PostType::Event)));
@@ -74,6 +78,7 @@ impl Service {
             query,
             events,
             total,
+            window,
         })
     }
 }

@@ -6,6 +6,7 @@ mod write;
 
 use super::retry::detached;
 use super::{Asking, Error, Refusal, Service};
+use crate::domain::changes::Changes;
 use crate::domain::event::{Event, EventLinks, counts_as_published};
 use crate::domain::permissions::Caller;
 use crate::domain::post::{PostType, Reveal, Status, Target};
@@ -143,6 +144,8 @@ impl Service {
             let terms = events::term_ids(&mut tx, post.id).await?;
             let counted = counts_as_published(&state.status, state.date_utc, state.modified_utc);
             events::adjust_counts(&mut tx, (&terms, counted), (&[], false)).await?;
+            let recounted = if counted { terms.clone() } else { Vec::new() };
+            tx.changes(Changes::events([post.id], recounted, [state.span]));
             if force {
                 posts::delete(&mut tx, &post).await?;
             } else {

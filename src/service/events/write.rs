@@ -7,7 +7,10 @@ use std::sync::Arc;
 use super::refs::{self, Known};
 use super::{ShownEvent, find, readable_links};
 use crate::domain::args::EventWriteArgs;
-use crate::domain::event::{Event, EventChanges, LinkedRef, TermRef, counts_as_published};
+use crate::domain::changes::Changes;
+use crate::domain::event::{
+    Event, EventChanges, LinkedRef, TermRef, counts_as_published, recounted_terms,
+};
 use crate::domain::event_input::{self, InlineReader, WriteContext};
 use crate::domain::permissions::Caller;
 use crate::domain::post::{ImageRef, PostType, Reveal, Status, Target, Visibility, trashed_slug};
@@ -275,6 +278,15 @@ impl Service {
                 let date = c.post.date_utc.unwrap_or(now);
                 let counted = counts_as_published(status.as_str(), date, now);
                 let relations = links.relations();
+                if !c.names_new_links() {
+                    let terms = if counted {
+                        events::distinct_terms(&relations)
+                    } else {
+                        Vec::new()
+                    };
+                    let span = (event.start_utc, event.end_utc);
+                    tx.changes(Changes::events([event.post.id], terms, [span]));
+                }
                 let counts =
                     events::commit_new_event_links(tx, event.post.id, &relations, counted).await?;
                 Ok((event, counts.into_iter().collect::<HashMap<_, _>>()))
@@ -363,6 +375,14 @@ impl Service {
                     events::term_ids(&mut tx, id).await?
                 };
                 events::adjust_counts(&mut tx, (&before_terms, was), (&after, published)).await?;
+                if !c.names_new_links() {
+                    let span = (
+                        c.start_utc.unwrap_or(before.span.0),
+                        c.end_utc.unwrap_or(before.span.1),
+                    );
+                    let terms = recounted_terms((&before_terms, was), (&after, published));
+                    tx.changes(Changes::events([id], terms, [before.span, span]));
+                }
                 tx.commit().await?;
                 Ok(())
             })

@@ -5,10 +5,11 @@
 //! version that cached responses are keyed on.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use super::{Backend, Conn, Tx};
+use crate::domain::changes::Changes;
 use crate::store::StoreError;
+use crate::store::changes::{self, CaughtUp, ChangeCursor};
 use crate::store::postgres::PgConn;
 use crate::store::postgres::version::VersionReads;
 use crate::store::sqlite::SqliteConn;
@@ -57,6 +58,7 @@ impl Pool {
                 conn: Some(Conn::Sqlite(SqliteConn::Writer(writer.begin().await?))),
                 finished: false,
                 writer: Some(writer.clone()),
+                changes: None,
             }),
             Pool::Postgres { pool, .. } => {
                 let mut conn = PgConn::new(pool.get().await.map_err(unavailable)?);
@@ -66,6 +68,7 @@ impl Pool {
                     conn: Some(Conn::Postgres(conn)),
                     finished: false,
                     writer: None,
+                    changes: None,
                 })
             }
         }
@@ -85,8 +88,37 @@ impl Pool {
     /// another.
     pub async fn data_version(&self) -> Result<u64, StoreError> {
         match self {
-            Pool::Sqlite { writer, .. } => Ok(writer.version.load(Ordering::Acquire)),
+            Pool::Sqlite { writer, .. } => Ok(writer.log.version()),
             Pool::Postgres { versions, .. } => versions.current().await,
+        }
+    }
+
+    /// What changed after `cursor`, up to data version `version` at least (which the
+    /// caller read before), and the cursor moved past it.
+    pub async fn catch_up(
+        &self,
+        cursor: &mut ChangeCursor,
+        version: u64,
+    ) -> Result<CaughtUp, StoreError> {
+        match self {
+            Pool::Sqlite { writer, .. } => {
+                let changes = match *cursor {
+                    ChangeCursor::Version(from) if from >= version => Some(Changes::nothing()),
+                    ChangeCursor::Version(from) => writer.log.between(from, version),
+                    ChangeCursor::Start => None,
+                };
+                if !matches!(*cursor, ChangeCursor::Version(from) if from >= version) {
+                    *cursor = ChangeCursor::Version(version);
+                }
+                Ok(CaughtUp {
+                    changes,
+                    counts: Vec::new(),
+                })
+            }
+            Pool::Postgres { .. } => {
+                let mut conn = self.read().await?;
+                changes::catch_up(&mut conn, cursor, version).await
+            }
         }
     }
 }

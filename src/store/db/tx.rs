@@ -12,8 +12,10 @@ use std::time::Instant;
 
 use super::statement::{Statement, pg_batch, prepare_pg};
 use super::{Conn, Row};
+use crate::domain::changes::Changes;
 use crate::store::StoreError;
-use crate::store::postgres::CommitOutcome;
+use crate::store::changes;
+use crate::store::postgres::{Announce, CommitOutcome};
 use crate::store::postgres::{precise_sleep, version};
 use crate::store::sqlite::group_commit::Writer;
 
@@ -25,6 +27,8 @@ pub struct Tx {
     pub(super) finished: bool,
     /// SQLite's writer, which commits groups of transactions.
     pub(super) writer: Option<Arc<Writer>>,
+    /// What the transaction changed, as far as cached answers go; `None`: anything.
+    pub(super) changes: Option<Changes>,
 }
 
 impl Tx {
@@ -34,38 +38,62 @@ impl Tx {
             .expect("transaction connection is present until drop")
     }
 
+    /// Says what the transaction changes, for the caches of answers computed from
+    /// the data (see `domain::changes`). A transaction that does not say has changed
+    /// anything.
+    pub fn changes(&mut self, changes: Changes) {
+        match &mut self.changes {
+            Some(all) => all.merge(changes),
+            None => self.changes = Some(changes),
+        }
+    }
+
+    fn take_changes(&mut self) -> Changes {
+        self.changes.take().unwrap_or_else(Changes::anything)
+    }
+
     /// Commits, then announces the change through the data version. The bump comes
     /// after the commit, so no reader sees a new version before the new data.
     pub async fn commit(mut self) -> Result<(), StoreError> {
-        if let Some(writer) = self.writer.clone() {
+        if self.writer.is_some() {
+            return self.commit_sqlite().await;
+        }
+        let changes = self.take_changes();
+        if changes.is_nothing() {
+            // Nothing a cached answer is computed from: no new data version either.
+            self.conn().batch("COMMIT").await?;
             self.finished = true;
-            let guard = match self.conn.take() {
-                Some(Conn::Sqlite(c)) => c.into_writer(),
-                _ => None,
-            };
-            return match guard {
-                Some(guard) => writer.commit(guard).await,
+            return Ok(());
+        }
+        self.changes = Some(changes);
+        // The announce, with the record of the changes, travels with the COMMIT.
+        self.commit_after_now::<()>(&[], &[], |_| Ok(()))
+            .await
+            .map_err(StoreError::from)?;
+        Unsettled::committed_now().settle().await;
+        Ok(())
+    }
+
+    /// Commits through SQLite's group writer, which makes the data version.
+    async fn commit_sqlite(mut self) -> Result<(), StoreError> {
+        let changes = self.take_changes();
+        let Some(writer) = self.writer.clone() else {
+            return Err(StoreError::Internal(
+                "SQLite transaction without the writer".into(),
+            ));
+        };
+        self.finished = true;
+        match self.conn.take() {
+            Some(Conn::Sqlite(c)) => match c.into_writer() {
+                Some(guard) => writer.commit(guard, changes).await,
                 None => Err(StoreError::Internal(
                     "SQLite transaction without the writer".into(),
                 )),
-            };
+            },
+            _ => Err(StoreError::Internal(
+                "SQLite transaction without the writer".into(),
+            )),
         }
-        let Some(Conn::Postgres(c)) = self.conn.as_mut() else {
-            return Err(StoreError::Internal(
-                "transaction without a connection".into(),
-            ));
-        };
-        let announced = c.commit_then(ANNOUNCE).await?;
-        self.finished = true;
-        if let Err(e) = announced {
-            // Cached responses then live until their one-second expiry at most.
-            tracing::warn!(error = %e, "could not announce a committed write");
-        }
-        let settled = Unsettled::committed_now();
-        // The connection goes back to the pool before the wait, not after it.
-        drop(self);
-        settled.settle().await;
-        Ok(())
     }
 
     /// [`Tx::commit_after`], returning as soon as the commit is in: the caller must
@@ -105,6 +133,7 @@ impl Tx {
         queries: &[Box<dyn Statement>],
         mut map: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
     ) -> Result<Vec<T>, CommitError> {
+        let changes = self.take_changes();
         let postgres = match self.conn() {
             Conn::Postgres(c) => c,
             conn => {
@@ -113,23 +142,31 @@ impl Tx {
                     conn.query_all(queries, map).await
                 };
                 let rows = written.await.map_err(CommitError::NotCommitted)?;
-                self.commit().await.map_err(CommitError::Unknown)?;
+                self.changes = Some(changes);
+                self.commit_sqlite().await.map_err(CommitError::Unknown)?;
                 return Ok(rows);
             }
         };
-        let stmts: Vec<&dyn Statement> = stmts.iter().map(|s| s.as_ref()).collect();
+        let prune = changes::prune_now();
+        let mut stmts: Vec<&dyn Statement> = stmts.iter().map(|s| s.as_ref()).collect();
+        stmts.extend(prune.as_ref().map(|r| r as &dyn Statement));
         let queries: Vec<&dyn Statement> = queries.iter().map(|q| q.as_ref()).collect();
         let prepared = async {
             let stmts = prepare_pg(postgres, &stmts).await?;
-            Ok((stmts, prepare_pg(postgres, &queries).await?))
+            let queries = prepare_pg(postgres, &queries).await?;
+            let announce = Announce {
+                statement: postgres.prepare(changes::ANNOUNCE).await?,
+                changes: changes::to_json(&changes),
+            };
+            Ok((stmts, queries, announce))
         };
-        let ((stmts, stmt_values), (queries, query_values)) =
+        let ((stmts, stmt_values), (queries, query_values), announce) =
             prepared.await.map_err(CommitError::NotCommitted)?;
         let outcome = postgres
             .execute_all_then_commit(
                 &pg_batch(stmts, &stmt_values),
                 &pg_batch(queries, &query_values),
-                ANNOUNCE,
+                &announce,
             )
             .await
             .map_err(CommitError::Unknown)?;
@@ -194,10 +231,6 @@ impl From<CommitError> for StoreError {
         }
     }
 }
-
-/// Bumps the data version after a commit (see
-/// [`Pool::data_version`](super::Pool::data_version)).
-const ANNOUNCE: &str = "SELECT nextval('calendar_data_version')";
 
 impl std::ops::Deref for Tx {
     type Target = Conn;

@@ -108,7 +108,9 @@ fn has_key(backend: Backend, key: &KeyFilter) -> SimpleExpr {
     let sub = Query::select()
         .expr(Expr::cust("1"))
         .from_as(EventKeys::Table, o.clone())
-        .and_where(Expr::col((o.clone(), EventKeys::EventId)).equals((driver(), EventKeys::EventId)))
+        .and_where(
+            Expr::col((o.clone(), EventKeys::EventId)).equals((driver(), EventKeys::EventId)),
+        )
         .and_where(Expr::col((o.clone(), EventKeys::Kind)).eq(code(key.kind)))
         .and_where(Expr::col((o, EventKeys::Value)).is_in(key.values.iter().copied()))
         .take();

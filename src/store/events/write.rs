@@ -34,6 +34,8 @@ pub struct CountedState {
     pub date_utc: i64,
     /// When it was last written: a scheduled event due by then was counted then.
     pub modified_utc: i64,
+    /// When it starts and ends.
+    pub span: (i64, i64),
 }
 
 /// An event's status and dates, read inside a write transaction and locking the row
@@ -42,7 +44,13 @@ pub struct CountedState {
 pub async fn lock_state(conn: &mut Conn, id: i64) -> Result<Option<CountedState>, StoreError> {
     conn.query_opt(
         Query::select()
-            .columns([Posts::Status, Posts::DateUtc, Posts::ModifiedUtc])
+            .columns([
+                Posts::Status,
+                Posts::DateUtc,
+                Posts::ModifiedUtc,
+                Posts::StartUtc,
+                Posts::EndUtc,
+            ])
             .from(Posts::Table)
             .and_where(Expr::col(Posts::Id).eq(id))
             .and_where(Expr::col(Posts::PostType).eq(PostType::Event.as_str()))
@@ -52,6 +60,7 @@ pub async fn lock_state(conn: &mut Conn, id: i64) -> Result<Option<CountedState>
                 status: r.string(0)?,
                 date_utc: r.i64(1)?,
                 modified_utc: r.i64(2)?,
+                span: (r.i64(3)?, r.i64(4)?),
             })
         },
     )

@@ -186,14 +186,14 @@ impl PgConn {
         .await
     }
 
-    /// Runs statements, then queries, then `COMMIT` and `after`, in one flight.
-    /// Should a statement or query fail, PostgreSQL turns the `COMMIT` into a
-    /// rollback.
+    /// Runs statements, then queries, then `COMMIT` and the announce of the write,
+    /// in one flight. Should a statement or query fail, PostgreSQL turns the
+    /// `COMMIT` into a rollback.
     pub async fn execute_all_then_commit(
         &mut self,
         batch: &[(Statement, Params<'_>)],
         queries: &[(Statement, Params<'_>)],
-        after: &str,
+        after: &Announce,
     ) -> Result<CommitOutcome, StoreError> {
         self.with_deferred(async |c| {
             let mut parts: Vec<_> = batch
@@ -224,12 +224,9 @@ impl PgConn {
                     }
                 }
             };
-            let ((), commit, after) = futures_util::future::join3(
-                rest,
-                c.batch_execute("COMMIT"),
-                c.batch_execute(after),
-            )
-            .await;
+            let ((), commit, after) =
+                futures_util::future::join3(rest, c.batch_execute("COMMIT"), announce(c, after))
+                    .await;
             let mut rows = Vec::new();
             let mut failed = None;
             for (i, result) in done.into_iter().flatten().enumerate() {
@@ -264,16 +261,32 @@ impl PgConn {
         self.with_deferred(async |c| Ok(c.batch_execute(sql).await?))
             .await
     }
+}
 
-    /// Commits and then runs `after` (its failure is returned separately, as the
-    /// commit has happened by then), in one flight.
-    pub async fn commit_then(&mut self, after: &str) -> Result<Result<(), StoreError>, StoreError> {
-        self.with_deferred(async |c| {
-            let (commit, after) =
-                futures_util::future::join(c.batch_execute("COMMIT"), c.batch_execute(after)).await;
-            commit?;
-            Ok(after.map_err(StoreError::from))
-        })
-        .await
-    }
+/// What a write announces after its commit, in a transaction of its own: the next
+/// data version, and its changes recorded under it for every instance (see
+/// `store::changes`).
+pub struct Announce {
+    /// `store::changes::ANNOUNCE`, prepared.
+    pub statement: Statement,
+    /// The changes, as JSON.
+    pub changes: String,
+}
+
+/// Sends the announce's three statements at once. The record need not wait for the
+/// disk: should the server crash before it is written, its version is missing, and
+/// a reader that misses a version starts over (`store::changes::catch_up`).
+async fn announce(
+    c: &deadpool_postgres::Object,
+    a: &Announce,
+) -> Result<(), tokio_postgres::Error> {
+    let (begun, recorded, committed) = futures_util::future::join3(
+        c.batch_execute("BEGIN; SET LOCAL synchronous_commit = off"),
+        c.execute(&a.statement, &[&a.changes]),
+        c.batch_execute("COMMIT"),
+    )
+    .await;
+    begun?;
+    recorded?;
+    committed
 }

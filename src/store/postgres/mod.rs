@@ -9,7 +9,7 @@ pub(super) mod version;
 use std::str::FromStr;
 use std::time::Duration;
 
-pub use conn::{CommitOutcome, PgConn};
+pub use conn::{Announce, CommitOutcome, PgConn};
 
 use super::{Pool, StoreError};
 

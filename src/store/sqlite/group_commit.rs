@@ -20,7 +20,7 @@
 
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{Mutex, OwnedMutexGuard, watch};
@@ -28,6 +28,8 @@ use tokio::sync::{Mutex, OwnedMutexGuard, watch};
 use super::StoreError;
 use super::checkpoint::Checkpointer;
 use super::db::POOL_WAIT;
+use crate::domain::changes::Changes;
+use crate::store::changes::ChangeLog;
 
 /// The most requests one commit covers; bounds the latency a group adds.
 const MAX_GROUP: usize = 64;
@@ -45,8 +47,9 @@ pub struct Writer {
     /// Requests waiting for the connection. While there are any, a finished
     /// request leaves the group open for them rather than committing.
     queued: AtomicUsize,
-    /// Bumped after every commit; one process owns a SQLite file, so memory suffices.
-    pub(in crate::store) version: Arc<AtomicU64>,
+    /// What each commit changed, and the data version it made; one process owns a
+    /// SQLite file, so memory suffices.
+    pub(in crate::store) log: Arc<ChangeLog>,
     /// Work done after a group commits, in a transaction of its own.
     after_commit: AfterCommit,
     checkpointer: Checkpointer,
@@ -161,6 +164,8 @@ const REOPEN_PAUSE: Duration = Duration::from_secs(1);
 struct Group {
     id: u64,
     members: usize,
+    /// What its members' writes changed.
+    changes: Changes,
     outcome: watch::Sender<Outcome>,
 }
 
@@ -224,7 +229,7 @@ impl Writer {
                 reopened_at: None,
             })),
             queued: AtomicUsize::new(0),
-            version: Arc::default(),
+            log: Arc::default(),
             after_commit,
             checkpointer,
             reopen,
@@ -277,6 +282,7 @@ impl Writer {
             state.group = Some(Group {
                 id,
                 members: 0,
+                changes: Changes::nothing(),
                 outcome: watch::channel(None).0,
             });
         }
@@ -292,9 +298,9 @@ impl Writer {
         Ok(guard)
     }
 
-    /// Keeps the caller's changes and returns once the group holding them is
-    /// committed (or has failed).
-    pub async fn commit(&self, mut guard: WriterGuard) -> Result<(), StoreError> {
+    /// Keeps the caller's writes and returns once the group holding them is
+    /// committed (or has failed); `changes` says what they changed.
+    pub async fn commit(&self, mut guard: WriterGuard, changes: Changes) -> Result<(), StoreError> {
         if guard.savepoint {
             guard.prepare_cached("RELEASE request")?.execute([])?;
         }
@@ -308,6 +314,7 @@ impl Writer {
             ));
         };
         group.members += 1;
+        group.changes.merge(changes);
         if self.queued.load(Ordering::Acquire) == 0 || group.members >= MAX_GROUP {
             return self.finish(state);
         }
@@ -346,9 +353,11 @@ impl Writer {
         if result.is_err() && !state.conn.is_autocommit() {
             let _ = state.conn.execute_batch("ROLLBACK");
         }
-        let group = state.group.take();
+        let mut group = state.group.take();
         if result.is_ok() {
-            self.version.fetch_add(1, Ordering::AcqRel);
+            if let Some(g) = &mut group {
+                self.log.publish(std::mem::take(&mut g.changes));
+            }
             self.checkpointer.committed();
         }
         let outcome = result.as_ref().map(|_| ()).map_err(|e| e.to_string());
@@ -454,7 +463,7 @@ mod tests {
             async move {
                 let guard = writer.begin().await?;
                 guard.execute_batch(&sql)?;
-                writer.commit(guard).await
+                writer.commit(guard, Changes::anything()).await
             }
         };
         let count = |table: &str| -> i64 {

@@ -1,0 +1,190 @@
+//! Term counts in cached answers, filled in when an answer is served.
+//!
+//! Every event shows its categories and tags with their `count`, so a new event in
+//! a busy category would change the answer about every other event of that
+//! category, and a cache that kept them whole would have to drop them all. An
+//! answer computed for the cache writes each term's count as a mark instead
+//! ([`TermCount`]); the cache keeps the text around the marks ([`Spliced`]) and
+//! the counts apart, and a write that moves a count updates that count only.
+//!
+//! A mark is a JSON string holding a per-process random key, the term and the count
+//! as computed: no text a client writes can forge one, and every mark is replaced
+//! before an answer leaves the server.
+
+use std::sync::OnceLock;
+
+use axum::body::Bytes;
+use serde::{Serialize, Serializer};
+
+tokio::task_local! {
+    /// Set while an answer the cache may keep is computed.
+    static MARKING: ();
+}
+
+/// Computes `answer` with its term counts written as marks.
+pub async fn marking<F: Future>(answer: F) -> F::Output {
+    MARKING.scope((), answer).await
+}
+
+/// The start of every mark, as it appears in JSON text: the control character
+/// U+0001 (escaped by every JSON writer) and the process's key.
+fn prefix() -> &'static [u8] {
+    static PREFIX: OnceLock<Vec<u8>> = OnceLock::new();
+    PREFIX.get_or_init(|| format!("\"\\u0001{:032x}:", rand::random::<u128>()).into_bytes())
+}
+
+/// A term's count, as a view shows it.
+#[derive(Clone, Copy, Debug)]
+pub struct TermCount {
+    pub term: i64,
+    pub count: i64,
+}
+
+impl Serialize for TermCount {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if MARKING.try_with(|_| ()).is_err() {
+            return s.serialize_i64(self.count);
+        }
+        // The prefix holds the quote and escape as JSON writes them; the string holds
+        // the characters themselves.
+        let key = std::str::from_utf8(&prefix()[7..]).unwrap_or_default();
+        s.serialize_str(&format!("\u{1}{key}{}:{}\u{1}", self.term, self.count))
+    }
+}
+
+/// An answer's text with its marks taken out: where each count goes, and which.
+#[derive(Debug)]
+pub struct Spliced {
+    text: Bytes,
+    /// (offset in `text`, term, count as computed), in order.
+    holes: Vec<(usize, i64, i64)>,
+}
+
+impl Spliced {
+    /// Takes the marks out of `body` (which has none when none was written).
+    pub fn new(body: Bytes) -> Spliced {
+        let finder = memchr::memmem::Finder::new(prefix());
+        if finder.find(&body).is_none() {
+            return Spliced {
+                text: body,
+                holes: Vec::new(),
+            };
+        }
+        let mut text = Vec::with_capacity(body.len());
+        let mut holes = Vec::new();
+        let mut rest = &body[..];
+        while let Some(at) = finder.find(rest) {
+            text.extend_from_slice(&rest[..at]);
+            let after = &rest[at + prefix().len()..];
+            let Some((term, count, used)) = read_mark(after) else {
+                // Not a mark after all: keep it as text.
+                text.extend_from_slice(&rest[at..at + prefix().len()]);
+                rest = after;
+                continue;
+            };
+            holes.push((text.len(), term, count));
+            rest = &after[used..];
+        }
+        text.extend_from_slice(rest);
+        Spliced {
+            text: Bytes::from(text),
+            holes,
+        }
+    }
+
+    /// The terms whose counts it shows, with the counts it was computed with.
+    pub fn counts(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        self.holes.iter().map(|&(_, term, count)| (term, count))
+    }
+
+    /// Its text with the counts it was computed with.
+    pub fn as_computed(&self) -> Bytes {
+        let counts: Vec<i64> = self.holes.iter().map(|h| h.2).collect();
+        self.filled(&counts)
+    }
+
+    /// Its text with these counts, one per place in order.
+    pub fn filled(&self, counts: &[i64]) -> Bytes {
+        if self.holes.is_empty() {
+            return self.text.clone();
+        }
+        let mut out = Vec::with_capacity(self.text.len() + 8 * self.holes.len());
+        let mut from = 0;
+        let mut digits = itoa::Buffer::new();
+        for (&(at, _, _), &count) in self.holes.iter().zip(counts) {
+            out.extend_from_slice(&self.text[from..at]);
+            out.extend_from_slice(digits.format(count).as_bytes());
+            from = at;
+        }
+        out.extend_from_slice(&self.text[from..]);
+        Bytes::from(out)
+    }
+
+    /// The size it takes in memory.
+    pub fn len(&self) -> usize {
+        self.text.len() + 24 * self.holes.len()
+    }
+}
+
+/// `<term>:<count>\u0001"` at the start of `text`: the term, the count, and the
+/// bytes they take.
+fn read_mark(text: &[u8]) -> Option<(i64, i64, usize)> {
+    const END: &[u8] = b"\\u0001\"";
+    let number = |t: &[u8]| -> Option<(i64, usize)> {
+        let len = t
+            .iter()
+            .take_while(|b| b.is_ascii_digit() || **b == b'-')
+            .count();
+        Some((std::str::from_utf8(&t[..len]).ok()?.parse().ok()?, len))
+    };
+    let (term, a) = number(text)?;
+    let text_after = text.get(a..)?.strip_prefix(b":")?;
+    let (count, b) = number(text_after)?;
+    text_after
+        .get(b..)?
+        .starts_with(END)
+        .then_some((term, count, a + 1 + b + END.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Shown {
+        title: &'static str,
+        count: TermCount,
+        other: TermCount,
+    }
+
+    fn shown() -> Shown {
+        Shown {
+            title: "a \u{1} \"b\"",
+            count: TermCount { term: 7, count: 12 },
+            other: TermCount { term: 9, count: 0 },
+        }
+    }
+
+    #[tokio::test]
+    async fn marked_counts_are_filled_with_the_counts_of_the_moment() {
+        let plain = serde_json::to_vec(&shown()).unwrap();
+        let marked = marking(async { serde_json::to_vec(&shown()).unwrap() }).await;
+        assert_ne!(plain, marked);
+        let spliced = Spliced::new(Bytes::from(marked));
+        assert_eq!(spliced.as_computed(), Bytes::from(plain));
+        assert_eq!(spliced.counts().collect::<Vec<_>>(), [(7, 12), (9, 0)]);
+        let later = spliced.filled(&[13, 1]);
+        let v: serde_json::Value = serde_json::from_slice(&later).unwrap();
+        assert_eq!(v["count"], 13);
+        assert_eq!(v["other"], 1);
+        assert_eq!(v["title"], "a \u{1} \"b\"");
+    }
+
+    #[test]
+    fn text_without_marks_is_kept_as_is() {
+        let body = Bytes::from_static(br#"{"title":"\u0001 not a mark"}"#);
+        let spliced = Spliced::new(body.clone());
+        assert_eq!(spliced.counts().count(), 0);
+        assert_eq!(spliced.filled(&[]), body);
+    }
+}

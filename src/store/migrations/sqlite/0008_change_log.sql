@@ -1,0 +1,2 @@
+-- What each write changed, for the response cache (see `store::changes`): SQLite
+-- keeps it in memory, as one process owns the file. Nothing to create.

@@ -1,0 +1,238 @@
+//! A write drops only the cached answers it can change.
+//!
+//! Each test caches anonymous answers, then renames events behind the server's back
+//! (no data version moves), then writes through the API: an answer that still shows
+//! the old title was kept; one that shows the new title was computed again.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+const JUNE_2030: &str = "events?start_date=2030-06-01&end_date=2030-06-30";
+
+fn title(v: &Value) -> &str {
+    v["title"].as_str().unwrap_or_default()
+}
+
+fn titles_of(list: &Resp) -> Vec<String> {
+    list.body["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| title(e).to_string())
+        .collect()
+}
+
+async fn category(app: &TestApp, name: &str) -> i64 {
+    app.post("categories", json!({"name": name})).await.id()
+}
+
+async fn event_in(app: &TestApp, title: &str, day: &str, categories: &[i64]) -> i64 {
+    app.event(json!({
+        "title": title,
+        "start_date": format!("{day} 10:00:00"),
+        "end_date": format!("{day} 12:00:00"),
+        "status": "publish",
+        "categories": categories,
+    }))
+    .await
+}
+
+async fn rename_behind_the_servers_back(app: &TestApp, ids: &[i64]) {
+    for id in ids {
+        app.behind_the_servers_back(&format!(
+            "UPDATE posts SET title = 'Renamed ' || title WHERE id = {id}"
+        ))
+        .await;
+    }
+}
+
+both!(
+    an_event_write_keeps_answers_about_other_events_and_other_dates,
+    |app| async move {
+        let (music, sports, film) = (
+            category(&app, "Music").await,
+            category(&app, "Sports").await,
+            category(&app, "Film").await,
+        );
+        let a = event_in(&app, "A", "2030-06-10", &[music]).await;
+        let b = event_in(&app, "B", "2030-06-20", &[sports]).await;
+        let venue = app.post("venues", json!({"venue": "Hall"})).await.id();
+        // Cached: two events, a month, a venue, a category.
+        assert_eq!(title(&app.get(&format!("events/{a}")).await.body), "A");
+        assert_eq!(title(&app.get(&format!("events/{b}")).await.body), "B");
+        assert_eq!(titles_of(&app.get(JUNE_2030).await), ["A", "B"]);
+        assert_eq!(
+            app.get(&format!("venues/{venue}")).await.body["venue"],
+            "Hall"
+        );
+        assert_eq!(
+            app.get(&format!("categories/{music}")).await.body["count"],
+            1
+        );
+        rename_behind_the_servers_back(&app, &[a, b]).await;
+        app.behind_the_servers_back(&format!(
+            "UPDATE posts SET title = 'Renamed Hall' WHERE id = {venue}"
+        ))
+        .await;
+
+        // An event in another year and another category: nothing above can change.
+        event_in(&app, "C", "2041-01-01", &[film]).await;
+        assert_eq!(title(&app.get(&format!("events/{a}")).await.body), "A");
+        assert_eq!(titles_of(&app.get(JUNE_2030).await), ["A", "B"]);
+        assert_eq!(
+            app.get(&format!("venues/{venue}")).await.body["venue"],
+            "Hall"
+        );
+        assert_eq!(
+            app.get(&format!("categories/{music}")).await.body["count"],
+            1
+        );
+
+        // One in June 2030: the month is computed again, the events by ID are kept.
+        let d = event_in(&app, "D", "2030-06-15", &[film]).await;
+        assert_eq!(
+            titles_of(&app.get(JUNE_2030).await),
+            ["Renamed A", "D", "Renamed B"]
+        );
+        assert_eq!(app.get(JUNE_2030).await.header("x-wp-total"), Some("3"));
+        assert_eq!(title(&app.get(&format!("events/{a}")).await.body), "A");
+
+        // One in Music, in another year: A is kept, and shows Music's new count.
+        event_in(&app, "E", "2042-01-01", &[music]).await;
+        let shown = app.get(&format!("events/{a}")).await.body;
+        assert_eq!(title(&shown), "A");
+        assert_eq!(shown["categories"][0]["count"], 2);
+        assert_eq!(
+            app.get(&format!("categories/{music}")).await.body["count"],
+            2
+        );
+        let month = app.get(JUNE_2030).await;
+        assert_eq!(
+            month.body["events"][0]["categories"][0]["count"], 2,
+            "{:?}",
+            month.body
+        );
+
+        // B itself is written: its answers are computed again, the venue is still kept.
+        app.post(&format!("events/{b}"), json!({"excerpt": "new"}))
+            .await
+            .assert(200);
+        assert_eq!(
+            title(&app.get(&format!("events/{b}")).await.body),
+            "Renamed B"
+        );
+        assert_eq!(
+            app.get(&format!("venues/{venue}")).await.body["venue"],
+            "Hall"
+        );
+
+        // Trashing D leaves the month without it.
+        app.delete(&format!("events/{d}")).await.assert(200);
+        assert_eq!(
+            titles_of(&app.get(JUNE_2030).await),
+            ["Renamed A", "Renamed B"]
+        );
+
+        // A write of anything else (a venue) drops everything.
+        app.post("venues", json!({"venue": "Other"}))
+            .await
+            .assert(201);
+        assert_eq!(
+            app.get(&format!("venues/{venue}")).await.body["venue"],
+            "Renamed Hall"
+        );
+    }
+);
+
+both!(
+    an_event_moved_to_another_date_leaves_both_windows,
+    |app| async move {
+        let a = event_in(&app, "A", "2030-06-10", &[]).await;
+        let july = "events?start_date=2030-07-01&end_date=2030-07-31";
+        assert_eq!(titles_of(&app.get(JUNE_2030).await), ["A"]);
+        assert!(titles_of(&app.get(july).await).is_empty());
+        app.post(
+            &format!("events/{a}"),
+            json!({"start_date": "2030-07-10 10:00:00", "end_date": "2030-07-10 12:00:00"}),
+        )
+        .await
+        .assert(200);
+        assert!(titles_of(&app.get(JUNE_2030).await).is_empty());
+        assert_eq!(titles_of(&app.get(july).await), ["A"]);
+    }
+);
+
+both!(venues_with_events_follow_event_writes, |app| async move {
+    let venue = app.post("venues", json!({"venue": "Hall"})).await.id();
+    let with_events = "venues?has_events=1";
+    assert_eq!(app.get(with_events).await.header("x-wp-total"), Some("0"));
+    app.event(json!({
+        "title": "At the hall",
+        "start_date": "2030-06-10 10:00:00",
+        "end_date": "2030-06-10 12:00:00",
+        "status": "publish",
+        "venue": venue,
+    }))
+    .await;
+    assert_eq!(app.get(with_events).await.header("x-wp-total"), Some("1"));
+});
+
+both!(
+    an_event_that_changes_terms_reaches_the_term_lists,
+    |app| async move {
+        let (music, film) = (category(&app, "Music").await, category(&app, "Film").await);
+        let a = event_in(&app, "A", "2030-06-10", &[music]).await;
+        let of_a = format!("categories?post={a}");
+        let listed = |r: &Resp| r.body["categories"].as_array().map_or(0, Vec::len);
+        assert_eq!(listed(&app.get(&of_a).await), 1);
+        assert_eq!(listed(&app.get("categories").await), 1, "Film is empty");
+        app.post(&format!("events/{a}"), json!({"categories": [music, film]}))
+            .await
+            .assert(200);
+        assert_eq!(listed(&app.get(&of_a).await), 2);
+        assert_eq!(listed(&app.get("categories").await), 2);
+    }
+);
+
+/// Instance B caches an answer about event A and one about event B; a write of A on
+/// instance A reaches B's cache through the shared record of changes, and leaves
+/// its answer about event B.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_instance_drops_exactly_what_a_write_changed() {
+    let Some(a) = TestApp::postgres().await else {
+        return;
+    };
+    let Some(b) = a.second_instance().await else {
+        return;
+    };
+    let first = event_in(&a, "First", "2030-06-10", &[]).await;
+    let second = event_in(&a, "Second", "2031-06-10", &[]).await;
+    let read_b = |id: i64| {
+        let b = b.clone();
+        async move {
+            let req = axum::http::Request::builder()
+                .uri(format!("{API}/events/{id}"))
+                .body(axum::body::Body::empty())
+                .unwrap();
+            let resp = tower::ServiceExt::oneshot(b, req).await.unwrap();
+            let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+                .await
+                .unwrap();
+            let v: Value = serde_json::from_slice(&bytes).unwrap();
+            v["title"].as_str().unwrap().to_string()
+        }
+    };
+    assert_eq!(read_b(first).await, "First");
+    assert_eq!(read_b(second).await, "Second");
+    rename_behind_the_servers_back(&a, &[second]).await;
+    a.post(
+        &format!("events/{first}"),
+        json!({"title": "First, changed"}),
+    )
+    .await
+    .assert(200);
+    assert_eq!(read_b(first).await, "First, changed", "no stale read on B");
+    assert_eq!(read_b(second).await, "Second", "kept in B's cache");
+}
