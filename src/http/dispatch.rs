@@ -67,11 +67,15 @@ pub async fn handle(
                 refresh_in_background(app, endpoint, lang, &req, key.clone(), v, now);
                 return last.response();
             }
-            Lookup::Compute => computing = Some(cache.cache.computing(key)),
-            Lookup::Wait(computing) => {
-                // Someone is computing this very response: wait for theirs rather than
-                // run the same query again; compute it ourselves if it does not come.
-                let _ = tokio::time::timeout(MAX_WAIT, computing).await;
+            Lookup::Compute => computing = Some(cache.cache.computing(key, v)),
+            Lookup::Wait(mut waiting) => {
+                // Someone is computing this very response, from data at least as new as
+                // ours: wait for theirs rather than run the same query again; compute it
+                // ourselves if it does not come.
+                let _ = tokio::time::timeout(MAX_WAIT, &mut waiting.notified).await;
+                if let Some(hit) = app.cache.answer(&waiting) {
+                    return hit.response();
+                }
                 if let Lookup::Hit(hit) = app.cache.get(v, now, key) {
                     return hit.response();
                 }

@@ -21,10 +21,10 @@
 //! [`MAX_WAIT`]) rather than all running the same query. A full cache drops its
 //! least recently used entries first.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use hashlink::LinkedHashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use axum::body::Body;
@@ -86,11 +86,26 @@ pub enum Lookup {
     /// Compute the response, then [`ResponseCache::put`] it (or
     /// [`ResponseCache::abandon`] the key if there is none to keep).
     Compute,
-    /// Another request is computing it: wait for this, then look again.
-    Wait(tokio::sync::futures::OwnedNotified),
+    /// Another request is computing it: wait for its answer ([`ResponseCache::answer`]).
+    Wait(Waiting),
     /// Answer with this (same data version, an earlier second) and recompute the
     /// response in the background, then [`ResponseCache::put`] it.
     Refresh(Hit),
+}
+
+/// One request's computation of a key, which requests arriving meanwhile share:
+/// its answer is right for every request whose data version is at most its own
+/// (it read the data after it read that version).
+pub struct Flight {
+    version: u64,
+    done: Arc<tokio::sync::Notify>,
+    answer: OnceLock<Arc<Cached>>,
+}
+
+/// A request waiting for another one's computation.
+pub struct Waiting {
+    pub notified: std::pin::Pin<Box<tokio::sync::futures::OwnedNotified>>,
+    flight: Arc<Flight>,
 }
 
 /// A response as it was sent, its term counts taken out (see `live_counts`).
@@ -144,7 +159,11 @@ struct Generation {
     entries: LinkedHashMap<String, Entry>,
     bytes: usize,
     /// Keys with no entry that one request is computing; the others wait on these.
-    computing: HashMap<String, Arc<tokio::sync::Notify>>,
+    computing: HashMap<String, Arc<Flight>>,
+    /// The changes applied since `recent_since`, by the version they brought the
+    /// cache to: what a response computed at an earlier version may have missed.
+    recent: VecDeque<(u64, Changes)>,
+    recent_since: u64,
     /// When it was last asked, in this version, and the next moment a scheduled
     /// post goes live after that (see `Ctx::until_next_go_live`).
     go_live: Option<(i64, Option<i64>)>,
@@ -159,6 +178,8 @@ impl Generation {
         self.version = version;
         self.entries.clear();
         self.counts.clear();
+        self.recent.clear();
+        self.recent_since = version;
         self.bytes = 0;
         self.go_live = None;
         self.go_live_pending = false;
@@ -191,27 +212,52 @@ impl Generation {
         // A write may have scheduled a post.
         self.go_live = None;
         self.go_live_pending = false;
-        self.computations_restart();
+        if self.recent.len() == RECENT_CHANGES
+            && let Some((oldest, _)) = self.recent.pop_front()
+        {
+            self.recent_since = oldest;
+        }
+        self.recent.push_back((version, changes.clone()));
     }
 
-    /// Computations under way are of an older version: whoever waits for them
-    /// looks again.
+    /// Whether a response computed at `version` and reading `reads` is still right.
+    fn still_right(&self, version: u64, reads: Option<&Reads>) -> bool {
+        if version == self.version {
+            return true;
+        }
+        version < self.version
+            && version >= self.recent_since
+            && self
+                .recent
+                .iter()
+                .filter(|(v, _)| *v > version)
+                .all(|(_, changes)| reads.is_some_and(|r| !r.changed_by(changes)))
+    }
+
+    /// After anything changed, computations under way may not see it: whoever
+    /// waits for them looks again.
     fn computations_restart(&mut self) {
-        for (_, waiting) in self.computing.drain() {
-            waiting.notify_waiters();
+        for (_, flight) in self.computing.drain() {
+            flight.done.notify_waiters();
         }
     }
 }
 
 /// An entry as it is served now, with these counts.
 fn hit(counts: &HashMap<i64, i64>, entry: &Entry) -> Hit {
-    let shown = entry.response.body.counts();
     Hit {
         cached: entry.response.clone(),
-        counts: shown
-            .map(|(term, computed)| counts.get(&term).copied().unwrap_or(computed))
-            .collect(),
+        counts: fill(counts, &entry.response),
     }
+}
+
+/// The counts a response shows now: these, or those it was computed with.
+fn fill(counts: &HashMap<i64, i64>, cached: &Cached) -> Vec<i64> {
+    cached
+        .body
+        .counts()
+        .map(|(term, computed)| counts.get(&term).copied().unwrap_or(computed))
+        .collect()
 }
 
 pub struct ResponseCache {
@@ -221,6 +267,10 @@ pub struct ResponseCache {
     /// that one request catches up and the others wait for it.
     cursor: tokio::sync::Mutex<ChangeCursor>,
 }
+
+/// How many catch-ups' changes the cache remembers, to judge responses computed at
+/// an earlier version than the cache's.
+const RECENT_CHANGES: usize = 64;
 
 /// Larger bodies are not worth keeping.
 const MAX_ENTRY_BYTES: usize = 1024 * 1024;
@@ -238,6 +288,8 @@ impl ResponseCache {
                 go_live: None,
                 go_live_pending: false,
                 counts: HashMap::new(),
+                recent: VecDeque::new(),
+                recent_since: u64::MAX,
             }),
             cursor: tokio::sync::Mutex::new(ChangeCursor::Start),
         }
@@ -285,11 +337,9 @@ impl ResponseCache {
     pub fn get(&self, version: u64, second: i64, key: &str) -> Lookup {
         let mut guard = self.lock();
         let g = &mut *guard;
-        if g.version != version {
-            // Versions only grow: a newer one replaces everything kept so far.
-            if version < g.version && g.version != u64::MAX {
-                return Lookup::Compute;
-            }
+        // Entries are right for the cache's version, and so for any earlier one. A
+        // newer one the cache has not caught up with (its catch-up failed) drops them.
+        if g.version == u64::MAX || version > g.version {
             g.reset(version);
         }
         // An entry too old to serve counts as none: one request computes, others wait.
@@ -301,12 +351,23 @@ impl ResponseCache {
             g.bytes -= old.size;
         }
         let Some(entry) = g.entries.to_back(key) else {
-            if let Some(running) = g.computing.get(key) {
+            if let Some(flight) = g.computing.get(key).filter(|f| f.version >= version) {
                 // Registered now, so the wake-up cannot be missed.
-                return Lookup::Wait(running.clone().notified_owned());
+                return Lookup::Wait(Waiting {
+                    notified: Box::pin(flight.done.clone().notified_owned()),
+                    flight: flight.clone(),
+                });
             }
-            g.computing
-                .insert(key.to_string(), Arc::new(tokio::sync::Notify::new()));
+            let flight = Arc::new(Flight {
+                version,
+                done: Arc::new(tokio::sync::Notify::new()),
+                answer: OnceLock::new(),
+            });
+            // A computation of an older version is no answer for newer requests:
+            // those waiting for it look again, and find this one.
+            if let Some(older) = g.computing.insert(key.to_string(), flight) {
+                older.done.notify_waiters();
+            }
             return Lookup::Compute;
         };
         // A request that started just before a refresh landed gets the newer answer.
@@ -360,20 +421,35 @@ impl ResponseCache {
         }
     }
 
-    /// The computation of a key [`ResponseCache::get`] answered [`Lookup::Compute`] to.
-    pub fn computing(&self, key: &str) -> Computing<'_> {
+    /// The computation of a key [`ResponseCache::get`] answered [`Lookup::Compute`]
+    /// to, at `version`.
+    pub fn computing(&self, key: &str, version: u64) -> Computing<'_> {
         Computing {
             cache: self,
             key: Some(key.to_string()),
+            version,
         }
     }
 
-    /// Wakes whoever waits for `key` when the request computing it has nothing to keep.
-    pub fn abandon(&self, key: &str) {
-        let mut g = self.current.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(n) = g.computing.remove(key) {
-            n.notify_waiters();
+    /// Wakes whoever waits for the computation of `key` at `version`, which has no
+    /// answer to give.
+    pub fn abandon(&self, key: &str, version: u64) {
+        let mut g = self.lock();
+        if g.computing.get(key).is_some_and(|f| f.version == version)
+            && let Some(flight) = g.computing.remove(key)
+        {
+            flight.done.notify_waiters();
         }
+    }
+
+    /// The answer of the computation a request waited for, if it gave one.
+    pub fn answer(&self, waited: &Waiting) -> Option<Hit> {
+        let cached = waited.flight.answer.get()?;
+        let g = self.lock();
+        Some(Hit {
+            cached: cached.clone(),
+            counts: fill(&g.counts, cached),
+        })
     }
 
     /// Keeps a successful response; returns it ready to send.
@@ -384,7 +460,7 @@ impl ResponseCache {
         let body = match axum::body::to_bytes(body, usize::MAX).await {
             Ok(body) => Spliced::new(body),
             Err(e) => {
-                self.abandon(&key);
+                self.abandon(&key, version);
                 tracing::warn!(error = %e, "reading a response to cache failed");
                 return Response::from_parts(parts, Body::empty());
             }
@@ -401,22 +477,25 @@ impl ResponseCache {
             headers: parts.headers,
             body,
         });
-        if !keep {
-            self.abandon(&key);
-            return cached.response();
-        }
         {
-            let mut g = self.current.lock().unwrap_or_else(|e| e.into_inner());
-            if g.version != version {
-                // Only ever move forward: a slow request must not reset a newer generation.
-                if version < g.version && g.version != u64::MAX {
-                    return cached.response();
-                }
+            let mut g = self.lock();
+            // Whoever waits for this computation gets its answer, kept or not.
+            if g.computing.get(&key).is_some_and(|f| f.version == version)
+                && let Some(flight) = g.computing.remove(&key)
+            {
+                let _ = flight.answer.set(cached.clone());
+                flight.done.notify_waiters();
+            }
+            if !keep {
+                return cached.response();
+            }
+            // A version the cache has not caught up with (its catch-up failed) drops
+            // everything, as in `get`.
+            if g.version == u64::MAX || version > g.version {
                 g.reset(version);
             }
-            // Waiters wake once the lock is released, when the entry is in place.
-            if let Some(n) = g.computing.remove(&key) {
-                n.notify_waiters();
+            if !g.still_right(version, reads.as_ref()) {
+                return cached.response();
             }
             for (term, count) in cached.body.counts() {
                 g.counts.entry(term).or_insert(count);
@@ -462,6 +541,7 @@ impl ResponseCache {
 pub struct Computing<'a> {
     cache: &'a ResponseCache,
     key: Option<String>,
+    version: u64,
 }
 
 impl Computing<'_> {
@@ -474,251 +554,10 @@ impl Computing<'_> {
 impl Drop for Computing<'_> {
     fn drop(&mut self) {
         if let Some(key) = self.key.take() {
-            self.cache.abandon(&key);
+            self.cache.abandon(&key, self.version);
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use axum::body::Bytes;
-
-    impl Hit {
-        fn body(&self) -> Bytes {
-            self.cached.body.filled(&self.counts)
-        }
-    }
-
-    impl ResponseCache {
-        fn hit(&self, version: u64, second: i64, key: &str) -> Option<Hit> {
-            match self.get(version, second, key) {
-                Lookup::Hit(h) => Some(h),
-                Lookup::Compute | Lookup::Wait(_) | Lookup::Refresh(_) => None,
-            }
-        }
-    }
-
-    fn ok(text: &'static str) -> Response {
-        Response::new(Body::from(text))
-    }
-
-    #[tokio::test]
-    async fn entries_live_for_one_version_and_second() {
-        let cache = ResponseCache::new(1 << 20);
-        cache.put(1, 100, "a".into(), ok("x")).await;
-        assert!(cache.hit(1, 100, "a").is_some());
-        assert!(cache.hit(2, 100, "a").is_none(), "a write invalidates");
-        assert!(
-            cache.hit(1, 101, "a").is_none(),
-            "the next second recomputes"
-        );
-        cache.put(2, 100, "b".into(), ok("y")).await;
-        assert!(cache.hit(1, 100, "a").is_none());
-        // An older generation never replaces a newer one.
-        cache.put(1, 100, "c".into(), ok("z")).await;
-        assert!(cache.hit(2, 100, "b").is_some());
-    }
-
-    #[tokio::test]
-    async fn one_caller_refreshes_an_expired_entry_while_all_get_the_last_one() {
-        let cache = ResponseCache::new(1 << 20);
-        cache.put(7, 100, "k".into(), ok("old")).await;
-        let Lookup::Refresh(last) = cache.get(7, 101, "k") else {
-            panic!("the first caller of a second starts a refresh");
-        };
-        assert_eq!(last.body(), "old", "and is answered with the last response");
-        assert!(
-            cache.hit(7, 101, "k").is_some(),
-            "others get last second's answer"
-        );
-        assert!(cache.hit(7, 101, "k").is_some());
-        cache.put(7, 101, "k".into(), ok("new")).await;
-        let fresh = cache.hit(7, 101, "k").unwrap();
-        assert_eq!(fresh.body(), "new");
-        // A write in between: nothing stale is ever served.
-        cache.put(7, 102, "k".into(), ok("x")).await;
-        assert!(cache.hit(8, 103, "k").is_none());
-        assert!(
-            cache.hit(8, 103, "k").is_none(),
-            "a new data version has no stale entries"
-        );
-    }
-
-    #[tokio::test]
-    async fn a_slow_recomputation_keeps_the_last_answer_and_one_refresher_per_second() {
-        let cache = ResponseCache::new(1 << 20);
-        cache.put(3, 100, "k".into(), ok("old")).await;
-        assert!(
-            matches!(cache.get(3, 101, "k"), Lookup::Refresh(_)),
-            "a refresher at 101"
-        );
-        assert!(cache.hit(3, 101, "k").is_some());
-        // Still computing two seconds later: one more refresher, the rest get "old".
-        assert!(
-            matches!(cache.get(3, 103, "k"), Lookup::Refresh(_)),
-            "a refresher at 103"
-        );
-        assert_eq!(cache.hit(3, 103, "k").unwrap().body(), "old");
-        // The slow one from 101 lands, then the one from 103: the newer stays.
-        cache.put(3, 103, "k".into(), ok("new")).await;
-        cache.put(3, 101, "k".into(), ok("older")).await;
-        assert_eq!(cache.hit(3, 103, "k").unwrap().body(), "new");
-        // Too old to serve: one request computes, the others wait for it.
-        let late = 103 + MAX_STALE_SECONDS + 1;
-        assert!(matches!(cache.get(3, late, "k"), Lookup::Compute));
-        assert!(matches!(cache.get(3, late, "k"), Lookup::Wait(_)));
-    }
-
-    #[tokio::test]
-    async fn one_request_computes_a_cold_key_and_the_others_wait_for_it() {
-        let cache = Arc::new(ResponseCache::new(1 << 20));
-        assert!(matches!(cache.get(5, 10, "k"), Lookup::Compute));
-        let Lookup::Wait(waiting) = cache.get(5, 10, "k") else {
-            panic!("a second request waits");
-        };
-        let waiter = tokio::spawn({
-            let cache = cache.clone();
-            async move {
-                waiting.await;
-                cache.hit(5, 10, "k").map(|c| c.body())
-            }
-        });
-        cache.put(5, 10, "k".into(), ok("once")).await;
-        assert_eq!(waiter.await.unwrap().as_deref(), Some(&b"once"[..]));
-        // A computation that fails wakes the waiters, and the next request computes.
-        assert!(matches!(cache.get(5, 10, "j"), Lookup::Compute));
-        let Lookup::Wait(waiting) = cache.get(5, 10, "j") else {
-            panic!("a second request waits");
-        };
-        cache.abandon("j");
-        waiting.await;
-        assert!(matches!(cache.get(5, 10, "j"), Lookup::Compute));
-    }
-
-    #[tokio::test]
-    async fn a_computation_dropped_midway_lets_the_waiters_go() {
-        let cache = ResponseCache::new(1 << 20);
-        assert!(matches!(cache.get(5, 10, "k"), Lookup::Compute));
-        let computing = cache.computing("k");
-        let Lookup::Wait(waiting) = cache.get(5, 10, "k") else {
-            panic!("a second request waits");
-        };
-        drop(computing);
-        tokio::time::timeout(Duration::from_millis(100), waiting)
-            .await
-            .expect("the waiter is woken, not left to time out");
-        assert!(matches!(cache.get(5, 10, "k"), Lookup::Compute));
-        // A kept response does not wake anyone twice or unregister a later computation.
-        let computing = cache.computing("k");
-        cache.put(5, 10, "k".into(), ok("kept")).await;
-        computing.kept();
-        assert!(cache.hit(5, 10, "k").is_some());
-    }
-
-    #[tokio::test]
-    async fn a_request_from_the_second_before_gets_the_newer_answer() {
-        let cache = ResponseCache::new(1 << 20);
-        cache.put(4, 201, "k".into(), ok("new")).await;
-        assert_eq!(cache.hit(4, 200, "k").unwrap().body(), "new");
-        assert_eq!(cache.hit(4, 201, "k").unwrap().body(), "new");
-    }
-
-    #[tokio::test]
-    async fn a_full_cache_drops_its_least_recently_used_entries() {
-        let cache = ResponseCache::new(12);
-        cache.put(1, 10, "a".into(), ok("123")).await;
-        cache.put(1, 10, "b".into(), ok("456")).await;
-        cache.put(1, 10, "c".into(), ok("789")).await;
-        assert!(cache.hit(1, 10, "a").is_some(), "a is now the most recent");
-        cache.put(1, 11, "d".into(), ok("000")).await;
-        assert!(cache.hit(1, 11, "d").is_some(), "a new URL gets in");
-        assert!(
-            cache.hit(1, 11, "b").is_none(),
-            "the least recently used went"
-        );
-        assert!(cache.hit(1, 10, "a").is_some(), "the rest stay");
-        assert!(cache.hit(1, 10, "c").is_some());
-    }
-
-    fn fresh(text: &'static str, freshness: Freshness) -> Response {
-        let mut resp = ok(text);
-        resp.extensions_mut().insert(freshness);
-        resp
-    }
-
-    #[tokio::test]
-    async fn a_response_that_does_not_depend_on_the_clock_lives_until_a_write() {
-        let cache = ResponseCache::new(1 << 20);
-        cache
-            .put(1, 100, "k".into(), fresh("x", Freshness::UntilWrite))
-            .await;
-        assert!(cache.hit(1, 100_000, "k").is_some(), "no refresh, ever");
-        assert!(cache.hit(2, 100_000, "k").is_none(), "but a write ends it");
-    }
-
-    #[tokio::test]
-    async fn a_response_that_changes_by_the_clock_is_fresh_until_then() {
-        let cache = ResponseCache::new(1 << 20);
-        cache
-            .put(1, 100, "k".into(), fresh("x", Freshness::Until(150)))
-            .await;
-        assert!(cache.hit(1, 149, "k").is_some());
-        assert!(
-            matches!(cache.get(1, 150, "k"), Lookup::Refresh(_)),
-            "recomputed in the second it changes"
-        );
-        let late = 150 + MAX_STALE_SECONDS;
-        assert!(matches!(cache.get(1, late, "k"), Lookup::Compute));
-        // A moment already past counts from the second it was computed in.
-        cache
-            .put(1, 300, "j".into(), fresh("y", Freshness::Until(200)))
-            .await;
-        assert!(cache.hit(1, 300, "j").is_some());
-        assert!(matches!(cache.get(1, 301, "j"), Lookup::Refresh(_)));
-    }
-
-    #[tokio::test]
-    async fn the_next_go_live_is_remembered_for_one_version_until_it_passes() {
-        let cache = ResponseCache::new(1 << 20);
-        assert!(matches!(cache.get(1, 100, "k"), Lookup::Compute));
-        assert_eq!(cache.known_go_live(1, 100), None, "not asked yet");
-        assert!(cache.start_go_live_lookup(1), "one caller looks it up");
-        assert!(!cache.start_go_live_lookup(1), "the others do not");
-        cache.go_live_unknown(1);
-        assert!(
-            cache.start_go_live_lookup(1),
-            "after a failure, someone tries again"
-        );
-        cache.remember_go_live(1, 100, Some(150));
-        assert!(cache.start_go_live_lookup(1), "once it has passed, again");
-        assert_eq!(cache.known_go_live(1, 120), Some(Some(150)));
-        assert_eq!(cache.known_go_live(1, 150), None, "it has gone live");
-        assert_eq!(cache.known_go_live(1, 99), None, "earlier than asked");
-        cache.remember_go_live(1, 100, None);
-        assert_eq!(
-            cache.known_go_live(1, 10_000),
-            Some(None),
-            "nothing scheduled"
-        );
-        assert!(matches!(cache.get(2, 100, "k"), Lookup::Compute));
-        assert_eq!(cache.known_go_live(2, 120), None, "a write forgets it");
-        cache.remember_go_live(1, 100, None);
-        assert_eq!(
-            cache.known_go_live(2, 120),
-            None,
-            "an older version is ignored"
-        );
-    }
-
-    #[tokio::test]
-    async fn size_is_capped_and_errors_are_not_kept() {
-        let cache = ResponseCache::new(10);
-        cache.put(1, 1, "big".into(), ok("0123456789abc")).await;
-        assert!(cache.hit(1, 1, "big").is_none());
-        let mut not_found = ok("nope");
-        *not_found.status_mut() = StatusCode::NOT_FOUND;
-        cache.put(1, 1, "nf".into(), not_found).await;
-        assert!(cache.hit(1, 1, "nf").is_none());
-    }
-}
+mod tests;

@@ -1,0 +1,331 @@
+//! The cache's rules, one by one, without a server.
+
+use super::*;
+use crate::domain::changes::{Changes, Reads};
+use axum::body::Bytes;
+
+impl Hit {
+    fn body(&self) -> Bytes {
+        self.cached.body.filled(&self.counts)
+    }
+}
+
+impl ResponseCache {
+    fn hit(&self, version: u64, second: i64, key: &str) -> Option<Hit> {
+        match self.get(version, second, key) {
+            Lookup::Hit(h) => Some(h),
+            Lookup::Compute | Lookup::Wait(_) | Lookup::Refresh(_) => None,
+        }
+    }
+}
+
+fn ok(text: &'static str) -> Response {
+    Response::new(Body::from(text))
+}
+
+#[tokio::test]
+async fn entries_live_for_one_version_and_second() {
+    let cache = ResponseCache::new(1 << 20);
+    cache.put(1, 100, "a".into(), ok("x")).await;
+    assert!(cache.hit(1, 100, "a").is_some());
+    assert!(cache.hit(2, 100, "a").is_none(), "a write invalidates");
+    assert!(
+        cache.hit(1, 101, "a").is_none(),
+        "the next second recomputes"
+    );
+    cache.put(2, 100, "b".into(), ok("y")).await;
+    assert!(cache.hit(1, 100, "a").is_none());
+    // An older generation never replaces a newer one.
+    cache.put(1, 100, "c".into(), ok("z")).await;
+    assert!(cache.hit(2, 100, "b").is_some());
+}
+
+#[tokio::test]
+async fn one_caller_refreshes_an_expired_entry_while_all_get_the_last_one() {
+    let cache = ResponseCache::new(1 << 20);
+    cache.put(7, 100, "k".into(), ok("old")).await;
+    let Lookup::Refresh(last) = cache.get(7, 101, "k") else {
+        panic!("the first caller of a second starts a refresh");
+    };
+    assert_eq!(last.body(), "old", "and is answered with the last response");
+    assert!(
+        cache.hit(7, 101, "k").is_some(),
+        "others get last second's answer"
+    );
+    assert!(cache.hit(7, 101, "k").is_some());
+    cache.put(7, 101, "k".into(), ok("new")).await;
+    let fresh = cache.hit(7, 101, "k").unwrap();
+    assert_eq!(fresh.body(), "new");
+    // A write in between: nothing stale is ever served.
+    cache.put(7, 102, "k".into(), ok("x")).await;
+    assert!(cache.hit(8, 103, "k").is_none());
+    assert!(
+        cache.hit(8, 103, "k").is_none(),
+        "a new data version has no stale entries"
+    );
+}
+
+#[tokio::test]
+async fn a_slow_recomputation_keeps_the_last_answer_and_one_refresher_per_second() {
+    let cache = ResponseCache::new(1 << 20);
+    cache.put(3, 100, "k".into(), ok("old")).await;
+    assert!(
+        matches!(cache.get(3, 101, "k"), Lookup::Refresh(_)),
+        "a refresher at 101"
+    );
+    assert!(cache.hit(3, 101, "k").is_some());
+    // Still computing two seconds later: one more refresher, the rest get "old".
+    assert!(
+        matches!(cache.get(3, 103, "k"), Lookup::Refresh(_)),
+        "a refresher at 103"
+    );
+    assert_eq!(cache.hit(3, 103, "k").unwrap().body(), "old");
+    // The slow one from 101 lands, then the one from 103: the newer stays.
+    cache.put(3, 103, "k".into(), ok("new")).await;
+    cache.put(3, 101, "k".into(), ok("older")).await;
+    assert_eq!(cache.hit(3, 103, "k").unwrap().body(), "new");
+    // Too old to serve: one request computes, the others wait for it.
+    let late = 103 + MAX_STALE_SECONDS + 1;
+    assert!(matches!(cache.get(3, late, "k"), Lookup::Compute));
+    assert!(matches!(cache.get(3, late, "k"), Lookup::Wait(_)));
+}
+
+#[tokio::test]
+async fn one_request_computes_a_cold_key_and_the_others_wait_for_it() {
+    let cache = Arc::new(ResponseCache::new(1 << 20));
+    assert!(matches!(cache.get(5, 10, "k"), Lookup::Compute));
+    let Lookup::Wait(waiting) = cache.get(5, 10, "k") else {
+        panic!("a second request waits");
+    };
+    let waiter = tokio::spawn({
+        let cache = cache.clone();
+        async move {
+            waiting.notified.await;
+            cache.hit(5, 10, "k").map(|c| c.body())
+        }
+    });
+    cache.put(5, 10, "k".into(), ok("once")).await;
+    assert_eq!(waiter.await.unwrap().as_deref(), Some(&b"once"[..]));
+    // A computation that fails wakes the waiters, and the next request computes.
+    assert!(matches!(cache.get(5, 10, "j"), Lookup::Compute));
+    let Lookup::Wait(waiting) = cache.get(5, 10, "j") else {
+        panic!("a second request waits");
+    };
+    cache.abandon("j", 5);
+    waiting.notified.await;
+    assert!(matches!(cache.get(5, 10, "j"), Lookup::Compute));
+}
+
+#[tokio::test]
+async fn a_computation_dropped_midway_lets_the_waiters_go() {
+    let cache = ResponseCache::new(1 << 20);
+    assert!(matches!(cache.get(5, 10, "k"), Lookup::Compute));
+    let computing = cache.computing("k", 5);
+    let Lookup::Wait(waiting) = cache.get(5, 10, "k") else {
+        panic!("a second request waits");
+    };
+    drop(computing);
+    tokio::time::timeout(Duration::from_millis(100), waiting.notified)
+        .await
+        .expect("the waiter is woken, not left to time out");
+    assert!(matches!(cache.get(5, 10, "k"), Lookup::Compute));
+    // A kept response does not wake anyone twice or unregister a later computation.
+    let computing = cache.computing("k", 5);
+    cache.put(5, 10, "k".into(), ok("kept")).await;
+    computing.kept();
+    assert!(cache.hit(5, 10, "k").is_some());
+}
+
+#[tokio::test]
+async fn a_request_from_the_second_before_gets_the_newer_answer() {
+    let cache = ResponseCache::new(1 << 20);
+    cache.put(4, 201, "k".into(), ok("new")).await;
+    assert_eq!(cache.hit(4, 200, "k").unwrap().body(), "new");
+    assert_eq!(cache.hit(4, 201, "k").unwrap().body(), "new");
+}
+
+#[tokio::test]
+async fn a_full_cache_drops_its_least_recently_used_entries() {
+    let cache = ResponseCache::new(12);
+    cache.put(1, 10, "a".into(), ok("123")).await;
+    cache.put(1, 10, "b".into(), ok("456")).await;
+    cache.put(1, 10, "c".into(), ok("789")).await;
+    assert!(cache.hit(1, 10, "a").is_some(), "a is now the most recent");
+    cache.put(1, 11, "d".into(), ok("000")).await;
+    assert!(cache.hit(1, 11, "d").is_some(), "a new URL gets in");
+    assert!(
+        cache.hit(1, 11, "b").is_none(),
+        "the least recently used went"
+    );
+    assert!(cache.hit(1, 10, "a").is_some(), "the rest stay");
+    assert!(cache.hit(1, 10, "c").is_some());
+}
+
+fn fresh(text: &'static str, freshness: Freshness) -> Response {
+    let mut resp = ok(text);
+    resp.extensions_mut().insert(freshness);
+    resp
+}
+
+#[tokio::test]
+async fn a_response_that_does_not_depend_on_the_clock_lives_until_a_write() {
+    let cache = ResponseCache::new(1 << 20);
+    cache
+        .put(1, 100, "k".into(), fresh("x", Freshness::UntilWrite))
+        .await;
+    assert!(cache.hit(1, 100_000, "k").is_some(), "no refresh, ever");
+    assert!(cache.hit(2, 100_000, "k").is_none(), "but a write ends it");
+}
+
+#[tokio::test]
+async fn a_response_that_changes_by_the_clock_is_fresh_until_then() {
+    let cache = ResponseCache::new(1 << 20);
+    cache
+        .put(1, 100, "k".into(), fresh("x", Freshness::Until(150)))
+        .await;
+    assert!(cache.hit(1, 149, "k").is_some());
+    assert!(
+        matches!(cache.get(1, 150, "k"), Lookup::Refresh(_)),
+        "recomputed in the second it changes"
+    );
+    let late = 150 + MAX_STALE_SECONDS;
+    assert!(matches!(cache.get(1, late, "k"), Lookup::Compute));
+    // A moment already past counts from the second it was computed in.
+    cache
+        .put(1, 300, "j".into(), fresh("y", Freshness::Until(200)))
+        .await;
+    assert!(cache.hit(1, 300, "j").is_some());
+    assert!(matches!(cache.get(1, 301, "j"), Lookup::Refresh(_)));
+}
+
+#[tokio::test]
+async fn the_next_go_live_is_remembered_for_one_version_until_it_passes() {
+    let cache = ResponseCache::new(1 << 20);
+    assert!(matches!(cache.get(1, 100, "k"), Lookup::Compute));
+    assert_eq!(cache.known_go_live(1, 100), None, "not asked yet");
+    assert!(cache.start_go_live_lookup(1), "one caller looks it up");
+    assert!(!cache.start_go_live_lookup(1), "the others do not");
+    cache.go_live_unknown(1);
+    assert!(
+        cache.start_go_live_lookup(1),
+        "after a failure, someone tries again"
+    );
+    cache.remember_go_live(1, 100, Some(150));
+    assert!(cache.start_go_live_lookup(1), "once it has passed, again");
+    assert_eq!(cache.known_go_live(1, 120), Some(Some(150)));
+    assert_eq!(cache.known_go_live(1, 150), None, "it has gone live");
+    assert_eq!(cache.known_go_live(1, 99), None, "earlier than asked");
+    cache.remember_go_live(1, 100, None);
+    assert_eq!(
+        cache.known_go_live(1, 10_000),
+        Some(None),
+        "nothing scheduled"
+    );
+    assert!(matches!(cache.get(2, 100, "k"), Lookup::Compute));
+    assert_eq!(cache.known_go_live(2, 120), None, "a write forgets it");
+    cache.remember_go_live(1, 100, None);
+    assert_eq!(
+        cache.known_go_live(2, 120),
+        None,
+        "an older version is ignored"
+    );
+}
+
+#[tokio::test]
+async fn size_is_capped_and_errors_are_not_kept() {
+    let cache = ResponseCache::new(10);
+    cache.put(1, 1, "big".into(), ok("0123456789abc")).await;
+    assert!(cache.hit(1, 1, "big").is_none());
+    let mut not_found = ok("nope");
+    *not_found.status_mut() = StatusCode::NOT_FOUND;
+    cache.put(1, 1, "nf".into(), not_found).await;
+    assert!(cache.hit(1, 1, "nf").is_none());
+}
+
+fn reading(resp: Response, reads: Reads) -> Response {
+    let mut resp = resp;
+    resp.extensions_mut().insert(reads);
+    resp.extensions_mut().insert(Freshness::UntilWrite);
+    resp
+}
+
+fn event_write(id: i64) -> CaughtUp {
+    CaughtUp {
+        changes: Some(Changes::events([id], [], [])),
+        counts: Vec::new(),
+    }
+}
+
+async fn catch_up(cache: &ResponseCache, version: u64, caught: CaughtUp) {
+    let caught = std::sync::Mutex::new(Some(caught));
+    cache
+        .catch_up(version, async |_| {
+            Ok(caught.lock().unwrap().take().unwrap())
+        })
+        .await;
+}
+
+#[tokio::test]
+async fn a_write_drops_only_what_it_reaches_and_older_requests_still_hit() {
+    let cache = ResponseCache::new(1 << 20);
+    catch_up(&cache, 1, CaughtUp::unknown()).await;
+    let by_id = |id| Reads {
+        events: vec![id],
+        ..Reads::default()
+    };
+    cache
+        .put(1, 10, "a".into(), reading(ok("A"), by_id(1)))
+        .await;
+    cache
+        .put(1, 10, "b".into(), reading(ok("B"), by_id(2)))
+        .await;
+    catch_up(&cache, 2, event_write(2)).await;
+    assert_eq!(cache.hit(2, 10, "a").unwrap().body(), "A", "not reached");
+    assert!(cache.hit(2, 10, "b").is_none(), "reached");
+    assert!(
+        cache.hit(1, 10, "a").is_some(),
+        "right at version 2, so right for a request that read version 1"
+    );
+    // Computed at version 1, put at 2: kept if version 2's writes do not reach it.
+    cache
+        .put(1, 10, "c".into(), reading(ok("C"), by_id(3)))
+        .await;
+    assert!(cache.hit(2, 10, "c").is_some());
+    cache
+        .put(1, 10, "b".into(), reading(ok("B, old"), by_id(2)))
+        .await;
+    assert!(cache.hit(2, 10, "b").is_none(), "version 2 changed it");
+    // An answer that says nothing of what it read is right only at its own version.
+    cache.put(1, 10, "d".into(), ok("D")).await;
+    assert!(cache.hit(2, 10, "d").is_none());
+}
+
+#[tokio::test]
+async fn a_computation_answers_every_request_of_its_version_or_older() {
+    let cache = ResponseCache::new(1 << 20);
+    catch_up(&cache, 4, CaughtUp::unknown()).await;
+    assert!(matches!(cache.get(4, 10, "k"), Lookup::Compute));
+    let Lookup::Wait(older) = cache.get(3, 10, "k") else {
+        panic!("a request of an older version waits for it");
+    };
+    catch_up(&cache, 5, event_write(9)).await;
+    assert!(
+        matches!(cache.get(5, 10, "k"), Lookup::Compute),
+        "a newer request starts its own"
+    );
+    let Lookup::Wait(mut newer) = cache.get(5, 10, "k") else {
+        panic!("and the next one waits for that");
+    };
+    // The first computation's answer reaches nobody now (a newer one replaced it),
+    // and its waiter was told to look again.
+    tokio::time::timeout(Duration::from_millis(100), older.notified)
+        .await
+        .expect("woken");
+    // The newer one answers its waiter, even when the answer is not kept (it says
+    // nothing of what it read, and the cache has moved on).
+    catch_up(&cache, 6, event_write(9)).await;
+    cache.put(5, 10, "k".into(), ok("five")).await;
+    (&mut newer.notified).await;
+    assert_eq!(cache.answer(&newer).unwrap().body(), "five");
+    assert!(cache.hit(6, 10, "k").is_none());
+}
