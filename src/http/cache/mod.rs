@@ -27,7 +27,7 @@ use hashlink::LinkedHashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
@@ -118,7 +118,7 @@ pub struct Cached {
 /// A cached response and the term counts of the moment, ready to send.
 pub struct Hit {
     cached: Arc<Cached>,
-    counts: Vec<i64>,
+    body: Bytes,
 }
 
 impl Cached {
@@ -133,7 +133,7 @@ impl Cached {
 
 impl Hit {
     pub fn response(&self) -> Response {
-        let mut resp = Response::new(Body::from(self.cached.body.filled(&self.counts)));
+        let mut resp = Response::new(Body::from(self.body.clone()));
         *resp.status_mut() = self.cached.status;
         *resp.headers_mut() = self.cached.headers.clone();
         resp
@@ -151,6 +151,10 @@ struct Entry {
     /// The second a recomputation was last handed out, if one was.
     refreshing: Option<i64>,
     size: usize,
+    /// Its body with the term counts of `served_at` filled in: served as is until
+    /// the counts move.
+    served: Bytes,
+    served_at: u64,
 }
 
 struct Generation {
@@ -171,6 +175,8 @@ struct Generation {
     go_live_pending: bool,
     /// The counts of the terms that kept responses show, as of this version.
     counts: HashMap<i64, i64>,
+    /// Moves when `counts` change.
+    counts_epoch: u64,
 }
 
 impl Generation {
@@ -178,6 +184,7 @@ impl Generation {
         self.version = version;
         self.entries.clear();
         self.counts.clear();
+        self.counts_epoch += 1;
         self.recent.clear();
         self.recent_since = version;
         self.bytes = 0;
@@ -193,7 +200,10 @@ impl Generation {
             return self.reset(version);
         }
         self.version = version;
-        self.counts.extend(counts.iter().copied());
+        if !counts.is_empty() {
+            self.counts.extend(counts.iter().copied());
+            self.counts_epoch += 1;
+        }
         let before = self.entries.len();
         let mut freed = 0;
         self.entries.retain(|_, e| {
@@ -244,10 +254,14 @@ impl Generation {
 }
 
 /// An entry as it is served now, with these counts.
-fn hit(counts: &HashMap<i64, i64>, entry: &Entry) -> Hit {
+fn hit(counts: &HashMap<i64, i64>, epoch: u64, entry: &mut Entry) -> Hit {
+    if entry.served_at != epoch {
+        entry.served = entry.response.body.filled(&fill(counts, &entry.response));
+        entry.served_at = epoch;
+    }
     Hit {
         cached: entry.response.clone(),
-        counts: fill(counts, &entry.response),
+        body: entry.served.clone(),
     }
 }
 
@@ -288,6 +302,7 @@ impl ResponseCache {
                 go_live: None,
                 go_live_pending: false,
                 counts: HashMap::new(),
+                counts_epoch: 0,
                 recent: VecDeque::new(),
                 recent_since: u64::MAX,
             }),
@@ -372,14 +387,14 @@ impl ResponseCache {
         };
         // A request that started just before a refresh landed gets the newer answer.
         if entry.fresh_through >= second {
-            return Lookup::Hit(hit(&g.counts, entry));
+            return Lookup::Hit(hit(&g.counts, g.counts_epoch, entry));
         }
         // One recomputation per key and second; everyone gets the last answer meanwhile.
         if entry.refreshing.is_some_and(|s| s >= second) {
-            Lookup::Hit(hit(&g.counts, entry))
+            Lookup::Hit(hit(&g.counts, g.counts_epoch, entry))
         } else {
             entry.refreshing = Some(second);
-            Lookup::Refresh(hit(&g.counts, entry))
+            Lookup::Refresh(hit(&g.counts, g.counts_epoch, entry))
         }
     }
 
@@ -445,10 +460,10 @@ impl ResponseCache {
     /// The answer of the computation a request waited for, if it gave one.
     pub fn answer(&self, waited: &Waiting) -> Option<Hit> {
         let cached = waited.flight.answer.get()?;
-        let g = self.lock();
+        let counts = fill(&self.lock().counts, cached);
         Some(Hit {
             cached: cached.clone(),
-            counts: fill(&g.counts, cached),
+            body: cached.body.filled(&counts),
         })
     }
 
@@ -508,7 +523,15 @@ impl ResponseCache {
                 g.bytes -= size;
                 g.entries.remove(&key);
             }
-            let size = cached.body.len() + key.len();
+            let served = cached.body.filled(&fill(&g.counts, &cached));
+            let served_at = g.counts_epoch;
+            // A body with counts is kept twice: with marks, and as last served.
+            let copies = if cached.body.counts().next().is_some() {
+                2
+            } else {
+                1
+            };
+            let size = copies * cached.body.len() + key.len();
             if size <= self.max_bytes {
                 while g.bytes + size > self.max_bytes || g.entries.len() >= MAX_ENTRIES {
                     let Some((_, dropped)) = g.entries.pop_front() else {
@@ -526,6 +549,8 @@ impl ResponseCache {
                         fresh_through,
                         refreshing: None,
                         size,
+                        served,
+                        served_at,
                     },
                 );
             }

@@ -2,11 +2,10 @@
 
 use super::*;
 use crate::domain::changes::{Changes, Reads};
-use axum::body::Bytes;
 
 impl Hit {
     fn body(&self) -> Bytes {
-        self.cached.body.filled(&self.counts)
+        self.body.clone()
     }
 }
 
