@@ -12,7 +12,7 @@ use crate::domain::term::Taxonomy;
 use crate::store::posts::{POST_COLUMN_COUNT, col, post_from_row, select_posts};
 use crate::store::schema::{EventOrganizers, Posts, TermRelationships, Terms};
 use crate::store::terms::{TERM_COLUMN_COUNT, term_from_row};
-use crate::store::{Conn, StoreError};
+use crate::store::{Backend, Conn, StoreError};
 
 pub async fn get(conn: &mut Conn, id: i64) -> Result<Option<Event>, StoreError> {
     conn.query_opt(
@@ -61,10 +61,12 @@ async fn load_terms(
     let mut terms = crate::store::terms::select_terms();
     terms
         .column((TermRelationships::Table, TermRelationships::PostId))
+        // The unary plus keeps SQLite from driving the join from `terms` (a few hundred
+        // rows, each probing the events' IDs: 2,300 index seeks for a page of ten);
+        // from the events' IDs it is one probe each. PostgreSQL plans it as before.
         .inner_join(
             TermRelationships::Table,
-            Expr::col((TermRelationships::Table, TermRelationships::TermId))
-                .equals((Terms::Table, Terms::Id)),
+            Expr::cust("+\"term_relationships\".\"term_id\" = \"terms\".\"id\""),
         )
         .and_where(
             Expr::col((TermRelationships::Table, TermRelationships::PostId))
@@ -106,7 +108,16 @@ async fn load_linked_posts(
         .expr(Expr::cust("NULL"))
         .expr(Expr::cust("NULL"))
         .and_where(col(Posts::Id).is_in(venue_ids.iter().copied()))
-        .and_where(col(Posts::PostType).eq(PostType::Venue.as_str()));
+        // SQLite: by ID, never by the type's index (a unary plus keeps it off it, or it
+        // would walk every venue for a page of ten events). PostgreSQL has no unary
+        // plus for text, and no such plan.
+        .and_where(
+            match conn.backend() {
+                Backend::Sqlite => Expr::cust("+\"posts\".\"post_type\""),
+                Backend::Postgres => Expr::col((Posts::Table, Posts::PostType)),
+            }
+            .eq(PostType::Venue.as_str()),
+        );
     let mut organizers = select_posts();
     organizers
         .column((EventOrganizers::Table, EventOrganizers::EventId))
