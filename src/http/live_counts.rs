@@ -52,16 +52,26 @@ impl Serialize for TermCount {
     }
 }
 
-/// An answer's text with its marks taken out: where each count goes, and which.
+/// An answer's text, its marks replaced by the counts it was computed with, and
+/// where each count is: the text is sent as is while the counts hold.
 #[derive(Debug)]
 pub struct Spliced {
     text: Bytes,
-    /// (offset in `text`, term, count as computed), in order.
-    holes: Vec<(usize, i64, i64)>,
+    /// The counts in `text`, in order.
+    holes: Vec<Hole>,
+}
+
+#[derive(Debug)]
+struct Hole {
+    /// Where its digits start in the text, and how many there are.
+    at: usize,
+    len: usize,
+    term: i64,
+    count: i64,
 }
 
 impl Spliced {
-    /// Takes the marks out of `body` (which has none when none was written).
+    /// Fills the marks of `body` (which has none when none was written).
     pub fn new(body: Bytes) -> Spliced {
         let finder = memchr::memmem::Finder::new(prefix());
         if finder.find(&body).is_none() {
@@ -73,6 +83,7 @@ impl Spliced {
         let mut text = Vec::with_capacity(body.len());
         let mut holes = Vec::new();
         let mut rest = &body[..];
+        let mut digits = itoa::Buffer::new();
         while let Some(at) = finder.find(rest) {
             text.extend_from_slice(&rest[..at]);
             let after = &rest[at + prefix().len()..];
@@ -82,7 +93,14 @@ impl Spliced {
                 rest = after;
                 continue;
             };
-            holes.push((text.len(), term, count));
+            let shown = digits.format(count).as_bytes();
+            holes.push(Hole {
+                at: text.len(),
+                len: shown.len(),
+                term,
+                count,
+            });
+            text.extend_from_slice(shown);
             rest = &after[used..];
         }
         text.extend_from_slice(rest);
@@ -94,27 +112,32 @@ impl Spliced {
 
     /// The terms whose counts it shows, with the counts it was computed with.
     pub fn counts(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
-        self.holes.iter().map(|&(_, term, count)| (term, count))
+        self.holes.iter().map(|h| (h.term, h.count))
     }
 
     /// Its text with the counts it was computed with.
     pub fn as_computed(&self) -> Bytes {
-        let counts: Vec<i64> = self.holes.iter().map(|h| h.2).collect();
-        self.filled(&counts)
+        self.text.clone()
     }
 
-    /// Its text with these counts, one per place in order.
+    /// Its text with these counts, one per place in order: the text itself when
+    /// they are the counts it was computed with.
     pub fn filled(&self, counts: &[i64]) -> Bytes {
-        if self.holes.is_empty() {
+        if self
+            .holes
+            .iter()
+            .map(|h| h.count)
+            .eq(counts.iter().copied())
+        {
             return self.text.clone();
         }
         let mut out = Vec::with_capacity(self.text.len() + 8 * self.holes.len());
         let mut from = 0;
         let mut digits = itoa::Buffer::new();
-        for (&(at, _, _), &count) in self.holes.iter().zip(counts) {
-            out.extend_from_slice(&self.text[from..at]);
+        for (hole, &count) in self.holes.iter().zip(counts) {
+            out.extend_from_slice(&self.text[from..hole.at]);
             out.extend_from_slice(digits.format(count).as_bytes());
-            from = at;
+            from = hole.at + hole.len;
         }
         out.extend_from_slice(&self.text[from..]);
         Bytes::from(out)
@@ -122,7 +145,7 @@ impl Spliced {
 
     /// The size it takes in memory.
     pub fn len(&self) -> usize {
-        self.text.len() + 24 * self.holes.len()
+        self.text.len() + 32 * self.holes.len()
     }
 }
 

@@ -155,6 +155,8 @@ struct Entry {
     /// the counts move.
     served: Bytes,
     served_at: u64,
+    /// What `served` adds to the entry's size: nothing while it is the body itself.
+    served_extra: usize,
 }
 
 struct Generation {
@@ -254,10 +256,19 @@ impl Generation {
 }
 
 /// An entry as it is served now, with these counts.
-fn hit(counts: &HashMap<i64, i64>, epoch: u64, entry: &mut Entry) -> Hit {
+fn hit(counts: &HashMap<i64, i64>, epoch: u64, bytes: &mut usize, entry: &mut Entry) -> Hit {
     if entry.served_at != epoch {
-        entry.served = entry.response.body.filled(&fill(counts, &entry.response));
+        let body = &entry.response.body;
+        entry.served = body.filled(&fill(counts, &entry.response));
         entry.served_at = epoch;
+        let extra = if entry.served.as_ptr() == body.as_computed().as_ptr() {
+            0
+        } else {
+            entry.served.len()
+        };
+        *bytes = *bytes + extra - entry.served_extra;
+        entry.size = entry.size + extra - entry.served_extra;
+        entry.served_extra = extra;
     }
     Hit {
         cached: entry.response.clone(),
@@ -387,14 +398,14 @@ impl ResponseCache {
         };
         // A request that started just before a refresh landed gets the newer answer.
         if entry.fresh_through >= second {
-            return Lookup::Hit(hit(&g.counts, g.counts_epoch, entry));
+            return Lookup::Hit(hit(&g.counts, g.counts_epoch, &mut g.bytes, entry));
         }
         // One recomputation per key and second; everyone gets the last answer meanwhile.
         if entry.refreshing.is_some_and(|s| s >= second) {
-            Lookup::Hit(hit(&g.counts, g.counts_epoch, entry))
+            Lookup::Hit(hit(&g.counts, g.counts_epoch, &mut g.bytes, entry))
         } else {
             entry.refreshing = Some(second);
-            Lookup::Refresh(hit(&g.counts, g.counts_epoch, entry))
+            Lookup::Refresh(hit(&g.counts, g.counts_epoch, &mut g.bytes, entry))
         }
     }
 
@@ -525,13 +536,13 @@ impl ResponseCache {
             }
             let served = cached.body.filled(&fill(&g.counts, &cached));
             let served_at = g.counts_epoch;
-            // A body with counts is kept twice: with marks, and as last served.
-            let copies = if cached.body.counts().next().is_some() {
-                2
+            // Counts that moved since it was computed make a second copy of its body.
+            let extra = if served.as_ptr() == cached.body.as_computed().as_ptr() {
+                0
             } else {
-                1
+                served.len()
             };
-            let size = copies * cached.body.len() + key.len();
+            let size = cached.body.len() + key.len() + extra;
             if size <= self.max_bytes {
                 while g.bytes + size > self.max_bytes || g.entries.len() >= MAX_ENTRIES {
                     let Some((_, dropped)) = g.entries.pop_front() else {
@@ -551,6 +562,7 @@ impl ResponseCache {
                         size,
                         served,
                         served_at,
+                        served_extra: extra,
                     },
                 );
             }
