@@ -38,7 +38,7 @@ pub async fn handle(
         .map(str::to_string);
     let timeout = app.settings.request_timeout;
     let now = chrono::Utc::now().timestamp();
-    // Anonymous reads may be answered from the cache (see `cache.rs` for why that is safe).
+    // Anonymous reads may be answered from the cache (see `cache/mod.rs` for why that is safe).
     let cache_key = (req.method() == Method::GET
         && !req
             .headers()
