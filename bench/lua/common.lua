@@ -139,4 +139,24 @@ function M.event_request()
   return pool[next_in_pool]
 end
 
+-- The reads of the mix scenarios, by a number from 1 to 90: 40 list upcoming events,
+-- 10 list a filtered month (BENCH_FILTER_QUERY), 25 read an event by ID, 15 by slug.
+local mix_ids, mix_slugs
+function M.prepare_mix_reads()
+  mix_ids = M.lines("event_ids")
+  mix_slugs = M.lines("event_slugs")
+end
+
+function M.mix_read(r)
+  if r <= 40 then
+    return wrk.format("GET", M.api .. "/events")
+  elseif r <= 50 then
+    return wrk.format("GET", M.api .. "/events?" .. (os.getenv("BENCH_FILTER_QUERY") or ""))
+  elseif r <= 75 then
+    return wrk.format("GET", M.api .. "/events/" .. M.pick(mix_ids))
+  else
+    return wrk.format("GET", M.api .. "/events/by-slug/" .. M.pick(mix_slugs))
+  end
+end
+
 return M
