@@ -2,6 +2,7 @@
 
 mod auth;
 mod cache;
+mod conditional;
 mod context;
 mod dispatch;
 mod doc;
@@ -147,8 +148,13 @@ fn cors(origins: &[String]) -> Option<tower_http::cors::CorsLayer> {
             axum::http::Method::PATCH,
             axum::http::Method::DELETE,
         ])
-        .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
+        .allow_headers([
+            header::AUTHORIZATION,
+            header::CONTENT_TYPE,
+            header::IF_NONE_MATCH,
+        ])
         .expose_headers([
+            header::ETAG,
             header::HeaderName::from_static("x-tec-total"),
             header::HeaderName::from_static("x-tec-totalpages"),
             header::HeaderName::from_static("x-wp-total"),
