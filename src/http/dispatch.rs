@@ -13,7 +13,6 @@ use axum::response::Response;
 use serde_json::{Map, Value};
 
 use super::cache::{Lookup, MAX_WAIT};
-use super::conditional;
 pub use super::context::Ctx;
 use super::error::ApiError;
 use super::live_counts;
@@ -39,13 +38,6 @@ pub async fn handle(
         .map(str::to_string);
     let timeout = app.settings.request_timeout;
     let now = chrono::Utc::now().timestamp();
-    let is_get = req.method() == Method::GET;
-    let if_none_match = req.headers().get(header::IF_NONE_MATCH).cloned();
-    let if_none_match = if_none_match.as_ref().filter(|_| is_get);
-    let hit = |hit: super::cache::Hit| {
-        let etag = hit.etag.clone();
-        conditional::answer(if_none_match, hit.response(), etag)
-    };
     // Anonymous reads may be answered from the cache (see `cache/mod.rs` for why that is safe).
     let cache_key = (req.method() == Method::GET
         && !req
@@ -70,10 +62,10 @@ pub async fn handle(
             .await;
         }
         match app.cache.get(v, now, key) {
-            Lookup::Hit(found) => return hit(found),
+            Lookup::Hit(hit) => return hit.response(),
             Lookup::Refresh(last) => {
                 refresh_in_background(app, endpoint, lang, &req, key.clone(), v, now);
-                return hit(last);
+                return last.response();
             }
             Lookup::Compute => computing = Some(cache.cache.computing(key, v)),
             Lookup::Wait(mut waiting) => {
@@ -81,11 +73,11 @@ pub async fn handle(
                 // ours: wait for theirs rather than run the same query again; compute it
                 // ourselves if it does not come.
                 let _ = tokio::time::timeout(MAX_WAIT, &mut waiting.notified).await;
-                if let Some(found) = app.cache.answer(&waiting) {
-                    return hit(found);
+                if let Some(hit) = app.cache.answer(&waiting) {
+                    return hit.response();
                 }
-                if let Lookup::Hit(found) = app.cache.get(v, now, key) {
-                    return hit(found);
+                if let Lookup::Hit(hit) = app.cache.get(v, now, key) {
+                    return hit.response();
                 }
             }
         }
@@ -107,7 +99,7 @@ pub async fn handle(
         // Writes run detached and still finish; the client just stops waiting.
         Err(_) => Err(ApiError::Unavailable("request timed out".into())),
     };
-    let resp = match (result, cache_key, version) {
+    match (result, cache_key, version) {
         (Ok(resp), Some(key), Some(v)) => {
             let resp = cache.cache.put(v, now, key, resp).await;
             if let Some(c) = computing {
@@ -117,11 +109,7 @@ pub async fn handle(
         }
         (Ok(resp), _, _) => resp,
         // A computation that failed wakes its waiters as `computing` drops.
-        (Err(e), _, _) => return e.response_with_id(&code, request_id.as_deref()),
-    };
-    match is_get {
-        true => conditional::tag_computed(if_none_match, resp).await,
-        false => resp,
+        (Err(e), _, _) => e.response_with_id(&code, request_id.as_deref()),
     }
 }
 

@@ -2,7 +2,6 @@
 
 mod auth;
 mod cache;
-mod conditional;
 mod context;
 mod dispatch;
 mod doc;
@@ -148,13 +147,8 @@ fn cors(origins: &[String]) -> Option<tower_http::cors::CorsLayer> {
             axum::http::Method::PATCH,
             axum::http::Method::DELETE,
         ])
-        .allow_headers([
-            header::AUTHORIZATION,
-            header::CONTENT_TYPE,
-            header::IF_NONE_MATCH,
-        ])
+        .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
         .expose_headers([
-            header::ETAG,
             header::HeaderName::from_static("x-tec-total"),
             header::HeaderName::from_static("x-tec-totalpages"),
             header::HeaderName::from_static("x-wp-total"),

@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
 use super::live_counts::Spliced;
@@ -119,8 +119,6 @@ pub struct Cached {
 pub struct Hit {
     cached: Arc<Cached>,
     body: Bytes,
-    /// The body's entity tag (`conditional`).
-    pub etag: HeaderValue,
 }
 
 impl Cached {
@@ -157,8 +155,6 @@ struct Entry {
     /// the counts move.
     served: Bytes,
     served_at: u64,
-    /// The tag of `served`.
-    etag: HeaderValue,
     /// What `served` adds to the entry's size: nothing while it is the body itself.
     served_extra: usize,
 }
@@ -265,7 +261,6 @@ fn hit(counts: &HashMap<i64, i64>, epoch: u64, bytes: &mut usize, entry: &mut En
         let body = &entry.response.body;
         entry.served = body.filled(&fill(counts, &entry.response));
         entry.served_at = epoch;
-        entry.etag = super::conditional::etag(&entry.served);
         let extra = if entry.served.as_ptr() == body.as_computed().as_ptr() {
             0
         } else {
@@ -278,7 +273,6 @@ fn hit(counts: &HashMap<i64, i64>, epoch: u64, bytes: &mut usize, entry: &mut En
     Hit {
         cached: entry.response.clone(),
         body: entry.served.clone(),
-        etag: entry.etag.clone(),
     }
 }
 
@@ -478,11 +472,9 @@ impl ResponseCache {
     pub fn answer(&self, waited: &Waiting) -> Option<Hit> {
         let cached = waited.flight.answer.get()?;
         let counts = fill(&self.lock().counts, cached);
-        let body = cached.body.filled(&counts);
         Some(Hit {
             cached: cached.clone(),
-            etag: super::conditional::etag(&body),
-            body,
+            body: cached.body.filled(&counts),
         })
     }
 
@@ -568,7 +560,6 @@ impl ResponseCache {
                         fresh_through,
                         refreshing: None,
                         size,
-                        etag: super::conditional::etag(&served),
                         served,
                         served_at,
                         served_extra: extra,
