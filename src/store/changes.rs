@@ -10,7 +10,7 @@
 //! so versions follow commits, as SQLite's do. A reader takes the rows between
 //! the version it has seen and the one it reads. A version it cannot find is one
 //! whose record is on its way (it waits a little) or lost (it starts over). Rows
-//! are kept for [`RETENTION`]; a reader further behind starts over too.
+//! are kept for ten minutes; a reader further behind starts over too.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -26,8 +26,6 @@ use crate::domain::changes::Changes;
 /// starts over.
 const KEPT_COMMITS: usize = 4096;
 
-/// How long PostgreSQL keeps a write's changes.
-pub const RETENTION: Duration = Duration::from_secs(600);
 
 /// The changes of SQLite's latest commits, by the data version each made.
 #[derive(Default)]
@@ -114,27 +112,19 @@ fn table() -> Alias {
     Alias::new("calendar_changes")
 }
 
-/// PostgreSQL: with one write in [`PRUNE_EVERY`] (of this process), the statement
-/// that forgets changes older than [`RETENTION`].
-pub fn prune_now() -> Option<sea_query::DeleteStatement> {
+/// PostgreSQL: whether this write's announce also forgets changes older than
+/// ten minutes ([`PRUNE`]): one write in [`PRUNE_EVERY`] of this process.
+pub fn prune_now() -> bool {
     static WRITES: AtomicU64 = AtomicU64::new(0);
     WRITES
         .fetch_add(1, Ordering::Relaxed)
         .is_multiple_of(PRUNE_EVERY)
-        .then(prune)
 }
 
 const PRUNE_EVERY: u64 = 1024;
 
-fn prune() -> sea_query::DeleteStatement {
-    Query::delete()
-        .from_table(table())
-        .and_where(Expr::cust(format!(
-            "at < now() - interval '{} seconds'",
-            RETENTION.as_secs()
-        )))
-        .to_owned()
-}
+/// PostgreSQL: forgets the changes older than ten minutes.
+pub const PRUNE: &str = "DELETE FROM calendar_changes WHERE at < now() - interval '600 seconds'";
 
 /// How often, and how long apart, a reader looks again for a version whose record
 /// is not there yet: its write announces it in the same flight, so it is there

@@ -77,19 +77,13 @@ impl Tx {
     /// Commits through SQLite's group writer, which makes the data version.
     async fn commit_sqlite(mut self) -> Result<(), StoreError> {
         let changes = self.take_changes();
-        let Some(writer) = self.writer.clone() else {
-            return Err(StoreError::Internal(
-                "SQLite transaction without the writer".into(),
-            ));
-        };
         self.finished = true;
-        match self.conn.take() {
-            Some(Conn::Sqlite(c)) => match c.into_writer() {
-                Some(guard) => writer.commit(guard, changes).await,
-                None => Err(StoreError::Internal(
-                    "SQLite transaction without the writer".into(),
-                )),
-            },
+        let guard = match self.conn.take() {
+            Some(Conn::Sqlite(c)) => c.into_writer(),
+            _ => None,
+        };
+        match (self.writer.clone(), guard) {
+            (Some(writer), Some(guard)) => writer.commit(guard, changes).await,
             _ => Err(StoreError::Internal(
                 "SQLite transaction without the writer".into(),
             )),
@@ -147,9 +141,7 @@ impl Tx {
                 return Ok(rows);
             }
         };
-        let prune = changes::prune_now();
-        let mut stmts: Vec<&dyn Statement> = stmts.iter().map(|s| s.as_ref()).collect();
-        stmts.extend(prune.as_ref().map(|r| r as &dyn Statement));
+        let stmts: Vec<&dyn Statement> = stmts.iter().map(|s| s.as_ref()).collect();
         let queries: Vec<&dyn Statement> = queries.iter().map(|q| q.as_ref()).collect();
         let prepared = async {
             let stmts = prepare_pg(postgres, &stmts).await?;
@@ -157,6 +149,7 @@ impl Tx {
             let announce = Announce {
                 statement: postgres.prepare(changes::ANNOUNCE).await?,
                 changes: changes::to_json(&changes),
+                prune: changes::prune_now(),
             };
             Ok((stmts, queries, announce))
         };

@@ -271,22 +271,33 @@ pub struct Announce {
     pub statement: Statement,
     /// The changes, as JSON.
     pub changes: String,
+    /// Also forget old changes (`store::changes::PRUNE`).
+    pub prune: bool,
 }
 
-/// Sends the announce's three statements at once. The record need not wait for the
-/// disk: should the server crash before it is written, its version is missing, and
-/// a reader that misses a version starts over (`store::changes::catch_up`).
+/// Sends the announce's statements at once (and, now and then, the pruning of old
+/// records, which then costs no write of a client's). The record need not wait for
+/// the disk: should the server crash before it is written, its version is missing,
+/// and a reader that misses a version starts over (`store::changes::catch_up`).
 async fn announce(
     c: &deadpool_postgres::Object,
     a: &Announce,
 ) -> Result<(), tokio_postgres::Error> {
-    let (begun, recorded, committed) = futures_util::future::join3(
+    let prune = async {
+        match a.prune {
+            true => c.batch_execute(crate::store::changes::PRUNE).await,
+            false => Ok(()),
+        }
+    };
+    let (begun, recorded, pruned, committed) = futures_util::future::join4(
         c.batch_execute("BEGIN; SET LOCAL synchronous_commit = off"),
         c.execute(&a.statement, &[&a.changes]),
+        prune,
         c.batch_execute("COMMIT"),
     )
     .await;
     begun?;
     recorded?;
+    pruned?;
     committed
 }
