@@ -26,7 +26,6 @@ use crate::domain::changes::Changes;
 /// starts over.
 const KEPT_COMMITS: usize = 4096;
 
-
 /// The changes of SQLite's latest commits, by the data version each made.
 #[derive(Default)]
 pub struct ChangeLog {
