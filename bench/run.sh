@@ -37,6 +37,7 @@ SCENARIOS=(
     "events_filtered|static.lua|@API/events?@FILTER|GET /events for one month, one category and search=jazz"
     "event_by_id|pick.lua|@API/events/<id>|GET /events/{id}, IDs sampled from the data set"
     "event_by_slug|pick.lua|@API/events/by-slug/<slug>|GET /events/by-slug/{slug}, slugs sampled from the data set"
+    "ics|static.lua|@API/events?ical=1|GET /events?ical=1: the default window as an iCalendar feed (up to 1,000 events)"
     "venues|static.lua|@API/venues|GET /venues"
     "categories|static.lua|@API/categories|GET /categories"
     "index|static.lua|@API|GET the namespace index"

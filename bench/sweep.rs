@@ -111,6 +111,16 @@ const KINDS: &[Kind] = &[
         "events_month_category_search",
         "events?start_date={month_start}&end_date={month_end}&categories={category_big}&search={word_rare}",
     ),
+    anon("feed", "events?ical=1"),
+    anon(
+        "feed_month",
+        "events?ical=1&start_date={month_start}&end_date={month_end}",
+    ),
+    anon(
+        "feed_category_small",
+        "events?ical=1&categories={category_small}",
+    ),
+    anon("feed_event", "events/{event_id}?ical=1"),
     admin("admin_events", "events?per_page={per_page}"),
     admin(
         "admin_events_draft",

@@ -53,6 +53,23 @@ pub struct ServeArgs {
     )]
     pub languages: Vec<String>,
 
+    /// The calendar's name: iCalendar feeds' `X-WR-CALNAME`.
+    #[arg(long, env = "CALENDAR_SITE_TITLE", default_value = "Events")]
+    pub site_title: String,
+
+    /// One line about the calendar: iCalendar feeds' `X-WR-CALDESC`.
+    #[arg(
+        long,
+        env = "CALENDAR_SITE_DESCRIPTION",
+        default_value = "Upcoming events"
+    )]
+    pub site_description: String,
+
+    /// Most events in one iCalendar feed; a feed whose window holds more is cut
+    /// (and says so) after the earliest this many.
+    #[arg(long, env = "CALENDAR_FEED_MAX_EVENTS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub feed_max_events: u64,
+
     /// Log format: `text` or `json`.
     #[arg(long, env = "CALENDAR_LOG_FORMAT", default_value = "text", value_parser = ["text", "json"])]
     pub log_format: String,
@@ -148,6 +165,9 @@ pub struct Settings {
     pub timezone: chrono_tz::Tz,
     pub per_page_default: u64,
     pub per_page_max: u64,
+    pub site_title: String,
+    pub site_description: String,
+    pub feed_max_events: u64,
     pub languages: Vec<String>,
     pub max_body_bytes: usize,
     pub request_timeout: std::time::Duration,
@@ -189,6 +209,9 @@ impl Settings {
             timezone: args.timezone,
             per_page_default: args.per_page_default.min(args.per_page_max),
             per_page_max: args.per_page_max,
+            site_title: args.site_title.trim().to_string(),
+            site_description: args.site_description.trim().to_string(),
+            feed_max_events: args.feed_max_events,
             languages,
             max_body_bytes: args.max_body_bytes,
             request_timeout: std::time::Duration::from_secs(args.request_timeout_secs.max(1)),

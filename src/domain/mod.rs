@@ -18,3 +18,4 @@ pub mod slug;
 pub mod term;
 pub mod timezone;
 pub mod validation;
+pub mod zone_history;

@@ -3,14 +3,63 @@
 
 use std::sync::Arc;
 
+use axum::http::{HeaderMap, Uri, header};
+
 use super::cache::Freshness;
 use super::state::{App, Lang};
 use super::urls::Urls;
+use crate::api::table::Op;
 use crate::domain::permissions::Caller;
 use crate::service::Asking;
 
+/// The representation a request asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    Json,
+    /// iCalendar; Outlook's form leaves the calendar's name out.
+    Calendar {
+        outlook: bool,
+    },
+}
+
+impl View {
+    /// iCalendar for the event reads that ask for it by `?ical=1` (or Outlook's
+    /// `?outlook-ical=1`), as the reference's pages do, or by `Accept: text/calendar`.
+    pub fn of(op: Op, uri: &Uri, headers: &HeaderMap) -> View {
+        if !matches!(op, Op::EventList | Op::EventGet(_)) {
+            return View::Json;
+        }
+        let asked = |name: &str| {
+            form_urlencoded::parse(uri.query().unwrap_or("").as_bytes())
+                .any(|(k, v)| k == name && !matches!(v.as_ref(), "0" | "false"))
+        };
+        if asked("outlook-ical") {
+            return View::Calendar { outlook: true };
+        }
+        let accepts = headers
+            .get_all(header::ACCEPT)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .any(|v| v.to_ascii_lowercase().contains("text/calendar"));
+        match asked("ical") || accepts {
+            true => View::Calendar { outlook: false },
+            false => View::Json,
+        }
+    }
+
+    /// What the response cache adds to a request's key: its representation.
+    pub fn cache_tag(self) -> &'static str {
+        match self {
+            View::Json => "",
+            View::Calendar { outlook: false } => "ics ",
+            View::Calendar { outlook: true } => "outlook ",
+        }
+    }
+}
+
 pub struct Ctx {
     pub app: App,
+    pub view: View,
     pub caller: Caller,
     pub urls: Urls,
     pub lang: Arc<Lang>,

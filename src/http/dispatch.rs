@@ -13,7 +13,8 @@ use axum::response::Response;
 use serde_json::{Map, Value};
 
 use super::cache::{Lookup, MAX_WAIT};
-pub use super::context::Ctx;
+use super::conditional;
+pub use super::context::{Ctx, View};
 use super::error::ApiError;
 use super::live_counts;
 use super::state::{App, ClientAddr, Lang, REQUEST_ID};
@@ -38,13 +39,19 @@ pub async fn handle(
         .map(str::to_string);
     let timeout = app.settings.request_timeout;
     let now = chrono::Utc::now().timestamp();
+    let if_none_match = conditional::if_none_match(req.method(), req.headers());
+    let if_none_match = if_none_match.as_ref();
+    let is_read = matches!(*req.method(), Method::GET | Method::HEAD);
     // Anonymous reads may be answered from the cache (see `cache/mod.rs` for why that is safe).
     let cache_key = (req.method() == Method::GET
         && !req
             .headers()
             .contains_key(axum::http::header::AUTHORIZATION)
         && app.settings.response_cache_bytes > 0)
-        .then(|| format!("{}{}", code, req.uri()));
+        .then(|| {
+            let view = View::of(endpoint.op, req.uri(), req.headers());
+            format!("{}{}{}", view.cache_tag(), code, req.uri())
+        });
     let version = match &cache_key {
         Some(_) => app.service.data_version().await.ok(),
         None => None,
@@ -62,10 +69,10 @@ pub async fn handle(
             .await;
         }
         match app.cache.get(v, now, key) {
-            Lookup::Hit(hit) => return hit.response(),
+            Lookup::Hit(hit) => return conditional::answer(if_none_match, hit.response()),
             Lookup::Refresh(last) => {
                 refresh_in_background(app, endpoint, lang, &req, key.clone(), v, now);
-                return last.response();
+                return conditional::answer(if_none_match, last.response());
             }
             Lookup::Compute => computing = Some(cache.cache.computing(key, v)),
             Lookup::Wait(mut waiting) => {
@@ -74,10 +81,10 @@ pub async fn handle(
                 // ourselves if it does not come.
                 let _ = tokio::time::timeout(MAX_WAIT, &mut waiting.notified).await;
                 if let Some(hit) = app.cache.answer(&waiting) {
-                    return hit.response();
+                    return conditional::answer(if_none_match, hit.response());
                 }
                 if let Lookup::Hit(hit) = app.cache.get(v, now, key) {
-                    return hit.response();
+                    return conditional::answer(if_none_match, hit.response());
                 }
             }
         }
@@ -105,7 +112,10 @@ pub async fn handle(
             if let Some(c) = computing {
                 c.kept();
             }
-            resp
+            conditional::answer(if_none_match, resp)
+        }
+        (Ok(resp), _, _) if is_read => {
+            conditional::answer(if_none_match, conditional::tag(resp).await)
         }
         (Ok(resp), _, _) => resp,
         // A computation that failed wakes its waiters as `computing` drops.
@@ -224,6 +234,7 @@ async fn run(
         tracing::warn!(error = %e, "publishing scheduled posts failed");
     }
     let ctx = Ctx {
+        view: View::of(endpoint.op, &parts.uri, &parts.headers),
         urls: Urls::new(&app.settings, &lang.prefix),
         app,
         caller,
@@ -231,7 +242,13 @@ async fn run(
         now,
         cache_version,
     };
-    route(&ctx, endpoint.op, args).await
+    let mut resp = route(&ctx, endpoint.op, args).await?;
+    if matches!(endpoint.op, Op::EventList | Op::EventGet(_)) {
+        // The same URL answers JSON or iCalendar by `Accept`: caches must know.
+        resp.headers_mut()
+            .insert(header::VARY, axum::http::HeaderValue::from_static("Accept"));
+    }
+    Ok(resp)
 }
 
 /// The caller. An address with too many recent failures is refused before its

@@ -2,11 +2,13 @@
 
 mod auth;
 mod cache;
+mod conditional;
 mod context;
 mod dispatch;
 mod doc;
 pub mod error;
 mod events;
+mod feeds;
 mod index;
 mod json;
 mod linked;
@@ -67,6 +69,7 @@ pub fn router(app: App) -> Router {
     }
     router
         .route("/health", axum::routing::get(health))
+        .merge(feeds::routes(&app.settings.languages))
         .merge(viewer::routes(
             &app.settings.languages,
             &app.settings.rest_root,
@@ -147,13 +150,22 @@ fn cors(origins: &[String]) -> Option<tower_http::cors::CorsLayer> {
             axum::http::Method::PATCH,
             axum::http::Method::DELETE,
         ])
-        .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
+        .allow_headers([
+            header::AUTHORIZATION,
+            header::CONTENT_TYPE,
+            header::IF_MATCH,
+            header::IF_NONE_MATCH,
+            header::IF_MODIFIED_SINCE,
+            header::IF_UNMODIFIED_SINCE,
+        ])
         .expose_headers([
             header::HeaderName::from_static("x-tec-total"),
             header::HeaderName::from_static("x-tec-totalpages"),
             header::HeaderName::from_static("x-wp-total"),
             header::HeaderName::from_static("x-wp-totalpages"),
             header::LINK,
+            header::ETAG,
+            header::LAST_MODIFIED,
         ]);
     Some(layer)
 }

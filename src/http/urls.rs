@@ -41,6 +41,16 @@ impl Urls {
         }
     }
 
+    /// The site's URL, without a trailing slash.
+    pub fn site(&self) -> &str {
+        &self.site
+    }
+
+    /// Host (and path) of the site, as in `global_id`.
+    pub fn site_host(&self) -> &str {
+        &self.site_host
+    }
+
     pub fn api(&self) -> &str {
         &self.api
     }

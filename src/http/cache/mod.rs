@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
 use super::live_counts::Spliced;
@@ -119,6 +119,8 @@ pub struct Cached {
 pub struct Hit {
     cached: Arc<Cached>,
     body: Bytes,
+    /// The tag of `body`, when it is not the computed body's (in `cached.headers`).
+    etag: Option<HeaderValue>,
 }
 
 impl Cached {
@@ -136,8 +138,24 @@ impl Hit {
         let mut resp = Response::new(Body::from(self.body.clone()));
         *resp.status_mut() = self.cached.status;
         *resp.headers_mut() = self.cached.headers.clone();
+        if let Some(tag) = &self.etag {
+            // Replaces the computed body's tag in place: the map does not grow.
+            resp.headers_mut().insert(header::ETAG, tag.clone());
+        }
         resp
     }
+
+    fn new(cached: Arc<Cached>, body: Bytes) -> Hit {
+        let etag = served_etag(&cached, &body);
+        Hit { cached, body, etag }
+    }
+}
+
+/// The tag of a body served for a cached response: `None` when it is the computed
+/// body, whose tag its headers carry.
+fn served_etag(cached: &Cached, served: &Bytes) -> Option<HeaderValue> {
+    (served.as_ptr() != cached.body.as_computed().as_ptr())
+        .then(|| super::conditional::etag(served))
 }
 
 struct Entry {
@@ -157,6 +175,8 @@ struct Entry {
     served_at: u64,
     /// What `served` adds to the entry's size: nothing while it is the body itself.
     served_extra: usize,
+    /// The tag of `served` when it is not the computed body.
+    served_etag: Option<HeaderValue>,
 }
 
 struct Generation {
@@ -261,6 +281,7 @@ fn hit(counts: &HashMap<i64, i64>, epoch: u64, bytes: &mut usize, entry: &mut En
         let body = &entry.response.body;
         entry.served = body.filled(&fill(counts, &entry.response));
         entry.served_at = epoch;
+        entry.served_etag = served_etag(&entry.response, &entry.served);
         let extra = if entry.served.as_ptr() == body.as_computed().as_ptr() {
             0
         } else {
@@ -273,6 +294,7 @@ fn hit(counts: &HashMap<i64, i64>, epoch: u64, bytes: &mut usize, entry: &mut En
     Hit {
         cached: entry.response.clone(),
         body: entry.served.clone(),
+        etag: entry.served_etag.clone(),
     }
 }
 
@@ -472,10 +494,7 @@ impl ResponseCache {
     pub fn answer(&self, waited: &Waiting) -> Option<Hit> {
         let cached = waited.flight.answer.get()?;
         let counts = fill(&self.lock().counts, cached);
-        Some(Hit {
-            cached: cached.clone(),
-            body: cached.body.filled(&counts),
-        })
+        Some(Hit::new(cached.clone(), cached.body.filled(&counts)))
     }
 
     /// Keeps a successful response; returns it ready to send.
@@ -498,9 +517,13 @@ impl ResponseCache {
         let reads = parts.extensions.get::<Reads>().cloned();
         let keep =
             parts.status == StatusCode::OK && self.max_bytes > 0 && body.len() <= MAX_ENTRY_BYTES;
+        let mut headers = parts.headers;
+        if parts.status == StatusCode::OK {
+            headers.insert(header::ETAG, super::conditional::etag(&body.as_computed()));
+        }
         let cached = Arc::new(Cached {
             status: parts.status,
-            headers: parts.headers,
+            headers,
             body,
         });
         {
@@ -560,6 +583,7 @@ impl ResponseCache {
                         fresh_through,
                         refreshing: None,
                         size,
+                        served_etag: served_etag(&cached, &served),
                         served,
                         served_at,
                         served_extra: extra,

@@ -6,7 +6,7 @@ use axum::response::Response;
 use serde_json::{Map, Value};
 
 use super::cache::Freshness;
-use super::context::Ctx;
+use super::context::{Ctx, View};
 use super::error::ApiError;
 use super::json::json_raw;
 use super::lists::{self, Layout, Paging};
@@ -20,7 +20,10 @@ use crate::domain::event_list::WindowClock;
 use crate::domain::linked_input::LinkedContext;
 use crate::domain::post::{PostType, Target};
 use crate::domain::validation::Problems;
+use crate::service::EventPage;
 use crate::service::ShownEvent;
+
+mod feed;
 
 fn view_context(ctx: &Ctx) -> ViewContext<'_> {
     ViewContext {
@@ -44,6 +47,9 @@ fn to_json(ctx: &Ctx, shown: &ShownEvent, with_json_ld: bool) -> Result<Vec<u8>,
 }
 
 pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
+    if let View::Calendar { outlook } = ctx.view {
+        return feed::list(ctx, args, outlook).await;
+    }
     let typed: EventListArgs = args.typed();
     let page = ctx
         .app
@@ -51,20 +57,6 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
         .list_events(ctx.asking(), &typed, args.invalid())
         .await?;
     let q = &page.query;
-    // How the window depends on the clock, and scheduled posts going live.
-    let window = match q.window {
-        WindowClock::Fixed => Some(Freshness::UntilWrite),
-        WindowClock::Until(t) => Some(Freshness::Until(t)),
-        WindowClock::EverySecond => None,
-    };
-    let freshness = window.and_then(|window| {
-        let go_live = ctx.until_next_go_live()?;
-        Some(Freshness::until_earliest(
-            [window.changes_at(), go_live.changes_at()]
-                .into_iter()
-                .flatten(),
-        ))
-    });
     let cx = view_context(ctx);
     let views: Vec<EventView<'_>> = page
         .events
@@ -74,14 +66,38 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
     let base = format!("{}/", ctx.urls.collection("events"));
     let paging = Paging::new(&base, q.page, q.per_page, page.total, &q.echo, true);
     let mut resp = lists::respond("events", &views, &paging, Layout::Posts)?;
-    if let Some(freshness) = freshness {
+    list_cache_rules(ctx, &page, &mut resp);
+    Ok(resp)
+}
+
+/// How long a list stays true: until a write, or until its window moves with the
+/// clock, or a scheduled post goes live.
+fn list_freshness(ctx: &Ctx, page: &EventPage) -> Option<Freshness> {
+    let window = match page.query.window {
+        WindowClock::Fixed => Some(Freshness::UntilWrite),
+        WindowClock::Until(t) => Some(Freshness::Until(t)),
+        WindowClock::EverySecond => None,
+    };
+    window.and_then(|window| {
+        let go_live = ctx.until_next_go_live()?;
+        Some(Freshness::until_earliest(
+            [window.changes_at(), go_live.changes_at()]
+                .into_iter()
+                .flatten(),
+        ))
+    })
+}
+
+/// What the response cache needs to know of a list: how long it stays true, and
+/// which writes can change it.
+fn list_cache_rules(ctx: &Ctx, page: &EventPage, resp: &mut Response) {
+    if let Some(freshness) = list_freshness(ctx, page) {
         resp.extensions_mut().insert(freshness);
     }
     resp.extensions_mut().insert(Reads {
         window: Some(page.window),
         ..shown_reads(&page.events)
     });
-    Ok(resp)
 }
 
 pub async fn get(ctx: &Ctx, target: &Target, args: &PostReadArgs) -> Result<Response, ApiError> {
@@ -90,7 +106,10 @@ pub async fn get(ctx: &Ctx, target: &Target, args: &PostReadArgs) -> Result<Resp
         .service
         .event(ctx.asking(), target, args.password.as_deref())
         .await?;
-    let mut resp = json_raw(StatusCode::OK, to_json(ctx, &shown, true)?);
+    let mut resp = match ctx.view {
+        View::Json => json_raw(StatusCode::OK, to_json(ctx, &shown, true)?),
+        View::Calendar { outlook } => feed::one(ctx, &shown, outlook),
+    };
     resp.extensions_mut()
         .insert(Freshness::until_earliest(shown.changes_at));
     resp.extensions_mut()

@@ -4,6 +4,7 @@
 //! post carries) is here, and the wire formats of small values in `wire.rs`.
 
 mod event;
+pub mod ical;
 mod linked;
 mod schema;
 mod term;

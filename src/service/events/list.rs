@@ -42,10 +42,23 @@ impl Service {
         args: &EventListArgs,
         invalid: &[Invalid],
     ) -> Result<EventPage, Error> {
+        self.list_events_up_to(asking, args, invalid, self.per_page_max)
+            .await
+    }
+
+    /// As `list_events`, with pages of up to `per_page_max` events: a feed's one
+    /// page holds more than an API page may.
+    pub async fn list_events_up_to(
+        &self,
+        asking: Asking<'_>,
+        args: &EventListArgs,
+        invalid: &[Invalid],
+        per_page_max: u64,
+    ) -> Result<EventPage, Error> {
         let cx = ListContext {
             now: asking.now,
             zone: self.zone,
-            per_page_max: self.per_page_max,
+            per_page_max,
             sees_unpublished: asking.caller.can_create_posts(),
         };
         let mut p = Problems::new(invalid);

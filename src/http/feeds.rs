@@ -1,0 +1,283 @@
+//! The reference's iCalendar URLs on the site's pages — `/events/?ical=1`,
+//! `/event/<slug>/?ical=1`, category and tag archives, the month and day views,
+//! `/events/<date>/ical/` — so that subscriptions made against a WordPress site keep
+//! working after a move. Each is the API request it stands for, answered by the
+//! same dispatch (and the same cache entry) as that request with `?ical=1`.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::Uri;
+use axum::response::Response;
+use axum::routing::get;
+use chrono::{Datelike, Days, NaiveDate, TimeZone};
+
+use super::dispatch;
+use super::state::{App, Lang};
+use crate::api::table::{By, Endpoint, NAMESPACE, Op, ROUTES};
+
+/// Which calendar a page URL names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Page {
+    /// `/`, `/events/`, `/events/list/`: upcoming events, or from `tribe-bar-date` on.
+    Upcoming,
+    /// `/events/ical/`: the same, always as a feed.
+    UpcomingFeed,
+    /// `/events/month/`: a month (`tribe-bar-date=YYYY-MM`), or the rest of this one.
+    Month,
+    /// `/events/today/`, `/events/day/`: one day (`tribe-bar-date`, or today).
+    Day,
+    /// `/events/<YYYY-MM-DD>/ical/`
+    DayFeed,
+    /// `/event/<slug>/`
+    Event,
+    /// `/events/category/<slug>/`, `/events/tag/<slug>/`
+    Category,
+    Tag,
+}
+
+const PAGES: &[(&str, Page)] = &[
+    ("/", Page::Upcoming),
+    ("/events", Page::Upcoming),
+    ("/events/list", Page::Upcoming),
+    ("/events/ical", Page::UpcomingFeed),
+    ("/events/month", Page::Month),
+    ("/events/today", Page::Day),
+    ("/events/day", Page::Day),
+    ("/events/{day}/ical", Page::DayFeed),
+    ("/event/{slug}", Page::Event),
+    ("/events/category/{slug}", Page::Category),
+    ("/events/tag/{slug}", Page::Tag),
+];
+
+/// The API list arguments a page URL passes on as they are.
+const PASSED_ON: &[&str] = &[
+    "start_date",
+    "end_date",
+    "search",
+    "categories",
+    "tags",
+    "venue",
+    "organizer",
+    "featured",
+    "status",
+    "password",
+];
+
+/// The feed routes, under every served language's prefix.
+pub fn routes(languages: &[String]) -> Router<App> {
+    let mut router = Router::new();
+    let prefixes = std::iter::once(String::new()).chain(languages.iter().map(|l| format!("/{l}")));
+    for prefix in prefixes {
+        let code = prefix.trim_start_matches('/');
+        let lang = Arc::new(Lang {
+            code: if code.is_empty() { "en" } else { code }.to_string(),
+            prefix: prefix.clone(),
+        });
+        for &(path, page) in PAGES {
+            let handler = {
+                let lang = lang.clone();
+                move |State(app): State<App>, req: Request| feed(app, page, lang, req)
+            };
+            let path = format!("{prefix}{path}");
+            let slashed = format!("{}/", path.trim_end_matches('/'));
+            router = router.route(&slashed, get(handler.clone()));
+            if path != slashed && !path.is_empty() {
+                router = router.route(&path, get(handler));
+            }
+        }
+    }
+    router
+}
+
+async fn feed(app: App, page: Page, lang: Arc<Lang>, req: Request) -> Response {
+    let query: Vec<(String, String)> =
+        form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes())
+            .into_owned()
+            .collect();
+    let asked = |name: &str| {
+        query
+            .iter()
+            .any(|(k, v)| k == name && !matches!(v.as_str(), "0" | "false"))
+    };
+    let always = matches!(page, Page::UpcomingFeed | Page::DayFeed);
+    let flag = if asked("outlook-ical") {
+        "outlook-ical"
+    } else {
+        "ical"
+    };
+    if !(always || asked("ical") || asked("outlook-ical")) {
+        // The pages themselves are not served (yet): only their feeds.
+        return super::no_route(req.uri().clone()).await;
+    }
+    let base = format!("{}{}/{NAMESPACE}", lang.prefix, app.settings.rest_root);
+    let (endpoint, path, mut pairs) = match page {
+        Page::Event => {
+            let slug = req
+                .uri()
+                .path()
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or("");
+            let path = format!("{base}/events/by-slug/{slug}");
+            (endpoint(Op::EventGet(By::Slug)), path, Vec::new())
+        }
+        _ => match list_pairs(page, &app, req.uri(), &query) {
+            Some(pairs) => (endpoint(Op::EventList), format!("{base}/events"), pairs),
+            None => return super::no_route(req.uri().clone()).await,
+        },
+    };
+    for (k, v) in &query {
+        let passed = k == "password" || (page != Page::Event && PASSED_ON.contains(&k.as_str()));
+        if !passed {
+            continue;
+        }
+        // A date given in the URL wins over the page's own; filters add up.
+        if k.ends_with("_date") {
+            pairs.retain(|(pk, _)| pk != k);
+        }
+        pairs.push((k.clone(), v.clone()));
+    }
+    pairs.push((flag.to_string(), "1".to_string()));
+    let encoded = form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(&pairs)
+        .finish();
+    let (mut parts, body) = req.into_parts();
+    parts.uri = match format!("{path}?{encoded}").parse::<Uri>() {
+        Ok(uri) => uri,
+        Err(_) => return super::no_route(parts.uri).await,
+    };
+    dispatch::handle(app, endpoint, lang, Request::from_parts(parts, body)).await
+}
+
+fn endpoint(op: Op) -> &'static Endpoint {
+    ROUTES
+        .iter()
+        .flat_map(|r| r.endpoints.iter())
+        .find(|e| e.op == op)
+        .expect("the route table has every event read")
+}
+
+/// The list arguments a page stands for; `None` for a URL that names no calendar
+/// (a day path that is not a date).
+fn list_pairs(
+    page: Page,
+    app: &App,
+    uri: &Uri,
+    query: &[(String, String)],
+) -> Option<Vec<(String, String)>> {
+    let zone = app.settings.timezone;
+    let today = zone
+        .from_utc_datetime(&chrono::Utc::now().naive_utc())
+        .date_naive();
+    let bar_date = query
+        .iter()
+        .find(|(k, _)| k == "tribe-bar-date")
+        .map(|(_, v)| v.trim().to_string());
+    let day = |d: NaiveDate| overlapping(d, d);
+    let slug = || {
+        uri.path()
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or("")
+            .to_string()
+    };
+    let mut pairs = match page {
+        Page::Upcoming | Page::UpcomingFeed => match bar_date.as_deref().and_then(parse_day) {
+            Some(d) => vec![("start_date".to_string(), format!("{d} 00:00:00"))],
+            None => Vec::new(),
+        },
+        Page::Month => month(bar_date.as_deref(), today),
+        Page::Day => day(bar_date.as_deref().and_then(parse_day).unwrap_or(today)),
+        Page::DayFeed => {
+            let segments: Vec<&str> = uri.path().trim_end_matches('/').rsplit('/').collect();
+            day(parse_day(segments.get(1)?)?)
+        }
+        Page::Category => vec![("categories".to_string(), slug())],
+        Page::Tag => vec![("tags".to_string(), slug())],
+        Page::Event => Vec::new(),
+    };
+    if let Some((_, words)) = query.iter().find(|(k, _)| k == "tribe-bar-search") {
+        pairs.push(("search".to_string(), words.clone()));
+    }
+    Some(pairs)
+}
+
+/// How long before a day or month an event may have started and still be shown
+/// on it: a day or month view shows the events that run during it, not only those
+/// that start in it, and this bound keeps the query's range bounded too.
+const RUNNING_SINCE_DAYS: u64 = 366;
+
+/// The events that run at some time from `first` to `last` (whole days).
+fn overlapping(first: NaiveDate, last: NaiveDate) -> Vec<(String, String)> {
+    let since = first
+        .checked_sub_days(Days::new(RUNNING_SINCE_DAYS))
+        .unwrap_or(first);
+    vec![
+        ("start_date".to_string(), format!("{since} 00:00:00")),
+        (
+            "end_date".to_string(),
+            format!(
+                "{} 23:59:59",
+                last.checked_add_days(Days::new(RUNNING_SINCE_DAYS))
+                    .unwrap_or(last)
+            ),
+        ),
+        (
+            "starts_before".to_string(),
+            format!("{} 00:00:00", last.succ_opt().unwrap_or(last)),
+        ),
+        ("ends_after".to_string(), format!("{first} 00:00:00")),
+        // The bounds are instants, not whole days.
+        ("strict_dates".to_string(), "1".to_string()),
+    ]
+}
+
+/// A month view's window: the month `tribe-bar-date` names (`YYYY-MM` or a day in
+/// it), or, as the reference does, the rest of the current month from now.
+fn month(bar_date: Option<&str>, today: NaiveDate) -> Vec<(String, String)> {
+    let named = bar_date.and_then(|s| parse_day(s).or_else(|| parse_day(&format!("{s}-01"))));
+    let first = named.map(|d| d.with_day(1).unwrap_or(d));
+    let anchor = first.unwrap_or(today);
+    let next_month = anchor
+        .with_day(1)
+        .and_then(|d| d.checked_add_months(chrono::Months::new(1)))
+        .unwrap_or(anchor);
+    let last = next_month.checked_sub_days(Days::new(1)).unwrap_or(anchor);
+    overlapping(first.unwrap_or(today), last)
+}
+
+fn parse_day(s: &str) -> Option<NaiveDate> {
+    NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day(s: &str) -> NaiveDate {
+        parse_day(s).unwrap()
+    }
+
+    fn value<'a>(pairs: &'a [(String, String)], name: &str) -> &'a str {
+        &pairs.iter().find(|(k, _)| k == name).unwrap().1
+    }
+
+    #[test]
+    fn a_named_month_is_every_event_running_in_it() {
+        let pairs = month(Some("2027-02"), day("2026-11-25"));
+        assert_eq!(value(&pairs, "ends_after"), "2027-02-01 00:00:00");
+        assert_eq!(value(&pairs, "starts_before"), "2027-03-01 00:00:00");
+        assert_eq!(value(&pairs, "strict_dates"), "1");
+    }
+
+    #[test]
+    fn no_month_is_the_rest_of_this_one() {
+        let pairs = month(None, day("2026-12-05"));
+        assert_eq!(value(&pairs, "ends_after"), "2026-12-05 00:00:00");
+        assert_eq!(value(&pairs, "starts_before"), "2027-01-01 00:00:00");
+    }
+}
