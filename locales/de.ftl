@@ -171,6 +171,7 @@ error-organizer-not-accessible = Auf den angeforderten Veranstalter kann nicht z
 error-venue-is-in-trash = Der Veranstaltungsort befindet sich bereits im Papierkorb
 error-organizer-is-in-trash = Der Veranstalter befindet sich bereits im Papierkorb
 error-too-many-requests = Zu viele fehlgeschlagene Versuche; bitte versuchen Sie es später erneut.
+error-precondition-failed = Die Ressource hat sich seit dem angegebenen Validator (If-Match oder If-Unmodified-Since) geändert; lesen Sie sie vor dem Schreiben erneut.
 
 ## Das OpenAPI-Dokument
 
@@ -178,3 +179,10 @@ doc-title = Calendar Events REST-API
 doc-description = Veranstaltungen, Veranstaltungsorte, Veranstalter, Kategorien und Schlagwörter eines Kalenders, als JSON über HTTP.
 doc-response-success = Die angeforderte Ressource
 doc-response-error = Ein Fehler: code, message und data.status
+doc-if-none-match = Das ETag eines Körpers, den Sie haben: 304 Not Modified ohne Körper, solange er aktuell ist
+doc-if-match = Das gelesene ETag (wie es ein GET desselben Aufrufers liefert): das Schreiben wird mit 412 abgelehnt, wenn sich die Ressource seitdem geändert hat
+doc-if-unmodified-since = Ein HTTP-Datum: das Schreiben wird mit 412 abgelehnt, wenn sich der Beitrag danach geändert hat (mit If-Match ignoriert)
+doc-etag = Ein starkes Entity-Tag des Körpers, auf jeder Instanz gleich
+doc-not-modified = Nicht geändert: der mit If-None-Match benannte Körper ist aktuell
+doc-ical = Als iCalendar-Feed (text/calendar) antworten: bei einer Liste das ganze Zeitfenster bis zur konfigurierten Höchstzahl, nicht eine Seite
+doc-calendar = Dieselben Veranstaltungen als iCalendar-Kalender (RFC 5545), mit ical=1 oder Accept: text/calendar

@@ -171,6 +171,7 @@ error-organizer-not-accessible = The requested organizer is not accessible
 error-venue-is-in-trash = The venue is already trashed
 error-organizer-is-in-trash = The organizer is already trashed
 error-too-many-requests = Too many failed attempts; try again later.
+error-precondition-failed = The resource has changed since the given validator (If-Match or If-Unmodified-Since); read it again before writing.
 
 ## The OpenAPI document
 
@@ -178,3 +179,10 @@ doc-title = Calendar Events REST API
 doc-description = Events, venues, organizers, event categories and tags of a calendar, as JSON over HTTP.
 doc-response-success = The requested resource
 doc-response-error = An error: code, message and data.status
+doc-if-none-match = The ETag of a body you hold: 304 Not Modified, without the body, while it is current
+doc-if-match = The ETag you read (as a GET by the same caller gives it): the write is refused with 412 if the resource changed since
+doc-if-unmodified-since = An HTTP date: the write is refused with 412 if the post changed after it (ignored with If-Match)
+doc-etag = A strong entity tag of the body, the same on every instance
+doc-not-modified = Not modified: the body named by If-None-Match is current
+doc-ical = Answer as an iCalendar feed (text/calendar): for a list, the whole window up to the configured most events, not one page
+doc-calendar = The same events as an iCalendar (RFC 5545) calendar, with ical=1 or Accept: text/calendar

@@ -171,6 +171,7 @@ error-organizer-not-accessible = No se puede acceder al organizador solicitado
 error-venue-is-in-trash = El lugar ya está en la papelera
 error-organizer-is-in-trash = El organizador ya está en la papelera
 error-too-many-requests = Demasiados intentos fallidos; vuelva a intentarlo más tarde.
+error-precondition-failed = El recurso ha cambiado desde el validador indicado (If-Match o If-Unmodified-Since); vuelva a leerlo antes de escribir.
 
 ## El documento OpenAPI
 
@@ -178,3 +179,10 @@ doc-title = API REST de Calendar Events
 doc-description = Eventos, lugares, organizadores, categorías y etiquetas de un calendario, en JSON sobre HTTP.
 doc-response-success = El recurso solicitado
 doc-response-error = Un error: code, message y data.status
+doc-if-none-match = El ETag de un cuerpo que ya tiene: 304 Not Modified, sin el cuerpo, mientras siga vigente
+doc-if-match = El ETag que leyó (como lo da un GET del mismo llamante): la escritura se rechaza con 412 si el recurso cambió desde entonces
+doc-if-unmodified-since = Una fecha HTTP: la escritura se rechaza con 412 si la entrada cambió después (se ignora con If-Match)
+doc-etag = Una etiqueta de entidad fuerte del cuerpo, igual en todas las instancias
+doc-not-modified = No modificado: el cuerpo nombrado por If-None-Match está vigente
+doc-ical = Responder como feed iCalendar (text/calendar): para una lista, toda la ventana hasta el máximo configurado, no una página
+doc-calendar = Los mismos eventos como calendario iCalendar (RFC 5545), con ical=1 o Accept: text/calendar

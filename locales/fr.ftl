@@ -171,6 +171,7 @@ error-organizer-not-accessible = L'organisateur demandé n'est pas accessible
 error-venue-is-in-trash = Le lieu est déjà dans la corbeille
 error-organizer-is-in-trash = L'organisateur est déjà dans la corbeille
 error-too-many-requests = Trop de tentatives infructueuses ; réessayez plus tard.
+error-precondition-failed = La ressource a changé depuis le validateur donné (If-Match ou If-Unmodified-Since) ; relisez-la avant d'écrire.
 
 ## Le document OpenAPI
 
@@ -178,3 +179,10 @@ doc-title = API REST Calendar Events
 doc-description = Événements, lieux, organisateurs, catégories et étiquettes d'un calendrier, en JSON sur HTTP.
 doc-response-success = La ressource demandée
 doc-response-error = Une erreur : code, message et data.status
+doc-if-none-match = L'ETag d'un corps que vous détenez : 304 Not Modified, sans le corps, tant qu'il est à jour
+doc-if-match = L'ETag que vous avez lu (tel qu'un GET du même appelant le donne) : l'écriture est refusée avec 412 si la ressource a changé depuis
+doc-if-unmodified-since = Une date HTTP : l'écriture est refusée avec 412 si la publication a changé après elle (ignorée avec If-Match)
+doc-etag = Une étiquette d'entité forte du corps, la même sur chaque instance
+doc-not-modified = Non modifié : le corps nommé par If-None-Match est à jour
+doc-ical = Répondre par un flux iCalendar (text/calendar) : pour une liste, toute la fenêtre jusqu’au maximum configuré, pas une page
+doc-calendar = Les mêmes événements en calendrier iCalendar (RFC 5545), avec ical=1 ou Accept: text/calendar

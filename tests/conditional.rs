@@ -185,3 +185,231 @@ async fn tags_do_not_need_the_cache() {
         &tag,
     );
 }
+
+/// A write with one extra header.
+async fn write_if(
+    app: &TestApp,
+    method: &str,
+    path: &str,
+    body: Option<serde_json::Value>,
+    name: &str,
+    value: &str,
+) -> Resp {
+    let (login, password) = (app.admin.login.clone(), app.admin.password.clone());
+    let basic = base64::Engine::encode(
+        &base64::engine::general_purpose::STANDARD,
+        format!("{login}:{password}"),
+    );
+    let req = Request::builder()
+        .method(method)
+        .uri(format!("{API}/{path}"))
+        .header(header::AUTHORIZATION, format!("Basic {basic}"))
+        .header(name, value)
+        .header(header::CONTENT_TYPE, "application/json");
+    let body = body.map_or(Body::empty(), |b| {
+        Body::from(serde_json::to_vec(&b).unwrap())
+    });
+    app.send(req.body(body).unwrap()).await
+}
+
+both!(
+    a_write_with_a_stale_if_match_is_refused_and_not_applied,
+    |app| async move {
+        let admin = app.admin.auth();
+        let id = app
+            .event(event(
+                "Original",
+                "2027-05-01 10:00:00",
+                "2027-05-01 11:00:00",
+            ))
+            .await;
+        let path = format!("events/{id}");
+        let read = app.get_as(&path, &admin).await;
+        let tag = etag(&read);
+        // The first editor writes with the tag they read.
+        let first = write_if(
+            &app,
+            "PUT",
+            &path,
+            Some(json!({"title": "First edit"})),
+            "if-match",
+            &tag,
+        )
+        .await;
+        first.assert(200);
+        // The second read the same version: their write is refused, and changes nothing.
+        let second = write_if(
+            &app,
+            "PUT",
+            &path,
+            Some(json!({"title": "Second edit"})),
+            "if-match",
+            &tag,
+        )
+        .await;
+        second.assert_error(412, "rest_precondition_failed");
+        assert_eq!(app.get_as(&path, &admin).await.body["title"], "First edit");
+        let gone = write_if(&app, "DELETE", &path, None, "if-match", &tag).await;
+        gone.assert_error(412, "rest_precondition_failed");
+        app.get_as(&path, &admin).await.assert(200);
+        // Weak tags never match for a write; `*` matches whatever there is.
+        let fresh = etag(&app.get_as(&path, &admin).await);
+        write_if(
+            &app,
+            "PUT",
+            &path,
+            Some(json!({"title": "Weak"})),
+            "if-match",
+            &format!("W/{fresh}"),
+        )
+        .await
+        .assert_error(412, "rest_precondition_failed");
+        write_if(
+            &app,
+            "PUT",
+            &path,
+            Some(json!({"title": "Any"})),
+            "if-match",
+            "*",
+        )
+        .await
+        .assert(200);
+        let fresh = etag(&app.get_as(&path, &admin).await);
+        write_if(&app, "DELETE", &path, None, "if-match", &fresh)
+            .await
+            .assert(200);
+        // Without a condition, writes are as they always were.
+        app.put(
+            &path,
+            json!({"title": "Unconditional", "status": "publish"}),
+        )
+        .await
+        .assert(200);
+    }
+);
+
+both!(
+    if_unmodified_since_refuses_a_write_after_a_change,
+    |app| async move {
+        let id = app
+            .event(event("Dated", "2027-05-01 10:00:00", "2027-05-01 11:00:00"))
+            .await;
+        let path = format!("events/{id}");
+        let past = "Mon, 01 Jan 2001 00:00:00 GMT";
+        write_if(
+            &app,
+            "PUT",
+            &path,
+            Some(json!({"title": "Late"})),
+            "if-unmodified-since",
+            past,
+        )
+        .await
+        .assert_error(412, "rest_precondition_failed");
+        let future = "Fri, 01 Jan 2100 00:00:00 GMT";
+        write_if(
+            &app,
+            "PUT",
+            &path,
+            Some(json!({"title": "In time"})),
+            "if-unmodified-since",
+            future,
+        )
+        .await
+        .assert(200);
+    }
+);
+
+both!(
+    venues_organizers_and_terms_take_if_match,
+    |app| async move {
+        let admin = app.admin.auth();
+        let venue = app.post("venues", json!({"venue": "Hall"})).await.id();
+        let organizer = app
+            .post("organizers", json!({"organizer": "Ann"}))
+            .await
+            .id();
+        let category = app.post("categories", json!({"name": "Jazz"})).await.id();
+        for (path, field) in [
+            (format!("venues/{venue}"), "venue"),
+            (format!("organizers/{organizer}"), "organizer"),
+            (format!("categories/{category}"), "name"),
+        ] {
+            let tag = etag(&app.get_as(&path, &admin).await);
+            write_if(
+                &app,
+                "PUT",
+                &path,
+                Some(json!({field: "Renamed"})),
+                "if-match",
+                &tag,
+            )
+            .await
+            .assert(200);
+            write_if(
+                &app,
+                "PUT",
+                &path,
+                Some(json!({field: "Again"})),
+                "if-match",
+                &tag,
+            )
+            .await
+            .assert_error(412, "rest_precondition_failed");
+            write_if(&app, "DELETE", &path, None, "if-match", &tag)
+                .await
+                .assert_error(412, "rest_precondition_failed");
+        }
+    }
+);
+
+both!(
+    of_concurrent_writes_on_one_tag_exactly_one_lands,
+    |app| async move {
+        let admin = app.admin.auth();
+        for round in 0..5 {
+            let id = app
+                .event(event(
+                    &format!("Race {round}"),
+                    "2027-05-01 10:00:00",
+                    "2027-05-01 11:00:00",
+                ))
+                .await;
+            let path = format!("events/{id}");
+            let tag = etag(&app.get_as(&path, &admin).await);
+            // Eight editors who all read the same version write at once: their reads
+            // all pass the check against the current body; the check under the
+            // write's lock lets one through.
+            let writes = (0..8).map(|n| {
+                let (app, path, tag) = (&app, &path, &tag);
+                async move {
+                    let r = write_if(
+                        app,
+                        "PUT",
+                        path,
+                        Some(json!({"title": format!("Editor {n}")})),
+                        "if-match",
+                        tag,
+                    )
+                    .await;
+                    (n, r)
+                }
+            });
+            let results = futures_util::future::join_all(writes).await;
+            let landed: Vec<usize> = results
+                .iter()
+                .filter(|(_, r)| r.status.as_u16() == 200)
+                .map(|(n, _)| *n)
+                .collect();
+            assert_eq!(landed.len(), 1, "round {round}: {landed:?} landed");
+            for (_, r) in results.iter().filter(|(_, r)| r.status.as_u16() != 200) {
+                r.assert_error(412, "rest_precondition_failed");
+            }
+            let title = format!("Editor {}", landed[0]);
+            assert_eq!(
+                app.get_as(&path, &admin).await.body["title"],
+                title.as_str()
+            );
+        }
+    }
+);

@@ -190,7 +190,8 @@ both!(
         );
         let description = prop(e, "DESCRIPTION").expect("a description");
         assert!(
-            description.starts_with("Music\\; dancing\\, all night.\\n\\nDetails: [here][1]"),
+            description
+                == "Music\\; dancing\\, all night.\\n\\nDetails: here (https://example.org/night)",
             "{description}"
         );
         assert!(
@@ -444,3 +445,28 @@ async fn a_feed_longer_than_the_maximum_is_cut_and_says_so_postgres() {
         cut_feed(app).await;
     }
 }
+
+both!(sequence_counts_every_edit, |app| async move {
+    let id = app
+        .event(event(
+            "Counted",
+            "2027-05-01 10:00:00",
+            "2027-05-01 11:00:00",
+        ))
+        .await;
+    let sequence = || async {
+        let r = app.get(&format!("events/{id}?ical=1")).await;
+        r.assert(200);
+        let all = lines(&r.text);
+        prop(&vevents(&all)[0], "SEQUENCE").unwrap().to_string()
+    };
+    assert_eq!(sequence().await, "0");
+    // Two edits within one second are two edits.
+    app.put(&format!("events/{id}"), json!({"title": "Counted once"}))
+        .await
+        .assert(200);
+    app.put(&format!("events/{id}"), json!({"title": "Counted twice"}))
+        .await
+        .assert(200);
+    assert_eq!(sequence().await, "2");
+});

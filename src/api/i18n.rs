@@ -96,12 +96,26 @@ pub const DOC_TITLE: &str = "doc-title";
 pub const DOC_DESCRIPTION: &str = "doc-description";
 pub const DOC_RESPONSE_SUCCESS: &str = "doc-response-success";
 pub const DOC_RESPONSE_ERROR: &str = "doc-response-error";
+pub const DOC_IF_NONE_MATCH: &str = "doc-if-none-match";
+pub const DOC_IF_MATCH: &str = "doc-if-match";
+pub const DOC_IF_UNMODIFIED_SINCE: &str = "doc-if-unmodified-since";
+pub const DOC_ETAG: &str = "doc-etag";
+pub const DOC_NOT_MODIFIED: &str = "doc-not-modified";
+pub const DOC_ICAL: &str = "doc-ical";
+pub const DOC_CALENDAR: &str = "doc-calendar";
 #[cfg(test)]
 const DOC_KEYS: &[&str] = &[
     DOC_TITLE,
     DOC_DESCRIPTION,
     DOC_RESPONSE_SUCCESS,
     DOC_RESPONSE_ERROR,
+    DOC_IF_NONE_MATCH,
+    DOC_IF_MATCH,
+    DOC_IF_UNMODIFIED_SINCE,
+    DOC_ETAG,
+    DOC_NOT_MODIFIED,
+    DOC_ICAL,
+    DOC_CALENDAR,
 ];
 
 pub use crate::domain::message::Msg;

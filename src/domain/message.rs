@@ -43,6 +43,7 @@ pub enum Msg {
     VenueIsInTrash,
     OrganizerIsInTrash,
     TooManyRequests,
+    PreconditionFailed,
 }
 
 impl Msg {
@@ -86,6 +87,7 @@ impl Msg {
         Msg::VenueIsInTrash,
         Msg::OrganizerIsInTrash,
         Msg::TooManyRequests,
+        Msg::PreconditionFailed,
     ];
 
     pub fn key(self) -> &'static str {
@@ -129,6 +131,7 @@ impl Msg {
             Msg::VenueIsInTrash => "error-venue-is-in-trash",
             Msg::OrganizerIsInTrash => "error-organizer-is-in-trash",
             Msg::TooManyRequests => "error-too-many-requests",
+            Msg::PreconditionFailed => "error-precondition-failed",
         }
     }
 }

@@ -13,6 +13,7 @@ pub mod linked_input;
 pub mod lists;
 pub mod message;
 pub mod permissions;
+pub mod plain_text;
 pub mod post;
 pub mod slug;
 pub mod term;

@@ -143,6 +143,8 @@ pub struct Post {
     pub geo_lng: Option<f64>,
     /// In the trash: the status it had before, if recorded.
     pub trashed_status: Option<Status>,
+    /// Writes since its creation.
+    pub revision: i64,
 }
 
 impl Post {

@@ -6,11 +6,13 @@ use std::sync::Arc;
 use axum::http::{HeaderMap, Uri, header};
 
 use super::cache::Freshness;
+use super::conditional::Preconditions;
+use super::error::ApiError;
 use super::state::{App, Lang};
 use super::urls::Urls;
 use crate::api::table::Op;
 use crate::domain::permissions::Caller;
-use crate::service::Asking;
+use crate::service::{Asking, Condition, Refusal};
 
 /// The representation a request asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,18 +31,21 @@ impl View {
         if !matches!(op, Op::EventList | Op::EventGet(_)) {
             return View::Json;
         }
+        // Every cacheable event read comes here, cache hits included: the query is
+        // parsed only when it can name a feed, and nothing is allocated.
+        let query = uri.query().filter(|q| q.contains("ical")).unwrap_or("");
         let asked = |name: &str| {
-            form_urlencoded::parse(uri.query().unwrap_or("").as_bytes())
+            form_urlencoded::parse(query.as_bytes())
                 .any(|(k, v)| k == name && !matches!(v.as_ref(), "0" | "false"))
         };
         if asked("outlook-ical") {
             return View::Calendar { outlook: true };
         }
-        let accepts = headers
-            .get_all(header::ACCEPT)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .any(|v| v.to_ascii_lowercase().contains("text/calendar"));
+        let accepts = headers.get_all(header::ACCEPT).iter().any(|v| {
+            v.as_bytes()
+                .windows(b"text/calendar".len())
+                .any(|w| w.eq_ignore_ascii_case(b"text/calendar"))
+        });
         match asked("ical") || accepts {
             true => View::Calendar { outlook: false },
             false => View::Json,
@@ -57,9 +62,31 @@ impl View {
     }
 }
 
+/// What a conditional write is checked against: the resource as a GET by the same
+/// caller answers it now.
+pub struct Current {
+    pub body: Vec<u8>,
+    /// When it last changed, if it records it (posts do, terms do not).
+    pub modified_utc: Option<i64>,
+    /// Its revision, if it has one, for the check under the write's lock.
+    pub revision: Option<i64>,
+}
+
+impl Current {
+    pub fn of_post(body: Vec<u8>, post: &crate::domain::post::Post) -> Current {
+        Current {
+            body,
+            modified_utc: Some(post.modified_utc),
+            revision: Some(post.revision),
+        }
+    }
+}
+
 pub struct Ctx {
     pub app: App,
     pub view: View,
+    /// A write's `If-Match` / `If-Unmodified-Since`.
+    pub preconditions: Preconditions,
     pub caller: Caller,
     pub urls: Urls,
     pub lang: Arc<Lang>,
@@ -69,11 +96,30 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// Who asks, when, and on what condition for a write: the writer's
+    /// preconditions checked against the current representation of the post
+    /// (`current`: its body as a GET by this caller answers it, its last change
+    /// and its revision). A stale one is `412`; one that holds is checked again
+    /// under the write's lock, by revision.
+    pub fn asking_if(&self, current: Option<Current>) -> Result<Asking<'_>, ApiError> {
+        let mut asking = self.asking();
+        if let Some(c) = current {
+            if !self.preconditions.hold(&c.body, c.modified_utc) {
+                return Err(crate::service::Error::Refused(Refusal::PreconditionFailed).into());
+            }
+            asking.condition = Condition {
+                if_revision: c.revision,
+            };
+        }
+        Ok(asking)
+    }
+
     /// Who asks, and when, as the use cases take it.
     pub fn asking(&self) -> Asking<'_> {
         Asking {
             caller: &self.caller,
             now: self.now,
+            condition: Default::default(),
         }
     }
 

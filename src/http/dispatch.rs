@@ -235,6 +235,7 @@ async fn run(
     }
     let ctx = Ctx {
         view: View::of(endpoint.op, &parts.uri, &parts.headers),
+        preconditions: conditional::Preconditions::of(&parts.method, &parts.headers),
         urls: Urls::new(&app.settings, &lang.prefix),
         app,
         caller,

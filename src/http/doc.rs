@@ -295,6 +295,10 @@ fn error_statuses(op: Op, method: &Method) -> Vec<u16> {
     if *method != Method::GET {
         s.push(413);
     }
+    // A stale If-Match or If-Unmodified-Since.
+    if *method != Method::GET && is_conditional_write(op) {
+        s.push(412);
+    }
     match op {
         // An unknown `namespace`.
         Op::Index => s.push(404),
@@ -360,7 +364,70 @@ fn operation(lang: &str, endpoint: &Endpoint, method: &Method, per_page_default:
     if has_body {
         b = b.request_body(Some(request_body(Schema::Object(body.build()))));
     }
+    for p in conditional_parameters(lang, endpoint.op, method) {
+        b = b.parameter(p);
+    }
     b.responses(responses(lang, endpoint, method)).build()
+}
+
+/// The event reads that answer iCalendar too (`?ical=1`, `Accept: text/calendar`).
+fn has_calendar(op: Op) -> bool {
+    matches!(op, Op::EventList | Op::EventGet(_))
+}
+
+/// Writes of one existing resource: those `If-Match` makes conditional.
+fn is_conditional_write(op: Op) -> bool {
+    matches!(
+        op,
+        Op::EventUpdate(_)
+            | Op::EventDelete(_)
+            | Op::LinkedUpdate(..)
+            | Op::LinkedDelete(..)
+            | Op::TermUpdate(_)
+            | Op::TermDelete(_)
+    )
+}
+
+/// `ical` for the event reads, and the conditional-request headers (RFC 9110 §13):
+/// `If-None-Match` on reads, `If-Match`/`If-Unmodified-Since` on writes of one resource.
+fn conditional_parameters(lang: &str, op: Op, method: &Method) -> Vec<Parameter> {
+    let param = |name: &str, at: ParameterIn, key: &str, schema: Schema| {
+        ParameterBuilder::new()
+            .name(name)
+            .parameter_in(at)
+            .required(Required::False)
+            .description(Some(i18n::text(lang, key)))
+            .schema(Some(schema))
+            .build()
+    };
+    let text = || Schema::Object(typed(Type::String).build());
+    let mut out = Vec::new();
+    if *method == Method::GET {
+        if has_calendar(op) {
+            let flag = Schema::Object(typed(Type::Boolean).build());
+            out.push(param("ical", ParameterIn::Query, i18n::DOC_ICAL, flag));
+        }
+        out.push(param(
+            "If-None-Match",
+            ParameterIn::Header,
+            i18n::DOC_IF_NONE_MATCH,
+            text(),
+        ));
+    } else if is_conditional_write(op) {
+        out.push(param(
+            "If-Match",
+            ParameterIn::Header,
+            i18n::DOC_IF_MATCH,
+            text(),
+        ));
+        out.push(param(
+            "If-Unmodified-Since",
+            ParameterIn::Header,
+            i18n::DOC_IF_UNMODIFIED_SINCE,
+            text(),
+        ));
+    }
+    out
 }
 
 fn path_parameter(a: &Arg, description: Option<String>) -> Parameter {
@@ -435,7 +502,30 @@ fn responses(lang: &str, endpoint: &Endpoint, method: &Method) -> Responses {
         }
         ok = ok.header("Link", Header::new(typed(Type::String).build()));
     }
+    let read = *method == Method::GET;
+    if read {
+        let mut etag = Header::new(typed(Type::String).build());
+        etag.description = Some(i18n::text(lang, i18n::DOC_ETAG));
+        ok = ok.header("ETag", etag);
+    }
+    if read && has_calendar(endpoint.op) {
+        let calendar = typed(Type::String).description(Some(i18n::text(lang, i18n::DOC_CALENDAR)));
+        ok = ok.content(
+            "text/calendar",
+            ContentBuilder::new()
+                .schema(Some(Schema::Object(calendar.build())))
+                .build(),
+        );
+    }
     let mut responses = ResponsesBuilder::new().response(status.to_string(), ok.build());
+    if read {
+        responses = responses.response(
+            "304",
+            ResponseBuilder::new()
+                .description(i18n::text(lang, i18n::DOC_NOT_MODIFIED))
+                .build(),
+        );
+    }
     for code in error_statuses(endpoint.op, method) {
         responses = responses.response(
             code.to_string(),

@@ -300,6 +300,7 @@ fn refusal(r: Refusal) -> ApiError {
             "organizer-archive-page-not-found",
             Msg::OrganizerArchivePageNotFound,
         ),
+        Refusal::PreconditionFailed => (412, "rest_precondition_failed", Msg::PreconditionFailed),
     };
     ApiError::coded(status, code, msg)
 }

@@ -4,7 +4,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
 use super::cache::Freshness;
-use super::context::Ctx;
+use super::context::{Ctx, Current};
 use super::error::ApiError;
 use super::json::json;
 use super::lists::{self, Layout, Paging};
@@ -100,22 +100,34 @@ pub async fn create(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Response, A
     Ok(resp)
 }
 
+/// The term as a GET answers it, when the write is conditional. Terms record no
+/// modification time nor revision: the check is against their body alone.
+async fn current(ctx: &Ctx, tax: Taxonomy, id: i64) -> Result<Option<Current>, ApiError> {
+    if ctx.preconditions.is_empty() {
+        return Ok(None);
+    }
+    let term = ctx.app.service.term(tax, id).await?;
+    let body = serde_json::to_vec(&TermView::new(&term, &ctx.urls))
+        .map_err(|e| ApiError::Internal(format!("serialising a term: {e}")))?;
+    Ok(Some(Current {
+        body,
+        modified_utc: None,
+        revision: None,
+    }))
+}
+
 pub async fn update(ctx: &Ctx, tax: Taxonomy, id: i64, args: &Args) -> Result<Response, ApiError> {
+    let asking = ctx.asking_if(current(ctx, tax, id).await?)?;
     let term = ctx
         .app
         .service
-        .update_term(
-            ctx.asking(),
-            tax,
-            id,
-            &write_args(tax, args),
-            args.invalid(),
-        )
+        .update_term(asking, tax, id, &write_args(tax, args), args.invalid())
         .await?;
     Ok(json(StatusCode::OK, &TermView::new(&term, &ctx.urls)))
 }
 
 pub async fn delete(ctx: &Ctx, tax: Taxonomy, id: i64) -> Result<Response, ApiError> {
-    let term = ctx.app.service.delete_term(ctx.asking(), tax, id).await?;
+    let asking = ctx.asking_if(current(ctx, tax, id).await?)?;
+    let term = ctx.app.service.delete_term(asking, tax, id).await?;
     Ok(json(StatusCode::OK, &TermView::new(&term, &ctx.urls)))
 }

@@ -40,6 +40,9 @@ pub enum Refusal {
     InTrash(PostType),
     /// A page past the last one of a post list.
     PageNotFound(PostType),
+    /// A conditional write (`If-Match`, `If-Unmodified-Since`) whose validator is
+    /// stale: the post changed since the writer read it.
+    PreconditionFailed,
 }
 
 impl Error {

@@ -214,16 +214,22 @@ impl Service {
             self.read_linked_write(asking, args, invalid, false).await?;
         let caller = asking.caller;
         rights::claim_update(caller, &post, &mut changes, asking.now)?;
-        let (store, now) = (self.store.clone(), asking.now);
+        let (store, now, condition) = (self.store.clone(), asking.now, asking.condition);
         let author = caller.0.as_ref().map_or(0, |u| u.id);
         let param = target.param();
         detached(async move {
             with_retry::<_, StoreError, _, _>(|| async {
                 let mut tx = store.pool.write().await?;
+                if condition.if_revision.is_some() {
+                    let now_at = posts::lock_revision(&mut tx, post.id).await?;
+                    if now_at.is_none_or(|r| condition.check(r).is_err()) {
+                        return Ok(Err(Declined::Stale));
+                    }
+                }
                 let image_id = match &image {
                     Some(img) => match posts::resolve_image(&mut tx, img, author, now).await? {
                         Ok(id) => Some(id),
-                        Err(()) => return Ok(Err(())),
+                        Err(()) => return Ok(Err(Declined::Image)),
                     },
                     None => None,
                 };
@@ -235,7 +241,10 @@ impl Service {
                 Ok(Ok(written))
             })
             .await?
-            .map_err(|()| Error::invalid("image"))?
+            .map_err(|declined| match declined {
+                Declined::Image => Error::invalid("image"),
+                Declined::Stale => Error::Refused(Refusal::PreconditionFailed),
+            })?
             // Deleted concurrently, before this write: the target names nothing now.
             .ok_or_else(|| Error::invalid(param))
         })
@@ -263,9 +272,14 @@ impl Service {
             return Err(Error::Refused(Refusal::InTrash(t)));
         }
         let (store, now, param) = (self.store.clone(), asking.now, target.param());
+        let condition = asking.condition;
         let target_post = post.clone();
         let trashed = detached(async move {
             let mut tx = store.pool.write().await?;
+            if condition.if_revision.is_some() {
+                let now_at = posts::lock_revision(&mut tx, target_post.id).await?;
+                condition.check(now_at.unwrap_or(-1))?;
+            }
             let trashed = if force {
                 posts::delete(&mut tx, &target_post).await?;
                 None
@@ -283,4 +297,12 @@ impl Service {
             Some(trashed) => trashed.ok_or_else(|| Error::invalid(param)),
         }
     }
+}
+
+/// Why an update's transaction wrote nothing, though the store did not fail.
+enum Declined {
+    /// The image it names cannot be used.
+    Image,
+    /// The post changed since the conditional writer read it.
+    Stale,
 }

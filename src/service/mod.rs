@@ -46,6 +46,27 @@ pub struct Service {
 pub struct Asking<'a> {
     pub caller: &'a Caller,
     pub now: i64,
+    /// What a conditional write asks of the post it changes.
+    pub condition: Condition,
+}
+
+/// A conditional write's condition, checked under the write's lock: the post it
+/// changes is still at the revision the writer read (`If-Match`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Condition {
+    pub if_revision: Option<i64>,
+}
+
+impl Condition {
+    /// Whether a post at `revision` may be written.
+    pub fn check(self, revision: i64) -> Result<(), Error> {
+        match self.if_revision {
+            Some(expected) if expected != revision => {
+                Err(Error::Refused(Refusal::PreconditionFailed))
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 impl Service {

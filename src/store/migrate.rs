@@ -52,6 +52,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0008_change_log.sql"),
         postgres: include_str!("migrations/postgres/0008_change_log.sql"),
     },
+    Migration {
+        version: 9,
+        sqlite: include_str!("migrations/sqlite/0009_post_revision.sql"),
+        postgres: include_str!("migrations/postgres/0009_post_revision.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

@@ -43,6 +43,7 @@ pub enum Posts {
     Excerpt,
     DateUtc,
     ModifiedUtc,
+    Revision,
     ImageId,
     Guid,
     Address,

@@ -319,7 +319,8 @@ pub struct ResponseCache {
 /// an earlier version than the cache's.
 const RECENT_CHANGES: usize = 64;
 
-/// Larger bodies are not worth keeping.
+/// Bodies up to this size are always worth keeping; larger ones (a feed of a
+/// thousand events is about 1.7 MiB) while they fit in a quarter of the cache.
 const MAX_ENTRY_BYTES: usize = 1024 * 1024;
 const MAX_ENTRIES: usize = 4096;
 
@@ -515,8 +516,9 @@ impl ResponseCache {
             .get::<Freshness>()
             .map_or(second, |f| f.last_second(second));
         let reads = parts.extensions.get::<Reads>().cloned();
-        let keep =
-            parts.status == StatusCode::OK && self.max_bytes > 0 && body.len() <= MAX_ENTRY_BYTES;
+        let keep = parts.status == StatusCode::OK
+            && self.max_bytes > 0
+            && body.len() <= MAX_ENTRY_BYTES.max(self.max_bytes / 4);
         let mut headers = parts.headers;
         if parts.status == StatusCode::OK {
             headers.insert(header::ETAG, super::conditional::etag(&body.as_computed()));

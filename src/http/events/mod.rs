@@ -6,7 +6,7 @@ use axum::response::Response;
 use serde_json::{Map, Value};
 
 use super::cache::Freshness;
-use super::context::{Ctx, View};
+use super::context::{Ctx, Current, View};
 use super::error::ApiError;
 use super::json::json_raw;
 use super::lists::{self, Layout, Paging};
@@ -162,13 +162,24 @@ pub async fn create(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
     Ok(json_raw(StatusCode::CREATED, to_json(ctx, &shown, false)?))
 }
 
+/// The event as a GET by this caller answers it, when the write is conditional.
+async fn current(ctx: &Ctx, target: &Target) -> Result<Option<Current>, ApiError> {
+    if ctx.preconditions.is_empty() {
+        return Ok(None);
+    }
+    let shown = ctx.app.service.event(ctx.asking(), target, None).await?;
+    let body = to_json(ctx, &shown, true)?;
+    Ok(Some(Current::of_post(body, &shown.event.post)))
+}
+
 pub async fn update(ctx: &Ctx, target: &Target, args: &Args) -> Result<Response, ApiError> {
     let typed: EventWriteArgs = args.typed();
     let inline = |t: PostType, fields: &Map<String, Value>| inline_linked(ctx, t, fields);
+    let asking = ctx.asking_if(current(ctx, target).await?)?;
     let shown = ctx
         .app
         .service
-        .update_event(ctx.asking(), target, &typed, args.invalid(), &inline)
+        .update_event(asking, target, &typed, args.invalid(), &inline)
         .await?;
     Ok(json_raw(StatusCode::OK, to_json(ctx, &shown, false)?))
 }
@@ -178,10 +189,11 @@ pub async fn delete(
     target: &Target,
     args: &EventDeleteArgs,
 ) -> Result<Response, ApiError> {
+    let asking = ctx.asking_if(current(ctx, target).await?)?;
     let shown = ctx
         .app
         .service
-        .delete_event(ctx.asking(), target, args.force)
+        .delete_event(asking, target, args.force)
         .await?;
     Ok(json_raw(StatusCode::OK, to_json(ctx, &shown, false)?))
 }

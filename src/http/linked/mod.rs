@@ -4,7 +4,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 
 use super::cache::Freshness;
-use super::context::Ctx;
+use super::context::{Ctx, Current};
 use super::error::ApiError;
 use super::json::json;
 use super::lists::{self, Layout, Paging};
@@ -124,6 +124,22 @@ pub async fn get(
     Ok(resp)
 }
 
+/// The venue or organizer as a GET by this caller answers it, when the write is
+/// conditional.
+async fn current(ctx: &Ctx, t: PostType, target: &Target) -> Result<Option<Current>, ApiError> {
+    if ctx.preconditions.is_empty() {
+        return Ok(None);
+    }
+    let (post, reveal) = ctx
+        .app
+        .service
+        .linked(ctx.asking(), t, target, None)
+        .await?;
+    let body = serde_json::to_vec(&view(ctx, &post, reveal, true))
+        .map_err(|e| ApiError::Internal(format!("serialising a post: {e}")))?;
+    Ok(Some(Current::of_post(body, &post)))
+}
+
 pub async fn create(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, ApiError> {
     let post = ctx
         .app
@@ -142,10 +158,11 @@ pub async fn update(
     target: &Target,
     args: &Args,
 ) -> Result<Response, ApiError> {
+    let asking = ctx.asking_if(current(ctx, t, target).await?)?;
     let post = ctx
         .app
         .service
-        .update_linked(ctx.asking(), target, &draft_args(t, args), args.invalid())
+        .update_linked(asking, target, &draft_args(t, args), args.invalid())
         .await?;
     Ok(json(StatusCode::OK, &view(ctx, &post, Reveal::Full, false)))
 }
@@ -156,10 +173,11 @@ pub async fn delete(
     target: &Target,
     args: &LinkedDeleteArgs,
 ) -> Result<Response, ApiError> {
+    let asking = ctx.asking_if(current(ctx, t, target).await?)?;
     let post = ctx
         .app
         .service
-        .delete_linked(ctx.asking(), t, target, args.force)
+        .delete_linked(asking, t, target, args.force)
         .await?;
     Ok(json(StatusCode::OK, &view(ctx, &post, Reveal::Full, false)))
 }

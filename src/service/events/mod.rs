@@ -131,13 +131,14 @@ impl Service {
         let param = target.param();
         let before = self.event_with_links(e.post.id, param, asking).await?;
         let store = self.store.clone();
-        let (now, post) = (asking.now, e.post.clone());
+        let (now, post, condition) = (asking.now, e.post.clone(), asking.condition);
         detached(async move {
             let mut tx = store.pool.write().await?;
             // Checked again under the row lock: a concurrent delete may have won the race.
             let Some(state) = events::lock_state(&mut tx, post.id).await? else {
                 return Err(Error::invalid(param));
             };
+            condition.check(state.revision)?;
             if state.status == Status::Trash.as_str() && !force {
                 return Err(Error::Refused(Refusal::InTrash(PostType::Event)));
             }

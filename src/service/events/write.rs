@@ -27,6 +27,7 @@ use crate::store::{Conn, StoreError, posts, terms};
 enum WriteError {
     Store(StoreError),
     Invalid(&'static str),
+    Refused(Error),
 }
 
 impl From<StoreError> for WriteError {
@@ -40,6 +41,7 @@ impl From<WriteError> for Error {
         match e {
             WriteError::Store(s) => s.into(),
             WriteError::Invalid(param) => Error::invalid(param),
+            WriteError::Refused(e) => e,
         }
     }
 }
@@ -339,6 +341,7 @@ impl Service {
         let store = self.store.clone();
         let now = asking.now;
         let writer = Writer::of(asking.caller);
+        let condition = asking.condition;
         detached(async move {
             with_retry::<_, WriteError, _, _>(|| async {
                 let mut tx = store.pool.write().await?;
@@ -354,6 +357,9 @@ impl Service {
                 let Some(before) = events::lock_state(&mut tx, target.post.id).await? else {
                     return Err(WriteError::Invalid(param));
                 };
+                condition
+                    .check(before.revision)
+                    .map_err(WriteError::Refused)?;
                 let (status_before, date_before) = (before.status, before.date_utc);
                 let before_terms = events::term_ids(&mut tx, target.post.id).await?;
                 let was = counts_as_published(&status_before, date_before, before.modified_utc);

@@ -36,6 +36,8 @@ pub struct CountedState {
     pub modified_utc: i64,
     /// When it starts and ends.
     pub span: (i64, i64),
+    /// Writes since its creation.
+    pub revision: i64,
 }
 
 /// An event's status and dates, read inside a write transaction and locking the row
@@ -50,6 +52,7 @@ pub async fn lock_state(conn: &mut Conn, id: i64) -> Result<Option<CountedState>
                 Posts::ModifiedUtc,
                 Posts::StartUtc,
                 Posts::EndUtc,
+                Posts::Revision,
             ])
             .from(Posts::Table)
             .and_where(Expr::col(Posts::Id).eq(id))
@@ -61,6 +64,7 @@ pub async fn lock_state(conn: &mut Conn, id: i64) -> Result<Option<CountedState>
                 date_utc: r.i64(1)?,
                 modified_utc: r.i64(2)?,
                 span: (r.i64(3)?, r.i64(4)?),
+                revision: r.i64(5)?,
             })
         },
     )

@@ -49,6 +49,7 @@ pub(in crate::store) fn select_posts() -> SelectStatement {
         q.column((Posts::Table, c));
     }
     q.column((Posts::Table, Posts::GeoLng))
+        .column((Posts::Table, Posts::Revision))
         .column((image_alias(), Posts::Guid))
         .from(Posts::Table)
         .join_as(
@@ -61,11 +62,11 @@ pub(in crate::store) fn select_posts() -> SelectStatement {
 }
 
 /// Number of columns `select_posts` yields; event queries append theirs after these.
-pub const POST_COLUMN_COUNT: usize = POST_COLUMNS.len() + 2;
+pub const POST_COLUMN_COUNT: usize = POST_COLUMNS.len() + 3;
 
 pub(in crate::store) fn post_from_row(r: &Row<'_>) -> Result<Post, StoreError> {
     let image_id = r.opt_i64(11)?;
-    let image_url = r.opt_string(27)?;
+    let image_url = r.opt_string(28)?;
     Ok(Post {
         id: r.i64(0)?,
         post_type: PostType::parse(&r.string(1)?),
@@ -97,6 +98,7 @@ pub(in crate::store) fn post_from_row(r: &Row<'_>) -> Result<Post, StoreError> {
         geo_lat: r.opt_f64(24)?,
         trashed_status: r.opt_string(25)?.as_deref().and_then(Status::parse),
         geo_lng: r.opt_f64(26)?,
+        revision: r.i64(27)?,
     })
 }
 
@@ -109,6 +111,7 @@ pub(in crate::store) fn col(c: Posts) -> Expr {
 pub(in crate::store) fn returning_posts() -> Vec<Expr> {
     let mut out: Vec<Expr> = POST_COLUMNS.iter().map(|c| col(*c)).collect();
     out.push(col(Posts::GeoLng));
+    out.push(col(Posts::Revision));
     out.push(Expr::expr(SimpleExpr::from(
         Query::select()
             .column((image_alias(), Posts::Guid))

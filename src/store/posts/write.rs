@@ -161,6 +161,7 @@ pub async fn update(
         Query::update()
             .table(Posts::Table)
             .values(values.into_iter().map(|(c, v)| (c, Expr::val(v))))
+            .value(Posts::Revision, Expr::col(Posts::Revision).add(1))
             .and_where(Expr::col(Posts::Id).eq(post.id)),
     )
     .await?;
@@ -178,6 +179,20 @@ fn trashed_status_change(post: &Post, new_status: Option<Status>) -> Option<Opti
     }
 }
 
+/// A post's revision, read inside a write transaction and locking the row on
+/// PostgreSQL (SQLite's writer is already exclusive): what a conditional write checks.
+pub async fn lock_revision(conn: &mut Conn, id: i64) -> Result<Option<i64>, StoreError> {
+    conn.query_opt(
+        Query::select()
+            .column(Posts::Revision)
+            .from(Posts::Table)
+            .and_where(Expr::col(Posts::Id).eq(id))
+            .lock(sea_query::LockType::Update),
+        |r| r.i64(0),
+    )
+    .await
+}
+
 /// Moves a post to the trash, freeing its slug, and unlinks a venue or organizer
 /// from the events that use it.
 pub async fn trash(conn: &mut Conn, post: &Post, now: i64) -> Result<(), StoreError> {
@@ -192,6 +207,7 @@ pub async fn trash(conn: &mut Conn, post: &Post, now: i64) -> Result<(), StoreEr
                 (Posts::Slug, slug.into()),
                 (Posts::ModifiedUtc, now.into()),
             ])
+            .value(Posts::Revision, Expr::col(Posts::Revision).add(1))
             .and_where(Expr::col(Posts::Id).eq(post.id)),
     )
     .await?;

@@ -1,0 +1,249 @@
+//! HTML as plain text, for places that cannot show markup (iCalendar's DESCRIPTION):
+//! paragraphs and line breaks kept, list items as bullets, links followed by their
+//! address, entities decoded. Built on html5ever's tokenizer, without a tree: the
+//! HTML here is already sanitized (`html::sanitize`), so a token stream is enough,
+//! and it is an order of magnitude cheaper than laying out a document.
+
+use std::cell::RefCell;
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::{
+    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
+
+/// Elements that start and end a block of their own.
+const BLOCKS: &[&str] = &[
+    "p",
+    "div",
+    "ul",
+    "ol",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "blockquote",
+    "pre",
+    "table",
+    "figure",
+    "figcaption",
+    "hr",
+    "caption",
+    "address",
+    "section",
+    "article",
+    "header",
+    "footer",
+];
+/// Elements whose content is never text for the reader.
+const SKIPPED: &[&str] = &[
+    "script", "style", "template", "noscript", "iframe", "object", "svg", "math",
+];
+
+#[derive(Default)]
+struct Text {
+    out: String,
+    /// Line breaks owed before the next text: 1 for a line, 2 for a paragraph.
+    pending_breaks: usize,
+    /// Whitespace seen since the last text.
+    pending_space: bool,
+    /// Inside `<pre>`: whitespace is kept as it is.
+    preformatted: usize,
+    /// Inside an element whose content is dropped.
+    skipping: usize,
+    /// Open lists: `None` for `<ul>`, the next number for `<ol>`.
+    lists: Vec<Option<u32>>,
+    /// The address of the open link, and where its text starts.
+    link: Option<(String, usize)>,
+}
+
+impl Text {
+    fn ask_break(&mut self, n: usize) {
+        if !self.out.is_empty() {
+            self.pending_breaks = self.pending_breaks.max(n);
+        }
+        self.pending_space = false;
+    }
+
+    fn push_text(&mut self, s: &str) {
+        for c in s.chars() {
+            if self.preformatted == 0 && c.is_whitespace() {
+                self.pending_space = true;
+                continue;
+            }
+            self.flush();
+            self.out.push(c);
+        }
+        if self.preformatted > 0 {
+            self.pending_space = false;
+        }
+    }
+
+    /// Writes what is owed before the next visible character.
+    fn flush(&mut self) {
+        if self.pending_breaks > 0 {
+            for _ in 0..self.pending_breaks {
+                self.out.push('\n');
+            }
+            self.pending_breaks = 0;
+            self.pending_space = false;
+        } else if self.pending_space {
+            if !self.out.is_empty() && !self.out.ends_with(['\n', ' ']) {
+                self.out.push(' ');
+            }
+            self.pending_space = false;
+        }
+    }
+
+    fn tag(&mut self, tag: &Tag) {
+        let name: &str = &tag.name;
+        let start = tag.kind == TagKind::StartTag;
+        if SKIPPED.contains(&name) {
+            if start && !tag.self_closing {
+                self.skipping += 1;
+            } else if !start {
+                self.skipping = self.skipping.saturating_sub(1);
+            }
+            return;
+        }
+        if self.skipping > 0 {
+            return;
+        }
+        match (name, start) {
+            ("br", _) => {
+                self.flush();
+                self.out.push('\n');
+                self.pending_space = false;
+            }
+            ("pre", true) => {
+                self.ask_break(2);
+                self.preformatted += 1;
+            }
+            ("pre", false) => {
+                self.preformatted = self.preformatted.saturating_sub(1);
+                self.ask_break(2);
+            }
+            ("ul", true) => {
+                self.ask_break(if self.lists.is_empty() { 2 } else { 1 });
+                self.lists.push(None);
+            }
+            ("ol", true) => {
+                self.ask_break(if self.lists.is_empty() { 2 } else { 1 });
+                self.lists.push(Some(1));
+            }
+            ("ul" | "ol", false) => {
+                self.lists.pop();
+                self.ask_break(if self.lists.is_empty() { 2 } else { 1 });
+            }
+            ("li", true) => {
+                self.ask_break(1);
+                self.flush();
+                let depth = self.lists.len().saturating_sub(1);
+                self.out.push_str(&"  ".repeat(depth));
+                match self.lists.last_mut() {
+                    Some(Some(n)) => {
+                        self.out.push_str(&format!("{n}. "));
+                        *n += 1;
+                    }
+                    _ => self.out.push_str("- "),
+                }
+                // The bullet is written: what follows is the item's text.
+                self.pending_breaks = 0;
+            }
+            ("li" | "tr", false) => self.ask_break(1),
+            ("td" | "th", false) => self.pending_space = true,
+            ("a", true) => {
+                let href = tag.attrs.iter().find(|a| &*a.name.local == "href");
+                self.link = href.map(|a| (a.value.to_string(), self.out.len()));
+            }
+            ("a", false) => {
+                if let Some((href, from)) = self.link.take() {
+                    let text = self.out.get(from..).unwrap_or("").trim();
+                    let shown = href.trim_start_matches("mailto:");
+                    if !href.is_empty() && text != shown && !href.starts_with('#') {
+                        self.out.push_str(&format!(" ({href})"));
+                    }
+                }
+            }
+            ("img", _) => {
+                let alt = tag.attrs.iter().find(|a| &*a.name.local == "alt");
+                if let Some(alt) = alt.filter(|a| !a.value.trim().is_empty()) {
+                    self.flush();
+                    self.out.push_str(&format!("[{}]", alt.value.trim()));
+                }
+            }
+            (n, _) if BLOCKS.contains(&n) => self.ask_break(2),
+            _ => {}
+        }
+    }
+}
+
+struct Sink(RefCell<Text>);
+
+impl TokenSink for Sink {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        let mut text = self.0.borrow_mut();
+        match token {
+            Token::TagToken(tag) => text.tag(&tag),
+            Token::CharacterTokens(s) if text.skipping == 0 => text.push_text(&s),
+            _ => {}
+        }
+        TokenSinkResult::Continue
+    }
+}
+
+/// The text of an HTML fragment.
+pub fn plain_text(html: &str) -> String {
+    let tokenizer = Tokenizer::new(
+        Sink(RefCell::new(Text::default())),
+        TokenizerOpts::default(),
+    );
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from_slice(html));
+    let _ = tokenizer.feed(&input);
+    tokenizer.end();
+    let text = std::mem::take(&mut *tokenizer.sink.0.borrow_mut());
+    text.out.trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_text;
+
+    #[test]
+    fn blocks_lists_and_links_become_text() {
+        let html = "<p>One &amp; two</p><p>See <a href=\"https://x.test/\">this</a></p>\
+            <ul><li>a</li><li>b <b>bold</b></li></ul><ol><li>x</li><li>y</li></ol>after<br>line";
+        assert_eq!(
+            plain_text(html),
+            "One & two\n\nSee this (https://x.test/)\n\n- a\n- b bold\n\n1. x\n2. y\n\nafter\nline"
+        );
+    }
+
+    #[test]
+    fn whitespace_collapses_except_in_pre() {
+        assert_eq!(
+            plain_text("plain   text\nwith  spaces"),
+            "plain text with spaces"
+        );
+        assert_eq!(plain_text("<pre>a  b\n  c</pre>x"), "a  b\n  c\n\nx");
+    }
+
+    #[test]
+    fn a_link_that_shows_its_address_is_not_repeated() {
+        let html =
+            "<a href=\"https://x.test/\">https://x.test/</a> <a href=\"mailto:a@b.c\">a@b.c</a>";
+        assert_eq!(plain_text(html), "https://x.test/ a@b.c");
+    }
+
+    #[test]
+    fn scripts_and_images() {
+        assert_eq!(
+            plain_text("a<script>alert(1)</script>b<img alt=\"map\">"),
+            "ab[map]"
+        );
+    }
+}
