@@ -28,13 +28,17 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
+
+mod answer;
 
 use super::live_counts::Spliced;
 use crate::domain::changes::{Changes, Reads};
 use crate::store::StoreError;
 use crate::store::changes::{CaughtUp, ChangeCursor};
+use answer::served_etag;
+pub use answer::{Cached, Hit};
 
 /// How old (in seconds of the clock) a response of the current data version may
 /// be when served while it is being recomputed.
@@ -106,56 +110,6 @@ pub struct Flight {
 pub struct Waiting {
     pub notified: std::pin::Pin<Box<tokio::sync::futures::OwnedNotified>>,
     flight: Arc<Flight>,
-}
-
-/// A response as it was sent, its term counts taken out (see `live_counts`).
-pub struct Cached {
-    status: StatusCode,
-    headers: HeaderMap,
-    body: Spliced,
-}
-
-/// A cached response and the term counts of the moment, ready to send.
-pub struct Hit {
-    cached: Arc<Cached>,
-    body: Bytes,
-    /// The tag of `body`, when it is not the computed body's (in `cached.headers`).
-    etag: Option<HeaderValue>,
-}
-
-impl Cached {
-    /// The response as it was computed.
-    fn response(&self) -> Response {
-        let mut resp = Response::new(Body::from(self.body.as_computed()));
-        *resp.status_mut() = self.status;
-        *resp.headers_mut() = self.headers.clone();
-        resp
-    }
-}
-
-impl Hit {
-    pub fn response(&self) -> Response {
-        let mut resp = Response::new(Body::from(self.body.clone()));
-        *resp.status_mut() = self.cached.status;
-        *resp.headers_mut() = self.cached.headers.clone();
-        if let Some(tag) = &self.etag {
-            // Replaces the computed body's tag in place: the map does not grow.
-            resp.headers_mut().insert(header::ETAG, tag.clone());
-        }
-        resp
-    }
-
-    fn new(cached: Arc<Cached>, body: Bytes) -> Hit {
-        let etag = served_etag(&cached, &body);
-        Hit { cached, body, etag }
-    }
-}
-
-/// The tag of a body served for a cached response: `None` when it is the computed
-/// body, whose tag its headers carry.
-fn served_etag(cached: &Cached, served: &Bytes) -> Option<HeaderValue> {
-    (served.as_ptr() != cached.body.as_computed().as_ptr())
-        .then(|| super::conditional::etag(served))
 }
 
 struct Entry {
