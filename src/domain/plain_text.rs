@@ -67,17 +67,24 @@ impl Text {
     }
 
     fn push_text(&mut self, s: &str) {
-        for c in s.chars() {
-            if self.preformatted == 0 && c.is_whitespace() {
+        if self.preformatted > 0 {
+            if !s.is_empty() {
+                self.flush();
+                self.out.push_str(s);
+            }
+            return;
+        }
+        // Words as they are, each run of whitespace as one space.
+        for word in s.split(char::is_whitespace) {
+            if word.is_empty() {
                 self.pending_space = true;
                 continue;
             }
             self.flush();
-            self.out.push(c);
+            self.out.push_str(word);
+            self.pending_space = true;
         }
-        if self.preformatted > 0 {
-            self.pending_space = false;
-        }
+        self.pending_space = s.ends_with(char::is_whitespace);
     }
 
     /// Writes what is owed before the next visible character.
