@@ -6,22 +6,13 @@
 mod common;
 
 use axum::body::Body;
-use axum::http::{Request, header};
+use axum::http::{Method, Request, header};
 use common::*;
 use serde_json::json;
 
 async fn get_if_none_match(app: &TestApp, path: &str, tag: &str, auth: &Auth) -> Resp {
-    let mut req = Request::builder()
-        .uri(format!("{API}/{path}"))
-        .header(header::IF_NONE_MATCH, tag);
-    if let Auth::Basic(login, password) = auth {
-        let basic = base64::Engine::encode(
-            &base64::engine::general_purpose::STANDARD,
-            format!("{login}:{password}"),
-        );
-        req = req.header(header::AUTHORIZATION, format!("Basic {basic}"));
-    }
-    app.send(req.body(Body::empty()).unwrap()).await
+    app.call_with(Method::GET, path, None, auth, &[("if-none-match", tag)])
+        .await
 }
 
 fn etag(r: &Resp) -> String {
@@ -195,21 +186,9 @@ async fn write_if(
     name: &str,
     value: &str,
 ) -> Resp {
-    let (login, password) = (app.admin.login.clone(), app.admin.password.clone());
-    let basic = base64::Engine::encode(
-        &base64::engine::general_purpose::STANDARD,
-        format!("{login}:{password}"),
-    );
-    let req = Request::builder()
-        .method(method)
-        .uri(format!("{API}/{path}"))
-        .header(header::AUTHORIZATION, format!("Basic {basic}"))
-        .header(name, value)
-        .header(header::CONTENT_TYPE, "application/json");
-    let body = body.map_or(Body::empty(), |b| {
-        Body::from(serde_json::to_vec(&b).unwrap())
-    });
-    app.send(req.body(body).unwrap()).await
+    let method = Method::from_bytes(method.as_bytes()).unwrap();
+    app.call_with(method, path, body, &app.admin.auth(), &[(name, value)])
+        .await
 }
 
 both!(

@@ -3,8 +3,7 @@
 
 mod common;
 
-use axum::body::Body;
-use axum::http::{Request, header};
+use axum::http::Method;
 use common::*;
 use serde_json::json;
 
@@ -77,12 +76,8 @@ fn summaries(text: &str) -> Vec<String> {
 }
 
 async fn get_with_accept(app: &TestApp, path: &str, accept: &str) -> Resp {
-    let req = Request::builder()
-        .uri(path)
-        .header(header::ACCEPT, accept)
-        .body(Body::empty())
-        .unwrap();
-    app.send(req).await
+    app.call_with(Method::GET, path, None, &Auth::None, &[("accept", accept)])
+        .await
 }
 
 /// An evening in Paris across the spring change of 2027 (02:00 → 03:00 on 28 March).

@@ -43,21 +43,23 @@ fn state(tz: Tz, t: i64) -> State {
     }
 }
 
-fn observance(tz: Tz, onset: i64) -> Observance {
-    let (before, after) = (state(tz, onset - 1), state(tz, onset));
-    let at = DateTime::from_timestamp(onset, 0)
+/// `CET`, `CEST`, or the numeric form (`+03`) at an instant.
+fn abbreviation(tz: Tz, t: i64) -> String {
+    let at = DateTime::from_timestamp(t, 0)
         .unwrap_or_default()
         .naive_utc();
+    let offset = tz.offset_from_utc_datetime(&at);
+    offset.abbreviation().unwrap_or_default().to_string()
+}
+
+fn observance(tz: Tz, onset: i64) -> Observance {
+    let (before, after) = (state(tz, onset - 1), state(tz, onset));
     Observance {
         onset_utc: onset,
         offset_before: before.offset,
         offset_after: after.offset,
         daylight: after.daylight,
-        abbreviation: tz
-            .offset_from_utc_datetime(&at)
-            .abbreviation()
-            .unwrap_or_default()
-            .to_string(),
+        abbreviation: abbreviation(tz, onset),
     }
 }
 
@@ -103,19 +105,12 @@ pub fn observances(tz: Tz, from: i64, to: i64) -> Vec<Observance> {
         Some(&onset) => observance(tz, onset),
         None => {
             let now = state(tz, from);
-            let at = DateTime::from_timestamp(from, 0)
-                .unwrap_or_default()
-                .naive_utc();
             Observance {
                 onset_utc: EARLY_ONSET.min(from),
                 offset_before: now.offset,
                 offset_after: now.offset,
                 daylight: now.daylight,
-                abbreviation: tz
-                    .offset_from_utc_datetime(&at)
-                    .abbreviation()
-                    .unwrap_or_default()
-                    .to_string(),
+                abbreviation: abbreviation(tz, from),
             }
         }
     };

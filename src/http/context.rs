@@ -31,24 +31,35 @@ impl View {
         if !matches!(op, Op::EventList | Op::EventGet(_)) {
             return View::Json;
         }
-        // Every cacheable event read comes here, cache hits included: the query is
-        // parsed only when it can name a feed, and nothing is allocated.
-        let query = uri.query().filter(|q| q.contains("ical")).unwrap_or("");
-        let asked = |name: &str| {
-            form_urlencoded::parse(query.as_bytes())
-                .any(|(k, v)| k == name && !matches!(v.as_ref(), "0" | "false"))
-        };
-        if asked("outlook-ical") {
-            return View::Calendar { outlook: true };
+        if let Some(feed) = View::asked_in(uri.query()) {
+            return feed;
         }
+        // Every cacheable event read comes here, cache hits included: nothing is allocated.
         let accepts = headers.get_all(header::ACCEPT).iter().any(|v| {
             v.as_bytes()
                 .windows(b"text/calendar".len())
                 .any(|w| w.eq_ignore_ascii_case(b"text/calendar"))
         });
-        match asked("ical") || accepts {
+        match accepts {
             true => View::Calendar { outlook: false },
             false => View::Json,
+        }
+    }
+
+    /// The feed a query string asks for with `ical=1` or `outlook-ical=1` (any value
+    /// but `0` and `false`), if it asks for one. It is parsed only when it can.
+    pub fn asked_in(query: Option<&str>) -> Option<View> {
+        let query = query.filter(|q| q.contains("ical"))?;
+        let asked = |name: &str| {
+            form_urlencoded::parse(query.as_bytes())
+                .any(|(k, v)| k == name && !matches!(v.as_ref(), "0" | "false"))
+        };
+        if asked("outlook-ical") {
+            Some(View::Calendar { outlook: true })
+        } else if asked("ical") {
+            Some(View::Calendar { outlook: false })
+        } else {
+            None
         }
     }
 

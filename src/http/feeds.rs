@@ -13,6 +13,7 @@ use axum::response::Response;
 use axum::routing::get;
 use chrono::{Datelike, Days, NaiveDate, TimeZone};
 
+use super::context::View;
 use super::dispatch;
 use super::state::{App, Lang};
 use crate::api::table::{By, Endpoint, NAMESPACE, Op, ROUTES};
@@ -96,32 +97,20 @@ async fn feed(app: App, page: Page, lang: Arc<Lang>, req: Request) -> Response {
         form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes())
             .into_owned()
             .collect();
-    let asked = |name: &str| {
-        query
-            .iter()
-            .any(|(k, v)| k == name && !matches!(v.as_str(), "0" | "false"))
-    };
+    let asked = View::asked_in(req.uri().query());
     let always = matches!(page, Page::UpcomingFeed | Page::DayFeed);
-    let flag = if asked("outlook-ical") {
-        "outlook-ical"
-    } else {
-        "ical"
+    let flag = match asked {
+        Some(View::Calendar { outlook: true }) => "outlook-ical",
+        _ => "ical",
     };
-    if !(always || asked("ical") || asked("outlook-ical")) {
+    if !(always || asked.is_some()) {
         // The pages themselves are not served (yet): only their feeds.
         return super::no_route(req.uri().clone()).await;
     }
     let base = format!("{}{}/{NAMESPACE}", lang.prefix, app.settings.rest_root);
     let (endpoint, path, mut pairs) = match page {
         Page::Event => {
-            let slug = req
-                .uri()
-                .path()
-                .trim_end_matches('/')
-                .rsplit('/')
-                .next()
-                .unwrap_or("");
-            let path = format!("{base}/events/by-slug/{slug}");
+            let path = format!("{base}/events/by-slug/{}", last_segment(req.uri()));
             (endpoint(Op::EventGet(By::Slug)), path, Vec::new())
         }
         _ => match list_pairs(page, &app, req.uri(), &query) {
@@ -177,14 +166,7 @@ fn list_pairs(
         .find(|(k, _)| k == "tribe-bar-date")
         .map(|(_, v)| v.trim().to_string());
     let day = |d: NaiveDate| overlapping(d, d);
-    let slug = || {
-        uri.path()
-            .trim_end_matches('/')
-            .rsplit('/')
-            .next()
-            .unwrap_or("")
-            .to_string()
-    };
+    let slug = || last_segment(uri).to_string();
     let mut pairs = match page {
         Page::Upcoming | Page::UpcomingFeed => match bar_date.as_deref().and_then(parse_day) {
             Some(d) => vec![("start_date".to_string(), format!("{d} 00:00:00"))],
@@ -248,6 +230,16 @@ fn month(bar_date: Option<&str>, today: NaiveDate) -> Vec<(String, String)> {
         .unwrap_or(anchor);
     let last = next_month.checked_sub_days(Days::new(1)).unwrap_or(anchor);
     overlapping(first.unwrap_or(today), last)
+}
+
+/// The last segment of a page URL's path: the slug of `/event/<slug>/` and of the
+/// term archives.
+fn last_segment(uri: &Uri) -> &str {
+    uri.path()
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or("")
 }
 
 fn parse_day(s: &str) -> Option<NaiveDate> {

@@ -414,8 +414,23 @@ impl TestApp {
 
     /// A request with an optional JSON body.
     pub async fn call(&self, method: Method, path: &str, body: Option<Value>, auth: &Auth) -> Resp {
+        self.call_with(method, path, body, auth, &[]).await
+    }
+
+    /// A request with an optional JSON body and more headers (`If-Match`, `Accept`, …).
+    pub async fn call_with(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+        auth: &Auth,
+        headers: &[(&str, &str)],
+    ) -> Resp {
         let mut req = Request::builder().method(method).uri(full_path(path));
         req = with_auth(req, auth);
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
         let body = match body {
             Some(v) => {
                 req = req.header(header::CONTENT_TYPE, "application/json");
