@@ -64,6 +64,8 @@ index-context = Kontext, in dem die Anfrage gestellt wird; bestimmt die in der A
 index-namespace = Der zu beschreibende Namespace
 list-page = Die zurückzugebende Archivseite
 list-status = Beitragsstatus, nach dem gefiltert wird
+list-modified-after = Nur Elemente, die ab diesem Zeitpunkt erstellt, geändert, in den Papierkorb gelegt, wiederhergestellt oder gelöscht wurden, in der Reihenfolge ihrer Änderungen, gelöschte als Grabsteine (inkrementelle Synchronisation)
+list-cursor = Ab dem Cursor fortfahren, den eine vorherige Antwort der inkrementellen Synchronisation gab (0: von Anfang an)
 organizer-author = ID des Autors des Veranstalters
 organizer-date = Veröffentlichungsdatum des Veranstalters
 organizer-date-utc = Veröffentlichungsdatum des Veranstalters (Zeitzone UTC)
@@ -172,6 +174,9 @@ error-venue-is-in-trash = Der Veranstaltungsort befindet sich bereits im Papierk
 error-organizer-is-in-trash = Der Veranstalter befindet sich bereits im Papierkorb
 error-too-many-requests = Zu viele fehlgeschlagene Versuche; bitte versuchen Sie es später erneut.
 error-precondition-failed = Die Ressource hat sich seit dem angegebenen Validator (If-Match oder If-Unmodified-Since) geändert; lesen Sie sie vor dem Schreiben erneut.
+error-sync-expired = Die Änderungen seit diesem Zeitpunkt sind nicht mehr alle bekannt (Löschungen werden nur begrenzt aufbewahrt); beginnen Sie den Abgleich neu mit cursor=0.
+error-sync-filter = Die inkrementelle Synchronisation (modified_after, cursor) liefert alles, was Sie lesen dürfen; sie lässt sich nicht mit diesem Parameter kombinieren.
+error-sync-cursor = Kein Cursor dieses Servers: Verwenden Sie den Cursor einer vorherigen Antwort oder 0, um von vorn zu beginnen.
 
 ## Das OpenAPI-Dokument
 
@@ -183,6 +188,7 @@ doc-if-none-match = Das ETag eines Körpers, den Sie haben: 304 Not Modified ohn
 doc-if-match = Das gelesene ETag (wie es ein GET desselben Aufrufers liefert): das Schreiben wird mit 412 abgelehnt, wenn sich die Ressource seitdem geändert hat
 doc-if-unmodified-since = Ein HTTP-Datum: das Schreiben wird mit 412 abgelehnt, wenn sich der Beitrag danach geändert hat (mit If-Match ignoriert)
 doc-etag = Ein starkes Entity-Tag des Körpers, auf jeder Instanz gleich
+doc-sync-cursor = Nur Antworten der inkrementellen Synchronisation: der Cursor, ab dem es weitergeht (das Argument `cursor` der nächsten Anfrage)
 doc-not-modified = Nicht geändert: der mit If-None-Match benannte Körper ist aktuell
 doc-ical = Als iCalendar-Feed (text/calendar) antworten: bei einer Liste das ganze Zeitfenster bis zur konfigurierten Höchstzahl, nicht eine Seite
 doc-calendar = Dieselben Veranstaltungen als iCalendar-Kalender (RFC 5545), mit ical=1 oder Accept: text/calendar

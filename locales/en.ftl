@@ -64,6 +64,8 @@ index-context = Scope under which the request is made; determines fields present
 index-namespace = The namespace to describe
 list-page = The archive page to return
 list-status = The post status to filter by
+list-modified-after = Only items created, changed, trashed, restored or deleted at or after this instant, in the order of their changes, deleted ones as tombstones (incremental sync)
+list-cursor = Go on from the cursor a previous incremental-sync answer gave (0: from the beginning)
 organizer-author = The organizer author ID
 organizer-date = The organizer publication date
 organizer-date-utc = The organizer publication date (UTC time zone)
@@ -172,6 +174,9 @@ error-venue-is-in-trash = The venue is already trashed
 error-organizer-is-in-trash = The organizer is already trashed
 error-too-many-requests = Too many failed attempts; try again later.
 error-precondition-failed = The resource has changed since the given validator (If-Match or If-Unmodified-Since); read it again before writing.
+error-sync-expired = The changes since then are no longer all known (deletions are remembered for a limited time); start the mirror again from cursor=0.
+error-sync-filter = Incremental sync (modified_after, cursor) answers every item you may read; it cannot be combined with this parameter.
+error-sync-cursor = Not a cursor this server handed out: use the cursor of a previous answer, or 0 to start from the beginning.
 
 ## The OpenAPI document
 
@@ -183,6 +188,7 @@ doc-if-none-match = The ETag of a body you hold: 304 Not Modified, without the b
 doc-if-match = The ETag you read (as a GET by the same caller gives it): the write is refused with 412 if the resource changed since
 doc-if-unmodified-since = An HTTP date: the write is refused with 412 if the post changed after it (ignored with If-Match)
 doc-etag = A strong entity tag of the body, the same on every instance
+doc-sync-cursor = Incremental sync answers only: the cursor to go on from (the `cursor` argument of the next request)
 doc-not-modified = Not modified: the body named by If-None-Match is current
 doc-ical = Answer as an iCalendar feed (text/calendar): for a list, the whole window up to the configured most events, not one page
 doc-calendar = The same events as an iCalendar (RFC 5545) calendar, with ical=1 or Accept: text/calendar

@@ -64,6 +64,8 @@ index-context = Ámbito en el que se realiza la solicitud; determina los campos 
 index-namespace = Espacio de nombres que se describirá
 list-page = Página de archivo que se devolverá
 list-status = Estado de publicación por el que se filtrará
+list-modified-after = Solo los elementos creados, cambiados, enviados a la papelera, restaurados o eliminados desde este instante, en el orden de sus cambios, los eliminados como lápidas (sincronización incremental)
+list-cursor = Continuar desde el cursor que dio una respuesta anterior de sincronización incremental (0: desde el principio)
 organizer-author = ID del autor del organizador
 organizer-date = Fecha de publicación del organizador
 organizer-date-utc = Fecha de publicación del organizador (zona horaria UTC)
@@ -172,6 +174,9 @@ error-venue-is-in-trash = El lugar ya está en la papelera
 error-organizer-is-in-trash = El organizador ya está en la papelera
 error-too-many-requests = Demasiados intentos fallidos; vuelva a intentarlo más tarde.
 error-precondition-failed = El recurso ha cambiado desde el validador indicado (If-Match o If-Unmodified-Since); vuelva a leerlo antes de escribir.
+error-sync-expired = Los cambios desde entonces ya no se conocen todos (las eliminaciones se guardan un tiempo limitado); empiece la réplica de nuevo con cursor=0.
+error-sync-filter = La sincronización incremental (modified_after, cursor) devuelve todo lo que puede leer; no se combina con este parámetro.
+error-sync-cursor = No es un cursor de este servidor: use el cursor de una respuesta anterior, o 0 para empezar desde el principio.
 
 ## El documento OpenAPI
 
@@ -183,6 +188,7 @@ doc-if-none-match = El ETag de un cuerpo que ya tiene: 304 Not Modified, sin el 
 doc-if-match = El ETag que leyó (como lo da un GET del mismo llamante): la escritura se rechaza con 412 si el recurso cambió desde entonces
 doc-if-unmodified-since = Una fecha HTTP: la escritura se rechaza con 412 si la entrada cambió después (se ignora con If-Match)
 doc-etag = Una etiqueta de entidad fuerte del cuerpo, igual en todas las instancias
+doc-sync-cursor = Solo respuestas de sincronización incremental: el cursor desde el que seguir (el argumento `cursor` de la siguiente petición)
 doc-not-modified = No modificado: el cuerpo nombrado por If-None-Match está vigente
 doc-ical = Responder como feed iCalendar (text/calendar): para una lista, toda la ventana hasta el máximo configurado, no una página
 doc-calendar = Los mismos eventos como calendario iCalendar (RFC 5545), con ical=1 o Accept: text/calendar

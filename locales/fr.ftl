@@ -64,6 +64,8 @@ index-context = Portée dans laquelle la requête est effectuée ; détermine le
 index-namespace = Espace de noms à décrire
 list-page = Page d'archive à renvoyer
 list-status = Statut de publication servant de filtre
+list-modified-after = Seulement les éléments créés, modifiés, mis à la corbeille, restaurés ou supprimés à partir de cet instant, dans l'ordre de leurs changements, les supprimés en pierres tombales (synchronisation incrémentale)
+list-cursor = Reprendre au curseur donné par une réponse précédente de synchronisation incrémentale (0 : depuis le début)
 organizer-author = ID de l'auteur de l'organisateur
 organizer-date = Date de publication de l'organisateur
 organizer-date-utc = Date de publication de l'organisateur (fuseau horaire UTC)
@@ -172,6 +174,9 @@ error-venue-is-in-trash = Le lieu est déjà dans la corbeille
 error-organizer-is-in-trash = L'organisateur est déjà dans la corbeille
 error-too-many-requests = Trop de tentatives infructueuses ; réessayez plus tard.
 error-precondition-failed = La ressource a changé depuis le validateur donné (If-Match ou If-Unmodified-Since) ; relisez-la avant d'écrire.
+error-sync-expired = Les changements depuis ce moment ne sont plus tous connus (les suppressions ne sont gardées qu'un temps) ; recommencez le miroir depuis cursor=0.
+error-sync-filter = La synchronisation incrémentale (modified_after, cursor) renvoie tout ce que vous pouvez lire ; elle ne se combine pas avec ce paramètre.
+error-sync-cursor = Ce n'est pas un curseur donné par ce serveur : utilisez celui d'une réponse précédente, ou 0 pour partir du début.
 
 ## Le document OpenAPI
 
@@ -183,6 +188,7 @@ doc-if-none-match = L'ETag d'un corps que vous détenez : 304 Not Modified, sans
 doc-if-match = L'ETag que vous avez lu (tel qu'un GET du même appelant le donne) : l'écriture est refusée avec 412 si la ressource a changé depuis
 doc-if-unmodified-since = Une date HTTP : l'écriture est refusée avec 412 si la publication a changé après elle (ignorée avec If-Match)
 doc-etag = Une étiquette d'entité forte du corps, la même sur chaque instance
+doc-sync-cursor = Réponses de synchronisation incrémentale seulement : le curseur d'où reprendre (l'argument `cursor` de la requête suivante)
 doc-not-modified = Non modifié : le corps nommé par If-None-Match est à jour
 doc-ical = Répondre par un flux iCalendar (text/calendar) : pour une liste, toute la fenêtre jusqu’au maximum configuré, pas une page
 doc-calendar = Les mêmes événements en calendrier iCalendar (RFC 5545), avec ical=1 ou Accept: text/calendar

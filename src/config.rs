@@ -70,6 +70,11 @@ pub struct ServeArgs {
     #[arg(long, env = "CALENDAR_FEED_MAX_EVENTS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub feed_max_events: u64,
 
+    /// Days the tombstones of deleted posts and terms are kept for incremental sync
+    /// (`modified_after`, `cursor`); a mirror that comes back later starts over.
+    #[arg(long, env = "CALENDAR_TOMBSTONE_DAYS", default_value_t = crate::domain::sync::DEFAULT_RETENTION_DAYS, value_parser = clap::value_parser!(u32).range(1..=36_500))]
+    pub tombstone_days: u32,
+
     /// Log format: `text` or `json`.
     #[arg(long, env = "CALENDAR_LOG_FORMAT", default_value = "text", value_parser = ["text", "json"])]
     pub log_format: String,
@@ -168,6 +173,8 @@ pub struct Settings {
     pub site_title: String,
     pub site_description: String,
     pub feed_max_events: u64,
+    /// Seconds the tombstones incremental sync reports are kept.
+    pub tombstone_retention_secs: i64,
     pub languages: Vec<String>,
     pub max_body_bytes: usize,
     pub request_timeout: std::time::Duration,
@@ -212,6 +219,7 @@ impl Settings {
             site_title: args.site_title.trim().to_string(),
             site_description: args.site_description.trim().to_string(),
             feed_max_events: args.feed_max_events,
+            tombstone_retention_secs: i64::from(args.tombstone_days) * 86_400,
             languages,
             max_body_bytes: args.max_body_bytes,
             request_timeout: std::time::Duration::from_secs(args.request_timeout_secs.max(1)),

@@ -146,6 +146,27 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
         .await;
     assert_eq!(all.body["total"], 3, "{:?}", titles(&all));
 
+    // Migration 10 stamped the rows it found: a new mirror gets every event a caller
+    // may read, the draft only for the administrator.
+    let mirror = |body: &serde_json::Value| -> Vec<String> {
+        body["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["title"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let visitor = app.get("events?cursor=0&per_page=50").await;
+    visitor.assert(200);
+    assert_eq!(
+        mirror(&visitor.body),
+        ["Listed A", "Listed B", "Listed C", "Hidden"]
+    );
+    let admin = app
+        .get_as("events?cursor=0&per_page=50", &app.admin.auth())
+        .await;
+    assert_eq!(mirror(&admin.body).len(), 5, "{}", admin.text);
+
     // Migration 4 rebuilt the trigram index: search still finds what it held.
     let found = app.get("events?search=isted&start_date=2027-01-01").await;
     assert_eq!(titles(&found), ["Listed A", "Listed B", "Listed C"]);

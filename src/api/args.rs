@@ -113,6 +113,11 @@ impl Args {
     }
 
     /// True when the request carried the argument, not just its default.
+    /// The names the request itself carried.
+    pub fn given(&self) -> &[&'static str] {
+        &self.given
+    }
+
     pub fn was_given(&self, name: &str) -> bool {
         self.given.contains(&name)
     }

@@ -101,6 +101,7 @@ pub const DOC_IF_MATCH: &str = "doc-if-match";
 pub const DOC_IF_UNMODIFIED_SINCE: &str = "doc-if-unmodified-since";
 pub const DOC_ETAG: &str = "doc-etag";
 pub const DOC_NOT_MODIFIED: &str = "doc-not-modified";
+pub const DOC_SYNC_CURSOR: &str = "doc-sync-cursor";
 pub const DOC_ICAL: &str = "doc-ical";
 pub const DOC_CALENDAR: &str = "doc-calendar";
 #[cfg(test)]
@@ -114,6 +115,7 @@ const DOC_KEYS: &[&str] = &[
     DOC_IF_UNMODIFIED_SINCE,
     DOC_ETAG,
     DOC_NOT_MODIFIED,
+    DOC_SYNC_CURSOR,
     DOC_ICAL,
     DOC_CALENDAR,
 ];

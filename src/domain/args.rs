@@ -158,6 +158,16 @@ typed_args! {
 }
 
 typed_args! {
+    /// Incremental sync on any list (`domain::sync`).
+    pub struct SyncArgs {
+        pub page: i64,
+        pub per_page: i64,
+        pub modified_after: Option<String>,
+        pub cursor: Option<String>,
+    }
+}
+
+typed_args! {
     /// `GET /events`.
     pub struct EventListArgs {
         pub page: i64,
@@ -184,6 +194,9 @@ typed_args! {
         pub post_parent: Option<i64>,
         pub ticketed: Option<bool>,
         pub password: Option<String>,
+        /// Incremental sync, read as [`SyncArgs`].
+        pub modified_after: Option<String>,
+        pub cursor: Option<String>,
     }
 }
 
@@ -252,6 +265,9 @@ typed_args! {
         pub has_events: Option<bool>,
         pub only_with_upcoming: bool,
         pub status: Option<Vec<String>>,
+        /// Incremental sync, read as [`SyncArgs`].
+        pub modified_after: Option<String>,
+        pub cursor: Option<String>,
     }
 }
 
@@ -317,6 +333,9 @@ typed_args! {
         pub post: Option<i64>,
         pub event: Option<i64>,
         pub slug: Option<String>,
+        /// Incremental sync, read as [`SyncArgs`].
+        pub modified_after: Option<String>,
+        pub cursor: Option<String>,
     }
 }
 
@@ -335,6 +354,9 @@ typed_args! {
         pub post: Option<i64>,
         pub event: Option<i64>,
         pub slug: Option<String>,
+        /// Incremental sync, read as [`SyncArgs`].
+        pub modified_after: Option<String>,
+        pub cursor: Option<String>,
     }
 }
 
@@ -353,6 +375,8 @@ impl From<TagListArgs> for CategoryListArgs {
             post: t.post,
             event: t.event,
             slug: t.slug,
+            modified_after: t.modified_after,
+            cursor: t.cursor,
         }
     }
 }

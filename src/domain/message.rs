@@ -44,6 +44,9 @@ pub enum Msg {
     OrganizerIsInTrash,
     TooManyRequests,
     PreconditionFailed,
+    SyncExpired,
+    SyncFilter,
+    SyncCursor,
 }
 
 impl Msg {
@@ -88,6 +91,9 @@ impl Msg {
         Msg::OrganizerIsInTrash,
         Msg::TooManyRequests,
         Msg::PreconditionFailed,
+        Msg::SyncExpired,
+        Msg::SyncFilter,
+        Msg::SyncCursor,
     ];
 
     pub fn key(self) -> &'static str {
@@ -132,6 +138,9 @@ impl Msg {
             Msg::OrganizerIsInTrash => "error-organizer-is-in-trash",
             Msg::TooManyRequests => "error-too-many-requests",
             Msg::PreconditionFailed => "error-precondition-failed",
+            Msg::SyncExpired => "error-sync-expired",
+            Msg::SyncFilter => "error-sync-filter",
+            Msg::SyncCursor => "error-sync-cursor",
         }
     }
 }

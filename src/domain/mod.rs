@@ -16,6 +16,7 @@ pub mod permissions;
 pub mod plain_text;
 pub mod post;
 pub mod slug;
+pub mod sync;
 pub mod term;
 pub mod timezone;
 pub mod validation;

@@ -112,6 +112,7 @@ fn components() -> utoipa::openapi::Components {
     add::<super::views::EventList>(&mut schemas);
     add::<ErrorBody>(&mut schemas);
     ListSchemas::collect(&mut schemas);
+    schemas.extend(super::sync::schemas());
     schemas.sort_by(|a, b| a.0.cmp(&b.0));
     schemas.dedup_by(|a, b| a.0 == b.0);
     ComponentsBuilder::new().schemas_from_iter(schemas).build()
@@ -139,6 +140,10 @@ fn arg_schema(a: &Arg, per_page_default: u64) -> Schema {
             typed(Type::Number).format(Some(SchemaFormat::KnownFormat(KnownFormat::Double)))
         }
         Kind::DateTime => return date_time_schema(),
+        // What `domain::sync::SyncCursor` prints: `0`, or `<position>.<id>`.
+        Kind::String if a.name == "cursor" => {
+            typed(Type::String).pattern(Some(r"^(0|[0-9]{1,18}\.[0-9]{1,19})$"))
+        }
         Kind::String | Kind::Status => typed(Type::String),
         Kind::Boolean => typed(Type::Boolean),
         Kind::List(i) => {
@@ -302,9 +307,11 @@ fn error_statuses(op: Op, method: &Method) -> Vec<u16> {
     match op {
         // An unknown `namespace`.
         Op::Index => s.push(404),
-        Op::Doc | Op::TermList(_) => {}
-        // A page past the last one.
-        Op::EventList | Op::LinkedList(_) => s.push(404),
+        // A sync cursor from before the tombstones still kept.
+        Op::TermList(_) => s.push(410),
+        Op::Doc => {}
+        // A page past the last one; a stale sync cursor.
+        Op::EventList | Op::LinkedList(_) => s.extend([404, 410]),
         // Trashed posts answer 410 to a second delete.
         Op::EventDelete(_) | Op::LinkedDelete(..) => s.extend([403, 410]),
         _ => s.push(403),
@@ -476,13 +483,21 @@ fn request_body(schema: Schema) -> RequestBody {
 /// The success response and every error response an operation can give.
 fn responses(lang: &str, endpoint: &Endpoint, method: &Method) -> Responses {
     let (status, schema) = success(endpoint.op);
+    // A list answers changes instead when asked with `modified_after` or `cursor`.
+    let body = match super::sync::changes_schema_name(endpoint.op) {
+        Some(changes) => RefOr::T(Schema::AnyOf(
+            AnyOfBuilder::new()
+                .item(reference(&schema))
+                .item(reference(changes))
+                .build(),
+        )),
+        None => reference(&schema),
+    };
     let mut ok = ResponseBuilder::new()
         .description(i18n::text(lang, i18n::DOC_RESPONSE_SUCCESS))
         .content(
             "application/json",
-            ContentBuilder::new()
-                .schema(Some(reference(&schema)))
-                .build(),
+            ContentBuilder::new().schema(Some(body)).build(),
         );
     if matches!(
         endpoint.op,
@@ -501,6 +516,9 @@ fn responses(lang: &str, endpoint: &Endpoint, method: &Method) -> Responses {
             );
         }
         ok = ok.header("Link", Header::new(typed(Type::String).build()));
+        let mut cursor = Header::new(typed(Type::String).build());
+        cursor.description = Some(i18n::text(lang, i18n::DOC_SYNC_CURSOR));
+        ok = ok.header("X-Calendar-Events-Cursor", cursor);
     }
     let read = *method == Method::GET;
     if read {

@@ -301,6 +301,7 @@ fn refusal(r: Refusal) -> ApiError {
             Msg::OrganizerArchivePageNotFound,
         ),
         Refusal::PreconditionFailed => (412, "rest_precondition_failed", Msg::PreconditionFailed),
+        Refusal::SyncExpired => (410, "rest_sync_expired", Msg::SyncExpired),
     };
     ApiError::coded(status, code, msg)
 }

@@ -15,6 +15,7 @@ mod linked;
 mod lists;
 mod live_counts;
 mod state;
+mod sync;
 mod terms;
 pub mod urls;
 mod viewer;

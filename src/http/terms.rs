@@ -41,6 +41,9 @@ pub async fn get(ctx: &Ctx, tax: Taxonomy, id: i64) -> Result<Response, ApiError
 }
 
 pub async fn list(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Response, ApiError> {
+    if super::sync::asked(args) {
+        return super::sync::terms(ctx, tax, args).await;
+    }
     let typed = list_args(tax, args);
     let page = ctx
         .app

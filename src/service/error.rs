@@ -43,6 +43,8 @@ pub enum Refusal {
     /// A conditional write (`If-Match`, `If-Unmodified-Since`) whose validator is
     /// stale: the post changed since the writer read it.
     PreconditionFailed,
+    /// An incremental sync from before the tombstones still kept.
+    SyncExpired,
 }
 
 impl Error {

@@ -10,7 +10,7 @@ use crate::domain::validation::{Invalid, Problems};
 use crate::service::events::refs::{check_author, check_image};
 use crate::service::retry::{detached, with_retry};
 use crate::service::{Asking, Error, Refusal, Service, rights};
-use crate::store::{Conn, StoreError, posts};
+use crate::store::{Conn, StoreError, posts, sync};
 
 /// The arguments of a venue or organizer write.
 #[derive(Clone, Debug)]
@@ -274,6 +274,7 @@ impl Service {
         let (store, now, param) = (self.store.clone(), asking.now, target.param());
         let condition = asking.condition;
         let target_post = post.clone();
+        let forget_before = now.saturating_sub(self.tombstone_retention);
         let trashed = detached(async move {
             let mut tx = store.pool.write().await?;
             if condition.if_revision.is_some() {
@@ -282,6 +283,7 @@ impl Service {
             }
             let trashed = if force {
                 posts::delete(&mut tx, &target_post).await?;
+                sync::forget_before(&mut tx, forget_before).await?;
                 None
             } else {
                 posts::trash(&mut tx, &target_post, now).await?;

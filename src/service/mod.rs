@@ -12,6 +12,7 @@ mod linked;
 mod retry;
 pub(crate) mod rights;
 mod schedule;
+mod sync;
 mod terms;
 pub mod users;
 
@@ -20,6 +21,7 @@ use std::time::Instant;
 pub use error::{Error, Refusal};
 pub use events::{EventPage, ShownEvent};
 pub use linked::{LinkedDraftArgs, LinkedPage};
+pub use sync::{SyncPage, Synced};
 pub use terms::TermPage;
 
 use crate::domain::permissions::Caller;
@@ -39,6 +41,8 @@ pub struct Service {
     schedule: schedule::Schedule,
     /// Failed authentications.
     failures: failures::Failures,
+    /// Seconds the tombstones of deletes are kept for incremental sync.
+    tombstone_retention: i64,
 }
 
 /// Who asks, and when (the second the request is answered for).
@@ -83,6 +87,7 @@ impl Service {
             per_page_max: settings.per_page_max,
             schedule: schedule::Schedule::default(),
             failures,
+            tombstone_retention: settings.tombstone_retention_secs,
         }
     }
 

@@ -10,7 +10,7 @@ use crate::domain::term::{Taxonomy, Term, TermChanges, TermOrderBy, TermQuery};
 use crate::domain::validation::{Invalid, Problems};
 use crate::service::retry::detached;
 use crate::service::{Asking, Error, Service};
-use crate::store::{Conn, StoreError, posts, terms};
+use crate::store::{Conn, StoreError, posts, sync, terms};
 
 /// One page of terms.
 pub struct TermPage {
@@ -306,9 +306,11 @@ impl Service {
             return Err(Error::forbidden(asking.caller));
         }
         let (store, target) = (self.store.clone(), term.clone());
+        let forget_before = asking.now.saturating_sub(self.tombstone_retention);
         detached(async move {
             let mut tx = store.pool.write().await?;
             terms::delete(&mut tx, &target).await?;
+            sync::forget_before(&mut tx, forget_before).await?;
             tx.commit().await?;
             Ok(())
         })

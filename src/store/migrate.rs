@@ -57,6 +57,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0009_post_revision.sql"),
         postgres: include_str!("migrations/postgres/0009_post_revision.sql"),
     },
+    Migration {
+        version: 10,
+        sqlite: include_str!("migrations/sqlite/0010_change_positions.sql"),
+        postgres: include_str!("migrations/postgres/0010_change_positions.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

@@ -11,6 +11,7 @@ mod postgres;
 pub mod posts;
 pub mod schema;
 mod sqlite;
+pub mod sync;
 pub mod terms;
 pub mod users;
 

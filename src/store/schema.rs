@@ -44,6 +44,9 @@ pub enum Posts {
     DateUtc,
     ModifiedUtc,
     Revision,
+    ChangePosition,
+    ChangedUtc,
+    EverPublic,
     ImageId,
     Guid,
     Address,
@@ -92,6 +95,8 @@ pub enum Terms {
     Description,
     Parent,
     Count,
+    ChangePosition,
+    ChangedUtc,
 }
 
 #[derive(Iden, Clone, Copy)]
@@ -143,4 +148,31 @@ pub enum AuthFailures {
     Key,
     Failures,
     ResetUtc,
+}
+
+/// The deleted posts and terms incremental sync reports (migration 10).
+#[derive(Iden, Clone, Copy)]
+pub enum ChangeTombstones {
+    Table,
+    Kind,
+    Position,
+    Id,
+    ChangedUtc,
+    EverPublic,
+    Author,
+}
+
+/// How far tombstones have been forgotten (migration 10).
+#[derive(Iden, Clone, Copy)]
+pub enum ChangeHorizon {
+    Table,
+    PrunedThrough,
+    PrunedBeforeUtc,
+}
+
+/// SQLite's counter of change positions (migration 10).
+#[derive(Iden, Clone, Copy)]
+pub enum ChangeClock {
+    Table,
+    Position,
 }

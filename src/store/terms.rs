@@ -238,6 +238,7 @@ pub async fn update(conn: &mut Conn, term: &Term, changes: &TermChanges) -> Resu
 
 /// Deletes a term for good; its children move up to its parent, as in WordPress.
 pub async fn delete(conn: &mut Conn, term: &Term) -> Result<(), StoreError> {
+    crate::store::sync::touch_posts_of_term(conn, term.id).await?;
     conn.execute(
         Query::update()
             .table(Terms::Table)

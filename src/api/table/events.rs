@@ -3,8 +3,8 @@
 
 use super::By::{Id, Slug};
 use super::{
-    Arg, DELETE, Default, EDIT, Endpoint, FORCE, GET, Item, Kind, Op, PAGE, POST, Route, STATUSES,
-    arg,
+    Arg, CURSOR, DELETE, Default, EDIT, Endpoint, FORCE, GET, Item, Kind, MODIFIED_AFTER, Op, PAGE,
+    POST, Route, STATUSES, arg,
 };
 
 const EVENT_LIST_ARGS: &[Arg] = &[
@@ -32,6 +32,8 @@ const EVENT_LIST_ARGS: &[Arg] = &[
     arg("post_parent", Kind::Integer, "events-post-parent"),
     arg("ticketed", Kind::Boolean, "events-ticketed"),
     arg("password", Kind::String, "events-password"),
+    MODIFIED_AFTER,
+    CURSOR,
 ];
 
 macro_rules! event_write_args {

@@ -5,8 +5,8 @@
 use super::By::{Id, Slug};
 use super::events::EVENT_PASSWORD;
 use super::{
-    Arg, DELETE, Default, EDIT, Endpoint, FORCE, GET, Kind, Op, PAGE, POST, Route, STATUS_FILTER,
-    STATUSES, arg,
+    Arg, CURSOR, DELETE, Default, EDIT, Endpoint, FORCE, GET, Kind, MODIFIED_AFTER, Op, PAGE, POST,
+    Route, STATUS_FILTER, STATUSES, arg,
 };
 use crate::domain::post::PostType::{Organizer, Venue};
 
@@ -25,6 +25,8 @@ macro_rules! linked_list_args {
             )
             .default(Default::Bool(false)),
             STATUS_FILTER,
+            MODIFIED_AFTER,
+            CURSOR,
         ]
     };
 }

@@ -214,6 +214,9 @@ pub const NAMESPACE: &str = "calendar/events/v1";
 
 const PAGE: Arg = arg("page", Kind::Integer, "list-page").default(Default::Int(1));
 const STATUS_FILTER: Arg = arg("status", Kind::Status, "list-status");
+/// Incremental sync on every list (`domain::sync`).
+const MODIFIED_AFTER: Arg = arg("modified_after", Kind::DateTime, "list-modified-after");
+const CURSOR: Arg = arg("cursor", Kind::String, "list-cursor");
 const FORCE: Arg = arg("force", Kind::Boolean, "delete-force").default(Default::Bool(false));
 
 /// The statuses a post write may set (events, venues, organizers).

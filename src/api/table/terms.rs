@@ -1,7 +1,10 @@
 //! The category and tag routes (`/categories…`, `/tags…`) and their arguments:
 //! the term list filters and the fields of a term create or update.
 
-use super::{Arg, DELETE, Default, EDIT, Endpoint, GET, Item, Kind, Op, PAGE, POST, Route, arg};
+use super::{
+    Arg, CURSOR, DELETE, Default, EDIT, Endpoint, GET, Item, Kind, MODIFIED_AFTER, Op, PAGE, POST,
+    Route, arg,
+};
 use crate::domain::term::Taxonomy::{Category, Tag};
 
 const ORDER_VALUES: &[&str] = &["asc", "desc"];
@@ -22,6 +25,8 @@ macro_rules! term_list_args {
             arg("post", Kind::Integer, "terms-post"),
             arg("event", Kind::Integer, "terms-event"),
             arg("slug", Kind::String, "terms-slug"),
+            MODIFIED_AFTER,
+            CURSOR,
         ]
     };
 }

@@ -47,6 +47,9 @@ fn to_json(ctx: &Ctx, shown: &ShownEvent, with_json_ld: bool) -> Result<Vec<u8>,
 }
 
 pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
+    if super::sync::asked(args) {
+        return super::sync::events(ctx, args).await;
+    }
     if let View::Calendar { outlook } = ctx.view {
         return feed::list(ctx, args, outlook).await;
     }

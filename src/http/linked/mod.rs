@@ -54,6 +54,9 @@ pub fn draft_args(t: PostType, args: &Args) -> LinkedDraftArgs {
 }
 
 pub async fn list(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, ApiError> {
+    if super::sync::asked(args) {
+        return super::sync::linked(ctx, t, args).await;
+    }
     let typed: LinkedListArgs = args.typed();
     let page = ctx
         .app

@@ -10,7 +10,7 @@ use crate::domain::changes::Changes;
 use crate::domain::event::{Event, EventLinks, counts_as_published};
 use crate::domain::permissions::Caller;
 use crate::domain::post::{PostType, Reveal, Status, Target};
-use crate::store::{Conn, events, posts};
+use crate::store::{Conn, events, posts, sync};
 
 pub use list::EventPage;
 
@@ -37,7 +37,7 @@ fn next_change(e: &Event, links: &EventLinks, now: i64) -> Option<i64> {
 
 /// Leaves out of an event's links the venue and organizers the caller may not read
 /// (drafts, private ones): the event is shown, they are not.
-fn readable_links(mut links: EventLinks, caller: &Caller, now: i64) -> EventLinks {
+pub(super) fn readable_links(mut links: EventLinks, caller: &Caller, now: i64) -> EventLinks {
     links.venue = links.venue.filter(|v| caller.can_read(v, now));
     links.organizers.retain(|o| caller.can_read(o, now));
     links
@@ -132,6 +132,7 @@ impl Service {
         let before = self.event_with_links(e.post.id, param, asking).await?;
         let store = self.store.clone();
         let (now, post, condition) = (asking.now, e.post.clone(), asking.condition);
+        let forget_before = now.saturating_sub(self.tombstone_retention);
         detached(async move {
             let mut tx = store.pool.write().await?;
             // Checked again under the row lock: a concurrent delete may have won the race.
@@ -149,6 +150,7 @@ impl Service {
             tx.changes(Changes::events([post.id], recounted, [state.span]));
             if force {
                 posts::delete(&mut tx, &post).await?;
+                sync::forget_before(&mut tx, forget_before).await?;
             } else {
                 posts::trash(&mut tx, &post, now).await?;
             }

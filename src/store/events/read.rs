@@ -24,6 +24,20 @@ pub async fn get(conn: &mut Conn, id: i64) -> Result<Option<Event>, StoreError> 
     .await
 }
 
+/// The events among these IDs that exist, in one statement.
+pub async fn get_many(conn: &mut Conn, ids: &[i64]) -> Result<Vec<Event>, StoreError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    conn.query(
+        select_events()
+            .and_where(col(Posts::Id).is_in(ids.iter().copied()))
+            .and_where(col(Posts::PostType).eq(PostType::Event.as_str())),
+        event_from_row,
+    )
+    .await
+}
+
 pub async fn get_by_slug(conn: &mut Conn, slug: &str) -> Result<Option<Event>, StoreError> {
     conn.query_opt(
         select_events()

@@ -238,6 +238,7 @@ async fn unlink(conn: &mut Conn, post: &Post) -> Result<(), StoreError> {
             .await?;
         }
         Some(PostType::Organizer) => {
+            crate::store::sync::touch_events_of_organizer(conn, post.id).await?;
             conn.execute(
                 Query::delete()
                     .from_table(EventOrganizers::Table)
