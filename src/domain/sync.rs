@@ -45,14 +45,24 @@ impl SyncCursor {
         }
     }
 
-    /// Reads `<position>.<id>` (both non-negative decimal), or `0` for the start.
+    /// Reads what [`Display`](fmt::Display) prints: `0` (the start), `<position>`
+    /// (after every change at that position), or `<position>.<id>`.
     pub fn parse(s: &str) -> Option<SyncCursor> {
-        if s == "0" {
-            return Some(SyncCursor::START);
-        }
-        let (p, i) = s.split_once('.')?;
         let digits =
             |x: &str| !x.is_empty() && x.len() <= 19 && x.bytes().all(|b| b.is_ascii_digit());
+        let Some((p, i)) = s.split_once('.') else {
+            if !digits(s) {
+                return None;
+            }
+            let position: i64 = s.parse().ok()?;
+            return Some(match position {
+                0 => SyncCursor::START,
+                _ => SyncCursor {
+                    position,
+                    id: i64::MAX,
+                },
+            });
+        };
         if !digits(p) || !digits(i) {
             return None;
         }
@@ -65,7 +75,11 @@ impl SyncCursor {
 
 impl fmt::Display for SyncCursor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}", self.position, self.id)
+        match (self.position, self.id) {
+            (0, 0) => write!(f, "0"),
+            (p, i64::MAX) if p > 0 => write!(f, "{p}"),
+            (p, i) => write!(f, "{p}.{i}"),
+        }
     }
 }
 
@@ -194,13 +208,17 @@ mod tests {
             id: 7,
         };
         assert_eq!(SyncCursor::parse(&c.to_string()), Some(c));
+        let after_all = SyncCursor::before(43);
+        assert_eq!(after_all.to_string(), "42");
+        assert_eq!(SyncCursor::parse("42"), Some(after_all));
         assert_eq!(SyncCursor::parse("0"), Some(SyncCursor::START));
+        assert_eq!(SyncCursor::START.to_string(), "0");
         for bad in [
             "",
-            "1",
             "1.",
             ".2",
             "-1.2",
+            "-1",
             "1.2.3",
             "a.b",
             "99999999999999999999.1",

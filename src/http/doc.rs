@@ -140,9 +140,9 @@ fn arg_schema(a: &Arg, per_page_default: u64) -> Schema {
             typed(Type::Number).format(Some(SchemaFormat::KnownFormat(KnownFormat::Double)))
         }
         Kind::DateTime => return date_time_schema(),
-        // What `domain::sync::SyncCursor` prints: `0`, or `<position>.<id>`.
+        // What `domain::sync::SyncCursor` prints: `0`, `<position>` or `<position>.<id>`.
         Kind::String if a.name == "cursor" => {
-            typed(Type::String).pattern(Some(r"^(0|[0-9]{1,18}\.[0-9]{1,19})$"))
+            typed(Type::String).pattern(Some(r"^[0-9]{1,18}(\.[0-9]{1,19})?$"))
         }
         Kind::String | Kind::Status => typed(Type::String),
         Kind::Boolean => typed(Type::Boolean),
