@@ -177,6 +177,8 @@ error-precondition-failed = Die Ressource hat sich seit dem angegebenen Validato
 error-sync-expired = Die Änderungen seit diesem Zeitpunkt sind nicht mehr alle bekannt (Löschungen werden nur begrenzt aufbewahrt); beginnen Sie den Abgleich neu mit cursor=0.
 error-sync-filter = Die inkrementelle Synchronisation (modified_after, cursor) liefert alles, was Sie lesen dürfen; sie lässt sich nicht mit diesem Parameter kombinieren.
 error-sync-cursor = Kein Cursor dieses Servers: Verwenden Sie den Cursor einer vorherigen Antwort oder 0, um von vorn zu beginnen.
+error-jsonp-disabled = Die JSONP-Unterstützung ist auf dieser Website deaktiviert.
+error-jsonp-invalid = Ungültige JSONP-Callback-Funktion.
 
 ## Das OpenAPI-Dokument
 

@@ -177,6 +177,8 @@ error-precondition-failed = The resource has changed since the given validator (
 error-sync-expired = The changes since then are no longer all known (deletions are remembered for a limited time); start the mirror again from cursor=0.
 error-sync-filter = Incremental sync (modified_after, cursor) answers every item you may read; it cannot be combined with this parameter.
 error-sync-cursor = Not a cursor this server handed out: use the cursor of a previous answer, or 0 to start from the beginning.
+error-jsonp-disabled = JSONP support is disabled on this site.
+error-jsonp-invalid = Invalid JSONP callback function.
 
 ## The OpenAPI document
 

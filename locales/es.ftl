@@ -177,6 +177,8 @@ error-precondition-failed = El recurso ha cambiado desde el validador indicado (
 error-sync-expired = Los cambios desde entonces ya no se conocen todos (las eliminaciones se guardan un tiempo limitado); empiece la réplica de nuevo con cursor=0.
 error-sync-filter = La sincronización incremental (modified_after, cursor) devuelve todo lo que puede leer; no se combina con este parámetro.
 error-sync-cursor = No es un cursor de este servidor: use el cursor de una respuesta anterior, o 0 para empezar desde el principio.
+error-jsonp-disabled = La compatibilidad con JSONP está desactivada en este sitio.
+error-jsonp-invalid = Función de devolución de llamada JSONP no válida.
 
 ## El documento OpenAPI
 

@@ -177,6 +177,8 @@ error-precondition-failed = La ressource a changé depuis le validateur donné (
 error-sync-expired = Les changements depuis ce moment ne sont plus tous connus (les suppressions ne sont gardées qu'un temps) ; recommencez le miroir depuis cursor=0.
 error-sync-filter = La synchronisation incrémentale (modified_after, cursor) renvoie tout ce que vous pouvez lire ; elle ne se combine pas avec ce paramètre.
 error-sync-cursor = Ce n'est pas un curseur donné par ce serveur : utilisez celui d'une réponse précédente, ou 0 pour partir du début.
+error-jsonp-disabled = La prise en charge de JSONP est désactivée sur ce site.
+error-jsonp-invalid = Fonction de rappel JSONP non valide.
 
 ## Le document OpenAPI
 

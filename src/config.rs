@@ -75,6 +75,12 @@ pub struct ServeArgs {
     #[arg(long, env = "CALENDAR_TOMBSTONE_DAYS", default_value_t = crate::domain::sync::DEFAULT_RETENTION_DAYS, value_parser = clap::value_parser!(u32).range(1..=36_500))]
     pub tombstone_days: u32,
 
+    /// Answer `_jsonp=callback` requests as JavaScript, as WordPress can. Off by
+    /// default: any web page a visitor opens could then read what the visitor's
+    /// browser may read here.
+    #[arg(long, env = "CALENDAR_JSONP", default_value_t = false)]
+    pub jsonp: bool,
+
     /// Log format: `text` or `json`.
     #[arg(long, env = "CALENDAR_LOG_FORMAT", default_value = "text", value_parser = ["text", "json"])]
     pub log_format: String,
@@ -175,6 +181,8 @@ pub struct Settings {
     pub feed_max_events: u64,
     /// Seconds the tombstones incremental sync reports are kept.
     pub tombstone_retention_secs: i64,
+    /// Whether `_jsonp` is answered.
+    pub jsonp: bool,
     pub languages: Vec<String>,
     pub max_body_bytes: usize,
     pub request_timeout: std::time::Duration,
@@ -220,6 +228,7 @@ impl Settings {
             site_description: args.site_description.trim().to_string(),
             feed_max_events: args.feed_max_events,
             tombstone_retention_secs: i64::from(args.tombstone_days) * 86_400,
+            jsonp: args.jsonp,
             languages,
             max_body_bytes: args.max_body_bytes,
             request_timeout: std::time::Duration::from_secs(args.request_timeout_secs.max(1)),

@@ -230,7 +230,11 @@ both!(
         app.get("/xx/calendar/events/v1/venues")
             .await
             .assert_error(404, "rest_no_route");
-        app.get("/").await.assert_error(404, "rest_no_route");
+        app.get("/nothing-here")
+            .await
+            .assert_error(404, "rest_no_route");
+        // The home page answers: a small page naming the calendar, its feed and API.
+        app.get("/").await.assert(200);
     }
 );
 

@@ -47,6 +47,8 @@ pub enum Msg {
     SyncExpired,
     SyncFilter,
     SyncCursor,
+    JsonpDisabled,
+    JsonpInvalid,
 }
 
 impl Msg {
@@ -94,6 +96,8 @@ impl Msg {
         Msg::SyncExpired,
         Msg::SyncFilter,
         Msg::SyncCursor,
+        Msg::JsonpDisabled,
+        Msg::JsonpInvalid,
     ];
 
     pub fn key(self) -> &'static str {
@@ -141,6 +145,8 @@ impl Msg {
             Msg::SyncExpired => "error-sync-expired",
             Msg::SyncFilter => "error-sync-filter",
             Msg::SyncCursor => "error-sync-cursor",
+            Msg::JsonpDisabled => "error-jsonp-disabled",
+            Msg::JsonpInvalid => "error-jsonp-invalid",
         }
     }
 }

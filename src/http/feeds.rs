@@ -104,7 +104,10 @@ async fn feed(app: App, page: Page, lang: Arc<Lang>, req: Request) -> Response {
         _ => "ical",
     };
     if !(always || asked.is_some()) {
-        // The pages themselves are not served (yet): only their feeds.
+        if req.uri().path().trim_end_matches('/') == lang.prefix {
+            return super::home::page(&app, &lang);
+        }
+        // The calendar's pages are not served (yet): only their feeds.
         return super::no_route(req.uri().clone()).await;
     }
     let base = format!("{}{}/{NAMESPACE}", lang.prefix, app.settings.rest_root);

@@ -8,8 +8,10 @@ use serde_json::{Map, Value, json};
 use super::context::Ctx;
 use super::error::ApiError;
 use super::json::json;
+use super::urls::Urls;
 use crate::api::i18n;
-use crate::api::table::{Arg, Default, Item, Kind, NAMESPACE, ROUTES};
+use crate::api::table::{Arg, Default, Item, Kind, NAMESPACE, ROUTES, Route};
+use crate::config::Settings;
 use crate::domain::args::IndexArgs;
 use crate::domain::dates::format_in;
 
@@ -24,33 +26,7 @@ pub fn namespace_index(ctx: &Ctx, args: &IndexArgs) -> Result<Response, ApiError
     let mut routes = Map::new();
     for route in ROUTES {
         let key = format!("/{NAMESPACE}{}", route.wp_pattern());
-        let methods: Vec<&str> = route
-            .endpoints
-            .iter()
-            .flat_map(|e| e.methods.iter().map(|m| m.as_str()))
-            .collect();
-        let endpoints: Vec<Value> = route
-            .endpoints
-            .iter()
-            .map(|e| {
-                // A by-slug update declares the path `slug` and a body `slug`; like
-                // WordPress, the later declaration is the one shown.
-                let mut described = Map::new();
-                for a in e.args {
-                    described.insert(a.name.to_string(), describe_arg(ctx, a));
-                }
-                json!({
-                    "methods": e.methods.iter().map(|m| m.as_str()).collect::<Vec<_>>(),
-                    "args": described,
-                })
-            })
-            .collect();
-        let mut entry = json!({"namespace": NAMESPACE, "methods": methods, "endpoints": endpoints});
-        if !route.has_variables() {
-            entry["_links"] =
-                json!({"self": [{"href": format!("{}{}", ctx.urls.api(), route.path)}]});
-        }
-        routes.insert(key, entry);
+        routes.insert(key, route_entry(route, &Described::of(ctx)));
     }
     let body = json!({
         "namespace": NAMESPACE,
@@ -60,19 +36,70 @@ pub fn namespace_index(ctx: &Ctx, args: &IndexArgs) -> Result<Response, ApiError
     Ok(json(StatusCode::OK, &body))
 }
 
-fn describe_arg(ctx: &Ctx, a: &Arg) -> Value {
+/// What a route's description depends on besides the route: where the API is,
+/// the language, and the moment (list date defaults are relative to it).
+pub struct Described<'a> {
+    pub urls: &'a Urls,
+    pub settings: &'a Settings,
+    pub lang: &'a str,
+    pub now: i64,
+}
+
+impl<'a> Described<'a> {
+    pub fn of(ctx: &'a Ctx) -> Described<'a> {
+        Described {
+            urls: &ctx.urls,
+            settings: &ctx.app.settings,
+            lang: &ctx.lang.code,
+            now: ctx.now,
+        }
+    }
+}
+
+/// One route as WordPress describes it in an index and answers `OPTIONS` on it:
+/// its methods, and each endpoint's arguments with their schema.
+pub fn route_entry(route: &Route, d: &Described<'_>) -> Value {
+    let methods: Vec<&str> = route
+        .endpoints
+        .iter()
+        .flat_map(|e| e.methods.iter().map(|m| m.as_str()))
+        .collect();
+    let endpoints: Vec<Value> = route
+        .endpoints
+        .iter()
+        .map(|e| {
+            // A by-slug update declares the path `slug` and a body `slug`; like
+            // WordPress, the later declaration is the one shown.
+            let mut described = Map::new();
+            for a in e.args {
+                described.insert(a.name.to_string(), describe_arg(d, a));
+            }
+            json!({
+                "methods": e.methods.iter().map(|m| m.as_str()).collect::<Vec<_>>(),
+                "args": described,
+            })
+        })
+        .collect();
+    let mut entry = json!({"namespace": NAMESPACE, "methods": methods, "endpoints": endpoints});
+    if !route.has_variables() {
+        entry["_links"] = json!({"self": [{"href": format!("{}{}", d.urls.api(), route.path)}]});
+    }
+    entry
+}
+
+fn describe_arg(d: &Described<'_>, a: &Arg) -> Value {
     let mut m = Map::new();
-    let tz = &ctx.app.settings.timezone;
+    let tz = &d.settings.timezone;
     let default = match a.default {
         Default::None => None,
         Default::Null => Some(Value::Null),
         Default::Int(i) => Some(json!(i)),
         Default::Bool(b) => Some(json!(b)),
         Default::Str(s) => Some(json!(s)),
-        Default::PerPage => Some(json!(ctx.app.settings.per_page_default)),
-        Default::Now => Some(json!(format_in(ctx.now, tz))),
+        Default::PerPage => Some(json!(d.settings.per_page_default)),
+        Default::Now => Some(json!(format_in(d.now, tz))),
         Default::InTwoYears => {
-            let now = chrono::DateTime::from_timestamp(ctx.now, 0).unwrap_or_default();
+            let now = chrono::DateTime::from_timestamp(d.now, 0).unwrap_or_default();
             let later = now
                 .checked_add_months(chrono::Months::new(24))
                 .unwrap_or(now);
@@ -85,7 +112,7 @@ fn describe_arg(ctx: &Ctx, a: &Arg) -> Value {
     }
     m.insert(
         "description".into(),
-        json!(i18n::text(&ctx.lang.code, a.description)),
+        json!(i18n::text(d.lang, a.description)),
     );
     match a.kind {
         Kind::Integer => {

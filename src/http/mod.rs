@@ -9,6 +9,7 @@ mod doc;
 pub mod error;
 mod events;
 mod feeds;
+mod home;
 mod index;
 mod json;
 mod linked;
@@ -20,6 +21,7 @@ mod terms;
 pub mod urls;
 mod viewer;
 mod views;
+mod wordpress;
 
 use std::sync::Arc;
 
@@ -63,10 +65,23 @@ pub fn router(app: App) -> Router {
                     });
                 }
             }
+            // `OPTIONS` describes the route, as WordPress answers it.
+            let described = lang.clone();
+            methods = methods.on(MethodFilter::OPTIONS, move |State(app): State<App>| {
+                let lang = described.clone();
+                async move { wordpress::options(&app, route, &lang) }
+            });
             // List URLs end in `/` (as in the reference), so every route also answers with one.
             router = router.route(&format!("{base}{}", route.path), methods.clone());
             router = router.route(&format!("{base}{}/", route.path), methods);
         }
+    }
+    let root = &app.settings.rest_root;
+    if !root.is_empty() {
+        let index = axum::routing::get(wordpress::site_index);
+        router = router
+            .route(root, index.clone())
+            .route(&format!("{root}/"), index);
     }
     router
         .route("/health", axum::routing::get(health))
@@ -87,7 +102,10 @@ pub fn service(app: App) -> Router {
     use tower_http::set_header::SetResponseHeaderLayer;
     let request_id = header::HeaderName::from_static(REQUEST_ID);
     let cors = cors(&app.settings.cors_origins);
+    let rest_root = app.settings.rest_root.clone();
+    let conventions = axum::middleware::from_fn_with_state(app.clone(), wordpress::conventions);
     let routed = router(app)
+        .layer(conventions)
         .layer(SetResponseHeaderLayer::overriding(
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),
@@ -99,8 +117,9 @@ pub fn service(app: App) -> Router {
             tracing::info_span!("request", method = %req.method(), uri = %req.uri().path(), request_id = %id)
         }))
         .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid));
-    // The method must change before the router picks a route by it.
-    Router::new().fallback_service(tower::util::MapRequest::new(routed, method_override))
+    // The method and the path must change before the router picks a route by them.
+    let rewrite = move |req| method_override(wordpress::rest_route(req, &rest_root));
+    Router::new().fallback_service(tower::util::MapRequest::new(routed, rewrite))
 }
 
 /// WordPress's method override, for clients behind proxies that pass only GET and
@@ -166,6 +185,7 @@ fn cors(origins: &[String]) -> Option<tower_http::cors::CorsLayer> {
             header::HeaderName::from_static("x-wp-totalpages"),
             header::LINK,
             header::ETAG,
+            header::HeaderName::from_static(sync::CURSOR_HEADER),
             header::LAST_MODIFIED,
         ]);
     Some(layer)
