@@ -81,6 +81,12 @@ pub struct ServeArgs {
     #[arg(long, env = "CALENDAR_JSONP", default_value_t = false)]
     pub jsonp: bool,
 
+    /// Serve the API under The Events Calendar's namespace `tribe/events/v1` too
+    /// (index, `/doc`, every route, and the URLs they hand out), so that clients
+    /// written for a WordPress site only change their host.
+    #[arg(long, env = "CALENDAR_TRIBE_NAMESPACE", default_value_t = false)]
+    pub tribe_namespace: bool,
+
     /// Log format: `text` or `json`.
     #[arg(long, env = "CALENDAR_LOG_FORMAT", default_value = "text", value_parser = ["text", "json"])]
     pub log_format: String,
@@ -183,6 +189,8 @@ pub struct Settings {
     pub tombstone_retention_secs: i64,
     /// Whether `_jsonp` is answered.
     pub jsonp: bool,
+    /// Whether the API is served under `tribe/events/v1` too.
+    pub tribe_namespace: bool,
     pub languages: Vec<String>,
     pub max_body_bytes: usize,
     pub request_timeout: std::time::Duration,
@@ -229,6 +237,7 @@ impl Settings {
             feed_max_events: args.feed_max_events,
             tombstone_retention_secs: i64::from(args.tombstone_days) * 86_400,
             jsonp: args.jsonp,
+            tribe_namespace: args.tribe_namespace,
             languages,
             max_body_bytes: args.max_body_bytes,
             request_timeout: std::time::Duration::from_secs(args.request_timeout_secs.max(1)),

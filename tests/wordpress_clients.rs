@@ -38,6 +38,7 @@ async fn wpapi_discovers_and_writes(
         site_url: site.clone(),
         site_host: "127.0.0.1".into(),
         rest_root: "/wp-json".into(),
+        tribe_namespace: true,
         ..settings()
     };
     let Some(app) = make(settings).await else {
@@ -55,13 +56,39 @@ async fn wpapi_discovers_and_writes(
         )
         .await
         .id();
-    let admin = &app.admin;
+    // Once in this server's namespace, once in the reference's, as a client
+    // written for a WordPress site calls it.
+    for namespace in ["calendar/events/v1", "tribe/events/v1"] {
+        let seen = run_wpapi(&site, &app.admin, namespace).await;
+        assert_eq!(
+            seen["endpoint"],
+            format!("{site}/wp-json/"),
+            "discovered root"
+        );
+        let created = seen["created"]["id"].as_i64().unwrap();
+        assert_eq!(seen["created"]["title"], "Made by wpapi");
+        assert_eq!(seen["listed"], serde_json::json!([existing, created]));
+        assert_eq!(seen["total"], 2, "wpapi read X-WP-Total");
+        assert_eq!(seen["one"], "Made by wpapi");
+        assert_eq!(seen["updated"], "Renamed by wpapi");
+        assert_eq!(seen["deleted"], created);
+        assert_eq!(seen["after"], serde_json::json!([existing]));
+        // And the server agrees: the event is gone for good.
+        app.get(&format!("/wp-json/{namespace}/events/{created}"))
+            .await
+            .assert(400);
+    }
+    server.abort();
+}
+
+/// Runs `check.js` in one namespace; what it saw.
+async fn run_wpapi(site: &str, admin: &TestUser, namespace: &str) -> Value {
     let args = [
         Path::new(CLIENT).join("check.js").display().to_string(),
         format!("{site}/"),
         admin.login.clone(),
         admin.password.clone(),
-        "calendar/events/v1".to_string(),
+        namespace.to_string(),
     ];
     let out = tokio::task::spawn_blocking(move || {
         std::process::Command::new("node").args(&args).output()
@@ -69,31 +96,13 @@ async fn wpapi_discovers_and_writes(
     .await
     .unwrap()
     .expect("node runs");
-    server.abort();
     assert!(
         out.status.success(),
-        "wpapi failed:\n{}\n{}",
+        "wpapi failed in {namespace}:\n{}\n{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    let seen: Value = serde_json::from_slice(&out.stdout).expect("one JSON line");
-    assert_eq!(
-        seen["endpoint"],
-        format!("{site}/wp-json/"),
-        "discovered root"
-    );
-    let created = seen["created"]["id"].as_i64().unwrap();
-    assert_eq!(seen["created"]["title"], "Made by wpapi");
-    assert_eq!(seen["listed"], serde_json::json!([existing, created]));
-    assert_eq!(seen["total"], 2, "wpapi read X-WP-Total");
-    assert_eq!(seen["one"], "Made by wpapi");
-    assert_eq!(seen["updated"], "Renamed by wpapi");
-    assert_eq!(seen["deleted"], created);
-    assert_eq!(seen["after"], serde_json::json!([existing]));
-    // And the server agrees: the event is gone for good.
-    app.get(&format!("/wp-json/calendar/events/v1/events/{created}"))
-        .await
-        .assert(400);
+    serde_json::from_slice(&out.stdout).expect("one JSON line")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

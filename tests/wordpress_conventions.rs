@@ -311,3 +311,88 @@ async fn discovery_and_jsonp_with_a_rest_root_postgres() {
         discovery_and_jsonp_with_a_rest_root(app).await;
     }
 }
+
+/// With `--tribe-namespace`, the reference's own paths answer, and every URL an
+/// answer hands out stays in the namespace asked.
+async fn the_reference_namespace_is_served_too(app: TestApp) {
+    let tribe = "/tribe/events/v1";
+    for day in ["01", "02"] {
+        let start = format!("2027-02-{day} 20:00:00");
+        let end = format!("2027-02-{day} 22:00:00");
+        app.post(&format!("{tribe}/events"), event("E", &start, &end))
+            .await
+            .assert(201);
+    }
+    let list = app
+        .get(&format!("{tribe}/events?start_date=2027-01-01&per_page=1"))
+        .await;
+    list.assert(200);
+    let ours = app.get("events?start_date=2027-01-01&per_page=1").await;
+    let mut tribe_event = list.body["events"][0].clone();
+    assert_eq!(
+        tribe_event["rest_url"],
+        format!("{SITE}{tribe}/events/{}", tribe_event["id"])
+    );
+    tribe_event["rest_url"] = ours.body["events"][0]["rest_url"].clone();
+    assert_eq!(
+        tribe_event, ours.body["events"][0],
+        "the same event otherwise"
+    );
+    let base = format!("{SITE}{tribe}/events/");
+    assert!(list.body["rest_url"].as_str().unwrap().starts_with(&base));
+    assert!(
+        list.body["next_rest_url"]
+            .as_str()
+            .unwrap()
+            .starts_with(&base)
+    );
+    let index = app.get(tribe).await;
+    index.assert(200);
+    assert_eq!(index.body["namespace"], "tribe/events/v1");
+    let keys: Vec<&String> = index.body["routes"].as_object().unwrap().keys().collect();
+    assert!(keys.iter().all(|k| k.starts_with(tribe)), "{keys:?}");
+    assert_eq!(
+        index.body["routes"][tribe]["endpoints"][0]["args"]["namespace"]["default"],
+        "tribe/events/v1"
+    );
+    let doc = app.get(&format!("{tribe}/doc")).await;
+    doc.assert(200);
+    assert_eq!(doc.body["servers"][0]["url"], format!("{SITE}{tribe}"));
+    let options = app
+        .call(
+            axum::http::Method::OPTIONS,
+            &format!("{tribe}/events"),
+            None,
+            &Auth::None,
+        )
+        .await;
+    assert_eq!(options.body["namespace"], "tribe/events/v1");
+}
+
+fn aliased() -> calendar_events::config::Settings {
+    calendar_events::config::Settings {
+        tribe_namespace: true,
+        ..settings()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reference_namespace_is_served_too_sqlite() {
+    the_reference_namespace_is_served_too(TestApp::sqlite_with(aliased()).await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reference_namespace_is_served_too_postgres() {
+    if let Some(app) = TestApp::postgres_with(aliased()).await {
+        the_reference_namespace_is_served_too(app).await;
+    }
+}
+
+both!(
+    without_the_setting_the_reference_namespace_is_no_route,
+    |app| async move {
+        app.get("/tribe/events/v1/events")
+            .await
+            .assert_error(404, "rest_no_route");
+    }
+);

@@ -236,7 +236,7 @@ async fn run(
     let ctx = Ctx {
         view: View::of(endpoint.op, &parts.uri, &parts.headers),
         preconditions: conditional::Preconditions::of(&parts.method, &parts.headers),
-        urls: Urls::new(&app.settings, &lang.prefix),
+        urls: Urls::new(&app.settings, &lang.prefix, lang.namespace),
         app,
         caller,
         lang,
@@ -418,6 +418,7 @@ mod tests {
         let lang = Arc::new(Lang {
             code: "en".into(),
             prefix: String::new(),
+            namespace: crate::api::table::NAMESPACE,
         });
         let request = || Request::new(axum::body::Body::empty());
         let whole = run(app.clone(), endpoint, lang.clone(), request(), 0, None);

@@ -75,6 +75,7 @@ pub fn routes(languages: &[String]) -> Router<App> {
         let lang = Arc::new(Lang {
             code: if code.is_empty() { "en" } else { code }.to_string(),
             prefix: prefix.clone(),
+            namespace: NAMESPACE,
         });
         for &(path, page) in PAGES {
             let handler = {

@@ -11,7 +11,7 @@ use super::urls::Urls;
 
 pub fn page(app: &App, lang: &Lang) -> Response {
     let settings = &app.settings;
-    let urls = Urls::new(settings, &lang.prefix);
+    let urls = Urls::new(settings, &lang.prefix, lang.namespace);
     let text = ammonia::clean_text;
     let site = urls.site();
     let prefix = &lang.prefix;

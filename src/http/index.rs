@@ -10,7 +10,7 @@ use super::error::ApiError;
 use super::json::json;
 use super::urls::Urls;
 use crate::api::i18n;
-use crate::api::table::{Arg, Default, Item, Kind, NAMESPACE, ROUTES, Route};
+use crate::api::table::{Arg, Default, Item, Kind, ROUTES, Route};
 use crate::config::Settings;
 use crate::domain::args::IndexArgs;
 use crate::domain::dates::format_in;
@@ -19,17 +19,17 @@ pub fn namespace_index(ctx: &Ctx, args: &IndexArgs) -> Result<Response, ApiError
     if args
         .namespace
         .as_deref()
-        .is_some_and(|n| n.trim_matches('/') != NAMESPACE)
+        .is_some_and(|n| n.trim_matches('/') != ctx.lang.namespace)
     {
         return Err(ApiError::InvalidNamespace);
     }
     let mut routes = Map::new();
     for route in ROUTES {
-        let key = format!("/{NAMESPACE}{}", route.wp_pattern());
+        let key = format!("/{}{}", ctx.lang.namespace, route.wp_pattern());
         routes.insert(key, route_entry(route, &Described::of(ctx)));
     }
     let body = json!({
-        "namespace": NAMESPACE,
+        "namespace": ctx.lang.namespace,
         "routes": routes,
         "_links": {"up": [{"href": ctx.urls.rest_root()}]},
     });
@@ -40,6 +40,7 @@ pub fn namespace_index(ctx: &Ctx, args: &IndexArgs) -> Result<Response, ApiError
 /// the language, and the moment (list date defaults are relative to it).
 pub struct Described<'a> {
     pub urls: &'a Urls,
+    pub namespace: &'a str,
     pub settings: &'a Settings,
     pub lang: &'a str,
     pub now: i64,
@@ -49,6 +50,7 @@ impl<'a> Described<'a> {
     pub fn of(ctx: &'a Ctx) -> Described<'a> {
         Described {
             urls: &ctx.urls,
+            namespace: ctx.lang.namespace,
             settings: &ctx.app.settings,
             lang: &ctx.lang.code,
             now: ctx.now,
@@ -80,7 +82,7 @@ pub fn route_entry(route: &Route, d: &Described<'_>) -> Value {
             })
         })
         .collect();
-    let mut entry = json!({"namespace": NAMESPACE, "methods": methods, "endpoints": endpoints});
+    let mut entry = json!({"namespace": d.namespace, "methods": methods, "endpoints": endpoints});
     if !route.has_variables() {
         entry["_links"] = json!({"self": [{"href": format!("{}{}", d.urls.api(), route.path)}]});
     }
@@ -105,7 +107,7 @@ fn describe_arg(d: &Described<'_>, a: &Arg) -> Value {
                 .unwrap_or(now);
             Some(json!(format_in(later.timestamp(), tz)))
         }
-        Default::Namespace => Some(json!(NAMESPACE)),
+        Default::Namespace => Some(json!(d.namespace)),
     };
     if let Some(d) = default {
         m.insert("default".into(), d);

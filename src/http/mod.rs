@@ -31,7 +31,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use axum::routing::{MethodFilter, MethodRouter};
 
-use crate::api::table::{NAMESPACE, ROUTES};
+use crate::api::table::{NAMESPACE, REFERENCE_NAMESPACE, ROUTES};
 use error::ApiError;
 
 pub use crate::service::users::hash_secret as auth_secret_hash;
@@ -40,19 +40,25 @@ pub use state::{App, AppState, ClientAddr, Lang, REQUEST_ID};
 /// The whole HTTP application: every route of the table under every language prefix.
 pub fn router(app: App) -> Router {
     let mut router = Router::new();
-    let mut langs = vec![Arc::new(Lang {
-        code: "en".into(),
-        prefix: String::new(),
-    })];
-    for code in &app.settings.languages {
-        langs.push(Arc::new(Lang {
-            code: code.clone(),
-            prefix: format!("/{code}"),
-        }));
+    let codes = std::iter::once(("en".to_string(), String::new())).chain(
+        app.settings
+            .languages
+            .iter()
+            .map(|code| (code.clone(), format!("/{code}"))),
+    );
+    let mut langs = Vec::new();
+    for (code, prefix) in codes {
+        for namespace in namespaces(&app.settings) {
+            langs.push(Arc::new(Lang {
+                code: code.clone(),
+                prefix: prefix.clone(),
+                namespace,
+            }));
+        }
     }
     for lang in langs {
         let prefix = &lang.prefix;
-        let base = format!("{prefix}{}/{NAMESPACE}", app.settings.rest_root);
+        let base = format!("{prefix}{}/{}", app.settings.rest_root, lang.namespace);
         for route in ROUTES {
             let mut methods: MethodRouter<App> = MethodRouter::new();
             for endpoint in route.endpoints {
@@ -93,6 +99,16 @@ pub fn router(app: App) -> Router {
         .fallback(no_route)
         .method_not_allowed_fallback(no_route)
         .with_state(app)
+}
+
+/// The namespaces the API is served under: its own, and The Events Calendar's
+/// when `--tribe-namespace` asks for it.
+fn namespaces(settings: &crate::config::Settings) -> Vec<&'static str> {
+    let mut out = vec![NAMESPACE];
+    if settings.tribe_namespace {
+        out.push(REFERENCE_NAMESPACE);
+    }
+    out
 }
 
 /// The router with the layers every response gets: request IDs, tracing,

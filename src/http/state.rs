@@ -20,6 +20,9 @@ pub struct Lang {
     pub code: String,
     /// The path segment the request used: `""` or `"/fr"`.
     pub prefix: String,
+    /// The namespace the request used: the API's own, or the reference's when it
+    /// is served too; the URLs an answer hands out keep it.
+    pub namespace: &'static str,
 }
 
 pub struct AppState {

@@ -7,7 +7,6 @@ use serde::{Serialize, Serializer};
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
-use crate::api::table::NAMESPACE;
 use crate::config::Settings;
 use crate::domain::post::{PostType, untrashed_slug};
 use crate::domain::term::Taxonomy;
@@ -30,13 +29,14 @@ pub struct Urls {
 }
 
 impl Urls {
-    /// `lang_prefix` is the language segment the request used (`""`, `"/fr"`, even `"/en"`).
-    pub fn new(settings: &Settings, lang_prefix: &str) -> Urls {
+    /// `lang_prefix` is the language segment the request used (`""`, `"/fr"`, even
+    /// `"/en"`); `namespace` the namespace it used.
+    pub fn new(settings: &Settings, lang_prefix: &str, namespace: &str) -> Urls {
         let rest_root = format!("{}{lang_prefix}{}", settings.site_url, settings.rest_root);
         Urls {
             site: settings.site_url.clone(),
             site_host: settings.site_host.clone(),
-            api: format!("{rest_root}/{NAMESPACE}"),
+            api: format!("{rest_root}/{namespace}"),
             rest_root: format!("{rest_root}/"),
         }
     }

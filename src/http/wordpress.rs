@@ -25,7 +25,7 @@ use super::index::{Described, route_entry};
 use super::json::{json, json_raw};
 use super::state::{App, Lang};
 use super::urls::Urls;
-use crate::api::table::{NAMESPACE, ROUTES, Route};
+use crate::api::table::{ROUTES, Route};
 use crate::config::Settings;
 use crate::domain::message::Msg;
 
@@ -342,18 +342,22 @@ fn keep(value: Value, wanted: &Map<String, Value>) -> Value {
 /// namespace and its routes.
 pub async fn site_index(State(app): State<App>) -> Response {
     let settings = &app.settings;
-    let urls = Urls::new(settings, "");
     let now = chrono::Utc::now().timestamp();
-    let described = Described {
-        urls: &urls,
-        settings,
-        lang: "en",
-        now,
-    };
+    let namespaces = super::namespaces(settings);
     let mut routes = Map::new();
-    for route in ROUTES {
-        let key = format!("/{NAMESPACE}{}", route.wp_pattern());
-        routes.insert(key, route_entry(route, &described));
+    for &namespace in &namespaces {
+        let urls = Urls::new(settings, "", namespace);
+        let described = Described {
+            urls: &urls,
+            namespace,
+            settings,
+            lang: "en",
+            now,
+        };
+        for route in ROUTES {
+            let key = format!("/{namespace}{}", route.wp_pattern());
+            routes.insert(key, route_entry(route, &described));
+        }
     }
     let offset = settings
         .timezone
@@ -367,7 +371,7 @@ pub async fn site_index(State(app): State<App>) -> Response {
         "home": settings.site_url,
         "gmt_offset": f64::from(offset) / 3600.0,
         "timezone_string": settings.timezone.name(),
-        "namespaces": [NAMESPACE],
+        "namespaces": namespaces,
         "authentication": {"application-passwords": {"endpoints": {}}},
         "routes": routes,
         "_links": {"help": [{"href": "https://developer.wordpress.org/rest-api/"}]},
@@ -378,9 +382,10 @@ pub async fn site_index(State(app): State<App>) -> Response {
 /// `OPTIONS` on a route: its methods and arguments, as in the namespace index,
 /// with `Allow`.
 pub fn options(app: &App, route: &'static Route, lang: &Arc<Lang>) -> Response {
-    let urls = Urls::new(&app.settings, &lang.prefix);
+    let urls = Urls::new(&app.settings, &lang.prefix, lang.namespace);
     let described = Described {
         urls: &urls,
+        namespace: lang.namespace,
         settings: &app.settings,
         lang: &lang.code,
         now: chrono::Utc::now().timestamp(),

@@ -157,6 +157,7 @@ pub fn settings() -> Settings {
         feed_max_events: 1000,
         tombstone_retention_secs: 90 * 86_400,
         jsonp: false,
+        tribe_namespace: false,
         languages: vec!["en".into(), "fr".into(), "de".into(), "es".into()],
         max_body_bytes: 1024 * 1024,
         request_timeout: std::time::Duration::from_secs(30),

@@ -209,6 +209,9 @@ const DELETE: &[Method] = &[Method::DELETE];
 const EDIT: &[Method] = &[Method::POST, Method::PUT, Method::PATCH];
 
 pub const NAMESPACE: &str = "calendar/events/v1";
+/// The Events Calendar's own namespace, which `--tribe-namespace` serves too, so that
+/// clients written for a WordPress site only change their host.
+pub const REFERENCE_NAMESPACE: &str = "tribe/events/v1";
 
 // ---- shared arguments -------------------------------------------------------
 
