@@ -187,12 +187,14 @@ both!(
         let fr = app.get(&format!("/fr{API}/doc")).await.body;
         assert_eq!(fr["servers"][0]["url"], format!("{SITE}/fr{API}"));
         for (name, schema) in [
-            "EventView",
-            "VenueView",
-            "OrganizerView",
-            "TermView",
+            "Event",
+            "Venue",
+            "Organizer",
+            "Term",
+            "Category",
+            "Tag",
             "EventList",
-            "ErrorBody",
+            "Error",
         ]
         .iter()
         .map(|n| (n, &doc["components"]["schemas"][n]))
@@ -226,7 +228,25 @@ both!(
             .clone();
         assert_eq!(categories["style"], "form");
         assert_eq!(categories["explode"], true);
+        // Credentials: generated clients and Swagger UI's Authorize button read these.
+        let schemes = &doc["components"]["securitySchemes"];
+        assert_eq!(schemes["applicationPassword"]["scheme"], "basic");
+        assert_eq!(schemes["bearerToken"]["scheme"], "bearer");
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                assert!(op["summary"].is_string(), "{method} {path} has no summary");
+                let security = op["security"].as_array().unwrap();
+                // Reads may be anonymous; writes need credentials.
+                assert_eq!(
+                    security.contains(&json!({})),
+                    method == "get",
+                    "{method} {path}"
+                );
+            }
+        }
         validate_with_standard_validator(&doc);
+        lint_with_redocly(&doc);
+        lint_with_redocly(&app.get("/fr/calendar/events/v1/doc").await.body);
     }
 );
 
@@ -263,7 +283,52 @@ fn validate_with_standard_validator(doc: &Value) {
     );
 }
 
-/// The index with its descriptions (and clock-dependent defaults) removed, for comparing languages.
+/// Runs Redocly CLI's recommended rules on the document (`tests/clients/redocly`):
+/// no error and no warning. `.ci/run` installs it (`npm ci`); elsewhere the check is
+/// skipped, loudly, when it is missing.
+fn lint_with_redocly(doc: &Value) {
+    let dir = std::path::Path::new("tests/clients/redocly");
+    let cli = dir.join("node_modules/@redocly/cli/bin/cli.js");
+    if !cli.exists() {
+        assert!(
+            std::env::var("CI").is_err(),
+            "CI must install Redocly CLI (npm ci --prefix tests/clients/redocly)"
+        );
+        let _ = writeln!(
+            std::io::stderr(),
+            "NOTE: Redocly CLI not installed; the /doc lint is SKIPPED"
+        );
+        return;
+    }
+    let mut file = tempfile::Builder::new().suffix(".json").tempfile().unwrap();
+    file.write_all(serde_json::to_string(doc).unwrap().as_bytes())
+        .unwrap();
+    let out = std::process::Command::new("node")
+        .arg(&cli)
+        .args(["lint", "--format=json", "--config"])
+        .arg(dir.join("redocly.yaml"))
+        .arg(file.path())
+        .env("REDOCLY_TELEMETRY", "off")
+        .env("REDOCLY_SUPPRESS_UPDATE_NOTICE", "true")
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "redocly printed no report: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert_eq!(
+        (&report["totals"]["errors"], &report["totals"]["warnings"]),
+        (&json!(0), &json!(0)),
+        "redocly lint: {:#}",
+        report["problems"]
+    );
+}
+
+/// The index or document with its descriptions and summaries (and clock-dependent defaults)
+/// removed, for comparing languages.
 fn without_descriptions(v: &Value) -> Value {
     match v {
         Value::Object(m) => Value::Object(
@@ -273,7 +338,7 @@ fn without_descriptions(v: &Value) -> Value {
                     let clock = k.as_str() == "default"
                         && v.as_str()
                             .is_some_and(|s| s.len() == 19 && s.as_bytes()[4] == b'-');
-                    k.as_str() != "description" && !clock
+                    !matches!(k.as_str(), "description" | "summary") && !clock
                 })
                 .map(|(k, v)| (k.clone(), without_descriptions(v)))
                 .collect(),
@@ -473,3 +538,28 @@ fn every_path_argument_is_in_the_route() {
         }
     }
 }
+
+both!(
+    every_example_body_in_the_document_is_accepted,
+    |app| async move {
+        let doc = app.get("doc").await.body;
+        let example = |path: &str, method: &str| -> Value {
+            doc["paths"][path][method]["requestBody"]["content"]["application/json"]["example"]
+                .clone()
+        };
+        for collection in ["events", "venues", "organizers", "categories", "tags"] {
+            let create = example(&format!("/{collection}"), "post");
+            assert!(create.is_object(), "{collection}: no create example");
+            let made = app.post(collection, create).await;
+            made.assert(201);
+            let update = example(&format!("/{collection}/{{id}}"), "post");
+            assert!(update.is_object(), "{collection}: no update example");
+            for method in ["put", "patch"] {
+                assert_eq!(example(&format!("/{collection}/{{id}}"), method), update);
+            }
+            app.post(&format!("{collection}/{}", made.id()), update)
+                .await
+                .assert(200);
+        }
+    }
+);

@@ -157,7 +157,7 @@ both!(
     the_status_before_the_trash_is_documented,
     |app| async move {
         let doc = app.get("doc").await.body;
-        for schema in ["EventView", "VenueView", "OrganizerView"] {
+        for schema in ["Event", "Venue", "Organizer"] {
             let text = doc["components"]["schemas"][schema].to_string();
             assert!(text.contains("status_before_trash"), "{schema}");
         }

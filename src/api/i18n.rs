@@ -102,6 +102,8 @@ pub const DOC_IF_UNMODIFIED_SINCE: &str = "doc-if-unmodified-since";
 pub const DOC_ETAG: &str = "doc-etag";
 pub const DOC_NOT_MODIFIED: &str = "doc-not-modified";
 pub const DOC_SYNC_CURSOR: &str = "doc-sync-cursor";
+pub const DOC_AUTH_BASIC: &str = "doc-auth-basic";
+pub const DOC_AUTH_BEARER: &str = "doc-auth-bearer";
 pub const DOC_ICAL: &str = "doc-ical";
 pub const DOC_CALENDAR: &str = "doc-calendar";
 #[cfg(test)]
@@ -116,6 +118,8 @@ const DOC_KEYS: &[&str] = &[
     DOC_ETAG,
     DOC_NOT_MODIFIED,
     DOC_SYNC_CURSOR,
+    DOC_AUTH_BASIC,
+    DOC_AUTH_BEARER,
     DOC_ICAL,
     DOC_CALENDAR,
 ];
@@ -138,11 +142,21 @@ mod tests {
         keys
     }
 
+    /// Every operation's summary in `/doc`.
+    fn summary_keys() -> Vec<String> {
+        ROUTES
+            .iter()
+            .flat_map(|r| r.endpoints.iter())
+            .map(|e| crate::api::table::summary_key(e.op))
+            .collect()
+    }
+
     #[test]
     fn every_catalogue_has_every_key() {
         let mut needed: Vec<String> = description_keys().into_iter().map(str::to_string).collect();
         needed.extend(Msg::ALL.iter().map(|m| m.key().to_string()));
         needed.extend(DOC_KEYS.iter().map(|k| k.to_string()));
+        needed.extend(summary_keys());
         for (lang, _) in CATALOGUES {
             let have = keys(lang);
             let missing: Vec<&String> = needed.iter().filter(|k| !have.contains(k)).collect();
@@ -155,6 +169,7 @@ mod tests {
         let mut known: Vec<String> = description_keys().into_iter().map(str::to_string).collect();
         known.extend(Msg::ALL.iter().map(|m| m.key().to_string()));
         known.extend(DOC_KEYS.iter().map(|k| k.to_string()));
+        known.extend(summary_keys());
         for (lang, _) in CATALOGUES {
             let extra: Vec<String> = keys(lang)
                 .into_iter()

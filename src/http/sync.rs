@@ -214,11 +214,11 @@ pub fn schemas() -> Vec<(String, RefOr<Schema>)> {
         RefOr::T(Schema::Object(tombstone.build())),
     )];
     for (name, collection, item) in [
-        ("EventChanges", "events", "EventView"),
-        ("VenueChanges", "venues", "VenueView"),
-        ("OrganizerChanges", "organizers", "OrganizerView"),
-        ("CategoryChanges", "categories", "TermView"),
-        ("TagChanges", "tags", "TermView"),
+        ("EventChanges", "events", "Event"),
+        ("VenueChanges", "venues", "Venue"),
+        ("OrganizerChanges", "organizers", "Organizer"),
+        ("CategoryChanges", "categories", "Category"),
+        ("TagChanges", "tags", "Tag"),
     ] {
         let entry = AnyOfBuilder::new()
             .item(object_ref(item))

@@ -10,6 +10,9 @@ mod events;
 mod linked;
 mod terms;
 
+mod names;
+pub use names::{operation_name, summary_key};
+
 use axum::http::Method;
 
 use crate::domain::post::PostType;

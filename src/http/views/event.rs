@@ -67,6 +67,7 @@ pub enum VenueOrEmpty<'a> {
 }
 
 #[derive(Serialize, ToSchema)]
+#[schema(as = Event)]
 pub struct EventView<'a> {
     id: i64,
     #[serde(flatten)]
@@ -314,7 +315,7 @@ fn json_ld(e: &Event, links: &EventLinks, zone: &EventZone, urls: &Urls) -> Valu
 /// A venue object, or `[]` when the event has none.
 fn venue_or_empty() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
     utoipa::openapi::schema::OneOfBuilder::new()
-        .item(utoipa::openapi::Ref::from_schema_name("VenueView"))
+        .item(utoipa::openapi::Ref::from_schema_name("Venue"))
         .item(super::empty_array())
         .into()
 }

@@ -71,6 +71,7 @@ fn name(post: &Post, reveal: Reveal) -> TextOrEmpty<'_> {
 }
 
 #[derive(Serialize, ToSchema)]
+#[schema(as = Venue)]
 pub struct VenueView<'a> {
     #[serde(flatten)]
     head: PostHead<'a>,
@@ -168,6 +169,7 @@ pub fn venue_json_ld(post: &Post) -> Value {
 }
 
 #[derive(Serialize, ToSchema)]
+#[schema(as = Organizer)]
 pub struct OrganizerView<'a> {
     #[serde(flatten)]
     head: PostHead<'a>,

@@ -36,6 +36,7 @@ fn guarded(s: &str, reveal: Reveal) -> Option<&str> {
 }
 
 #[derive(Serialize, ToSchema)]
+#[schema(as = Image)]
 pub struct ImageView<'a> {
     pub url: &'a str,
     pub id: i64,

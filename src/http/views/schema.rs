@@ -37,15 +37,14 @@ pub fn empty_array() -> RefOr<Schema> {
 /// An image object, or `false` when there is none or it is hidden.
 pub fn image_or_false_schema() -> RefOr<Schema> {
     OneOfBuilder::new()
-        .item(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(
-            "ImageView",
-        )))
+        .item(RefOr::Ref(utoipa::openapi::Ref::from_schema_name("Image")))
         .item(ObjectBuilder::new().schema_type(SchemaType::Type(Type::Boolean)))
         .into()
 }
 
 /// An error: a stable `code`, a human-readable `message` in the request's language, and `data.status`.
 #[derive(Serialize, ToSchema)]
+#[schema(as = Error)]
 pub struct ErrorBody {
     code: String,
     message: String,
@@ -62,6 +61,8 @@ pub struct ErrorData {
     #[schema(schema_with = any_value)]
     details: Option<Value>,
     term_id: Option<i64>,
+    /// The request's ID, as in the `X-Request-Id` header: quote it to the operator.
+    request_id: Option<String>,
 }
 
 /// Schemas of the list envelopes (serialised by `lists::respond`) and of the
@@ -96,6 +97,7 @@ struct CategoryList {
     rest_url: String,
     total: u64,
     total_pages: u64,
+    #[schema(schema_with = category_items)]
     categories: Vec<TermView<'static>>,
     next_rest_url: Option<String>,
     previous_rest_url: Option<String>,
@@ -107,13 +109,43 @@ struct TagList {
     rest_url: String,
     total: u64,
     total_pages: u64,
+    #[schema(schema_with = tag_items)]
     tags: Vec<TermView<'static>>,
     next_rest_url: Option<String>,
     previous_rest_url: Option<String>,
 }
 
+fn items_of(name: &str) -> Schema {
+    Schema::Array(
+        utoipa::openapi::schema::ArrayBuilder::new()
+            .items(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(name)))
+            .build(),
+    )
+}
+
+fn category_items() -> Schema {
+    items_of("Category")
+}
+
+fn tag_items() -> Schema {
+    items_of("Tag")
+}
+
+/// A category or tag: a term of its taxonomy (`Term`, one shape for both).
+fn term_of(taxonomy: &str) -> RefOr<Schema> {
+    Schema::AllOf(
+        utoipa::openapi::schema::AllOfBuilder::new()
+            .item(RefOr::Ref(utoipa::openapi::Ref::from_schema_name("Term")))
+            .description(Some(format!("A term of the `{taxonomy}` taxonomy.")))
+            .build(),
+    )
+    .into()
+}
+
 impl ListSchemas {
     pub fn collect(out: &mut Vec<(String, RefOr<Schema>)>) {
+        out.push(("Category".into(), term_of("tribe_events_cat")));
+        out.push(("Tag".into(), term_of("post_tag")));
         fn add<T: ToSchema>(out: &mut Vec<(String, RefOr<Schema>)>) {
             out.push((T::name().into_owned(), T::schema()));
             T::schemas(out);

@@ -31,6 +31,7 @@ impl TermUrls {
 
 /// A term as `/categories` and `/tags` return it.
 #[derive(Serialize, ToSchema)]
+#[schema(as = Term)]
 pub struct TermView<'a> {
     id: i64,
     #[schema(value_type = i64)]

@@ -2,6 +2,9 @@
 //! methods, parameters, request bodies) and from the response view types
 //! (schemas), through utoipa's typed model.
 
+mod bodies;
+mod operations;
+
 use std::borrow::Cow;
 
 use axum::http::{Method, StatusCode};
@@ -28,7 +31,7 @@ use super::error::ApiError;
 use super::json::json;
 use super::views::{ErrorBody, ListSchemas, OrganizerView, TermView, VenueView};
 use crate::api::i18n;
-use crate::api::table::{Arg, By, Endpoint, Item, Kind, Location, Op, ROUTES};
+use crate::api::table::{Arg, Endpoint, Item, Kind, Location, Op, ROUTES};
 use crate::domain::post::PostType;
 use crate::domain::term::Taxonomy;
 
@@ -81,11 +84,17 @@ pub fn document(lang: &str, server: &str, per_page_default: u64) -> OpenApi {
                 .title(i18n::text(lang, i18n::DOC_TITLE))
                 .version("1.0.0")
                 .description(Some(i18n::text(lang, i18n::DOC_DESCRIPTION)))
+                .license(Some(
+                    utoipa::openapi::LicenseBuilder::new()
+                        .name("MIT")
+                        .identifier(Some("MIT"))
+                        .build(),
+                ))
                 .build(),
         )
         .servers(Some([ServerBuilder::new().url(server).build()]))
         .paths(paths.build())
-        .components(Some(components()))
+        .components(Some(components(lang)))
         .build()
 }
 
@@ -99,7 +108,7 @@ fn http_method(m: &Method) -> HttpMethod {
     }
 }
 
-fn components() -> utoipa::openapi::Components {
+fn components(lang: &str) -> utoipa::openapi::Components {
     let mut schemas: Vec<(String, RefOr<Schema>)> = Vec::new();
     fn add<T: ToSchema>(out: &mut Vec<(String, RefOr<Schema>)>) {
         out.push((T::name().into_owned(), T::schema()));
@@ -115,7 +124,11 @@ fn components() -> utoipa::openapi::Components {
     schemas.extend(super::sync::schemas());
     schemas.sort_by(|a, b| a.0.cmp(&b.0));
     schemas.dedup_by(|a, b| a.0 == b.0);
-    ComponentsBuilder::new().schemas_from_iter(schemas).build()
+    let mut components = ComponentsBuilder::new().schemas_from_iter(schemas);
+    for (name, scheme) in operations::schemes(lang) {
+        components = components.security_scheme(name, scheme);
+    }
+    components.build()
 }
 
 fn reference(name: &str) -> RefOr<Schema> {
@@ -160,7 +173,10 @@ fn arg_schema(a: &Arg, per_page_default: u64) -> Schema {
                     .build(),
             );
         }
-        Kind::Any | Kind::Linked(_) => ObjectBuilder::new().schema_type(SchemaType::AnyValue),
+        Kind::Any | Kind::Linked(_) => match bodies::field_schema(a.name) {
+            Some(forms) => return forms,
+            None => ObjectBuilder::new().schema_type(SchemaType::AnyValue),
+        },
     };
     let default = match a.default {
         crate::api::table::Default::Int(i) => Some(json!(i)),
@@ -216,66 +232,26 @@ fn path_schema(a: &Arg) -> Schema {
     }
 }
 
-fn operation_id(op: Op, method: &Method) -> String {
-    let t = |p: PostType| match p {
-        PostType::Venue => "Venue",
-        _ => "Organizer",
-    };
-    let x = |tax: Taxonomy| match tax {
-        Taxonomy::Category => "Category",
-        Taxonomy::Tag => "Tag",
-    };
-    let by = |b: By| if b == By::Slug { "BySlug" } else { "" };
-    let base = match op {
-        Op::Index => "getNamespaceIndex".to_string(),
-        Op::Doc => "getDocumentation".to_string(),
-        Op::EventList => "listEvents".to_string(),
-        Op::EventCreate => "createEvent".to_string(),
-        Op::EventGet(b) => format!("getEvent{}", by(b)),
-        Op::EventUpdate(b) => format!("updateEvent{}", by(b)),
-        Op::EventDelete(b) => format!("deleteEvent{}", by(b)),
-        Op::LinkedList(p) => format!("list{}s", t(p)),
-        Op::LinkedCreate(p) => format!("create{}", t(p)),
-        Op::LinkedGet(p, b) => format!("get{}{}", t(p), by(b)),
-        Op::LinkedUpdate(p, b) => format!("update{}{}", t(p), by(b)),
-        Op::LinkedDelete(p, b) => format!("delete{}{}", t(p), by(b)),
-        Op::TermList(tax) => format!(
-            "list{}",
-            if tax == Taxonomy::Category {
-                "Categories"
-            } else {
-                "Tags"
-            }
-        ),
-        Op::TermCreate(tax) => format!("create{}", x(tax)),
-        Op::TermGet(tax) => format!("get{}", x(tax)),
-        Op::TermUpdate(tax) => format!("update{}", x(tax)),
-        Op::TermDelete(tax) => format!("delete{}", x(tax)),
-    };
-    // POST, PUT and PATCH share one update endpoint; ids must still be unique.
-    match *method {
-        Method::PUT => format!("{base}Put"),
-        Method::PATCH => format!("{base}Patch"),
-        _ => base,
-    }
-}
-
 /// The schema a successful response carries.
 fn success(op: Op) -> (u16, Cow<'static, str>) {
     let item = |p: PostType| match p {
-        PostType::Venue => "VenueView",
-        _ => "OrganizerView",
+        PostType::Venue => "Venue",
+        _ => "Organizer",
     };
     let list = |p: PostType| match p {
         PostType::Venue => "VenueList",
         _ => "OrganizerList",
     };
+    let term = |t: Taxonomy| match t {
+        Taxonomy::Category => "Category",
+        Taxonomy::Tag => "Tag",
+    };
     match op {
         Op::Index => (200, "NamespaceIndex".into()),
         Op::Doc => (200, "OpenApiDocument".into()),
         Op::EventList => (200, "EventList".into()),
-        Op::EventCreate => (201, "EventView".into()),
-        Op::EventGet(_) | Op::EventUpdate(_) | Op::EventDelete(_) => (200, "EventView".into()),
+        Op::EventCreate => (201, "Event".into()),
+        Op::EventGet(_) | Op::EventUpdate(_) | Op::EventDelete(_) => (200, "Event".into()),
         Op::LinkedList(p) => (200, list(p).into()),
         Op::LinkedCreate(p) => (201, item(p).into()),
         Op::LinkedGet(p, _) | Op::LinkedUpdate(p, _) | Op::LinkedDelete(p, _) => {
@@ -283,8 +259,8 @@ fn success(op: Op) -> (u16, Cow<'static, str>) {
         }
         Op::TermList(Taxonomy::Category) => (200, "CategoryList".into()),
         Op::TermList(Taxonomy::Tag) => (200, "TagList".into()),
-        Op::TermCreate(_) => (201, "TermView".into()),
-        Op::TermGet(_) | Op::TermUpdate(_) | Op::TermDelete(_) => (200, "TermView".into()),
+        Op::TermCreate(t) => (201, term(t).into()),
+        Op::TermGet(t) | Op::TermUpdate(t) | Op::TermDelete(t) => (200, term(t).into()),
     }
 }
 
@@ -342,7 +318,10 @@ fn has_path_argument(op: Op) -> bool {
 }
 
 fn operation(lang: &str, endpoint: &Endpoint, method: &Method, per_page_default: u64) -> Operation {
-    let mut b = OperationBuilder::new().operation_id(Some(operation_id(endpoint.op, method)));
+    let mut b = OperationBuilder::new()
+        .operation_id(Some(operations::operation_id(endpoint.op, method)))
+        .summary(Some(operations::summary(lang, endpoint.op)))
+        .securities(Some(operations::security(method)));
     let write = matches!(*method, Method::POST | Method::PUT | Method::PATCH);
     let mut body = ObjectBuilder::new().schema_type(SchemaType::Type(Type::Object));
     let mut has_body = false;
@@ -369,7 +348,8 @@ fn operation(lang: &str, endpoint: &Endpoint, method: &Method, per_page_default:
         }
     }
     if has_body {
-        b = b.request_body(Some(request_body(Schema::Object(body.build()))));
+        let example = bodies::example(endpoint.op);
+        b = b.request_body(Some(request_body(Schema::Object(body.build()), example)));
     }
     for p in conditional_parameters(lang, endpoint.op, method) {
         b = b.parameter(p);
@@ -467,11 +447,14 @@ fn query_parameter(a: &Arg, description: Option<String>, per_page_default: u64) 
 }
 
 /// A write's body, as JSON or as a form.
-fn request_body(schema: Schema) -> RequestBody {
+fn request_body(schema: Schema, example: Option<serde_json::Value>) -> RequestBody {
     RequestBodyBuilder::new()
         .content(
             "application/json",
-            ContentBuilder::new().schema(Some(schema.clone())).build(),
+            ContentBuilder::new()
+                .schema(Some(schema.clone()))
+                .example(example)
+                .build(),
         )
         .content(
             "application/x-www-form-urlencoded",
@@ -552,7 +535,7 @@ fn responses(lang: &str, endpoint: &Endpoint, method: &Method) -> Responses {
                 .content(
                     "application/json",
                     ContentBuilder::new()
-                        .schema(Some(reference("ErrorBody")))
+                        .schema(Some(reference("Error")))
                         .build(),
                 )
                 .build(),
