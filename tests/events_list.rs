@@ -538,3 +538,50 @@ both!(
         }
     }
 );
+
+both!(
+    a_category_matches_the_events_of_its_subcategories,
+    |app| async move {
+        let music = app.post("categories", json!({"name": "Music"})).await.id();
+        let jazz = app
+            .post("categories", json!({"name": "Jazz", "parent": music}))
+            .await
+            .id();
+        let bebop = app
+            .post("categories", json!({"name": "Bebop", "parent": jazz}))
+            .await
+            .id();
+        let other = app.post("categories", json!({"name": "Talks"})).await.id();
+        let in_cat = |title: &str, day: &str, cat: i64| {
+            with(
+                event(
+                    title,
+                    &format!("2027-03-{day} 20:00:00"),
+                    &format!("2027-03-{day} 22:00:00"),
+                ),
+                json!({"categories": [cat]}),
+            )
+        };
+        app.event(in_cat("Deep", "01", bebop)).await;
+        app.event(in_cat("Top", "02", music)).await;
+        app.event(in_cat("Elsewhere", "03", other)).await;
+        let window = "start_date=2027-03-01&end_date=2027-03-31";
+        let r = app
+            .get(&format!("events?{window}&categories={music}"))
+            .await;
+        r.assert(200);
+        assert_eq!(titles(&r), ["Deep", "Top"]);
+        assert_eq!(r.body["total"], 2);
+        let r = app.get(&format!("events?{window}&categories=jazz")).await;
+        assert_eq!(titles(&r), ["Deep"], "by slug too");
+        let r = app
+            .get(&format!("events?{window}&categories={bebop},{other}"))
+            .await;
+        assert_eq!(titles(&r), ["Deep", "Elsewhere"]);
+        // A term's own count stays its own events, as in WordPress.
+        assert_eq!(
+            app.get(&format!("categories/{music}")).await.body["count"],
+            1
+        );
+    }
+);

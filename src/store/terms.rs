@@ -255,6 +255,38 @@ pub async fn delete(conn: &mut Conn, term: &Term) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// These terms and every term below them, as WordPress's taxonomy queries match a
+/// category (`include_children`). One indexed read per level of the tree; a tree
+/// deeper than [`MAX_DEPTH`] levels is cut there (the trees WordPress makes are a
+/// few levels deep).
+pub async fn with_descendants(
+    conn: &mut Conn,
+    taxonomy: Taxonomy,
+    ids: &[i64],
+) -> Result<Vec<i64>, StoreError> {
+    const MAX_DEPTH: usize = 32;
+    let mut all: Vec<i64> = ids.to_vec();
+    let mut frontier: Vec<i64> = ids.to_vec();
+    for _ in 0..MAX_DEPTH {
+        if frontier.is_empty() {
+            break;
+        }
+        let children = conn
+            .query(
+                Query::select()
+                    .column(Terms::Id)
+                    .from(Terms::Table)
+                    .and_where(Expr::col(Terms::Taxonomy).eq(taxonomy.as_str()))
+                    .and_where(Expr::col(Terms::Parent).is_in(frontier.iter().copied())),
+                |r| r.i64(0),
+            )
+            .await?;
+        frontier = children.into_iter().filter(|c| !all.contains(c)).collect();
+        all.extend(&frontier);
+    }
+    Ok(all)
+}
+
 /// True when `ancestor` is `term` itself or one of its ancestors' IDs would be `term`:
 /// making `candidate_parent` the parent of `term` would close a cycle.
 pub async fn would_cycle(
