@@ -10,71 +10,38 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::*;
-use serde_json::Value;
 
 const CLIENT: &str = "tests/clients/browser";
-
-fn browser_installed() -> bool {
-    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    if Path::new(&chromium).exists()
-        && Path::new(CLIENT)
-            .join("node_modules/playwright-core")
-            .is_dir()
-    {
-        return true;
-    }
-    assert!(
-        !ci(),
-        "CI must install chromium (apt) and playwright-core (npm ci --prefix {CLIENT})"
-    );
-    eprintln!("NOTE: chromium or playwright-core missing; the Swagger UI check is SKIPPED");
-    false
-}
 
 async fn swagger_ui_authorizes_and_creates(
     backend: &str,
     make: impl AsyncFnOnce(calendar_events::config::Settings) -> Option<TestApp>,
 ) {
-    if !browser_installed() {
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    let installed = Path::new(&chromium).exists()
+        && Path::new(CLIENT)
+            .join("node_modules/playwright-core")
+            .is_dir();
+    let how = format!("apt-get install chromium; npm ci --prefix {CLIENT}");
+    if !tool_installed(installed, "chromium and playwright-core", &how) {
         return;
     }
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let site = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    let settings = calendar_events::config::Settings {
-        site_url: site.clone(),
-        site_host: "127.0.0.1".into(),
-        ..settings()
-    };
-    let Some(app) = make(settings).await else {
+    let Some((app, site, server)) = on_socket(make, |s| s).await else {
         return;
     };
-    let router = app.router();
-    let server = tokio::spawn(async move { axum::serve(listener, router).await });
     let shots: PathBuf = ["target", "screenshots", "api-docs", backend]
         .iter()
         .collect();
     std::fs::create_dir_all(&shots).unwrap();
-    let args = [
+    let args = vec![
         Path::new(CLIENT).join("swagger.js").display().to_string(),
         format!("{site}/api-docs"),
         app.admin.login.clone(),
         app.admin.password.clone(),
         shots.display().to_string(),
     ];
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new("node").args(&args).output()
-    })
-    .await
-    .unwrap()
-    .expect("node runs");
+    let seen = run_json("node", args).await;
     server.abort();
-    assert!(
-        out.status.success(),
-        "Swagger UI failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let seen: Value = serde_json::from_slice(&out.stdout).expect("one JSON line");
     assert_eq!(seen["status"], "201", "{seen}");
     assert_eq!(
         seen["errors"],

@@ -8,37 +8,19 @@ mod common;
 use common::*;
 use serde_json::json;
 
-fn consumers_installed() -> bool {
-    let probe = std::process::Command::new("python3")
-        .args(["-c", "import icalendar, radicale"])
-        .output();
-    if probe.is_ok_and(|o| o.status.success()) {
-        return true;
-    }
-    assert!(!ci(), "CI must install icalendar and radicale (pip)");
-    eprintln!("NOTE: icalendar or radicale not installed; the feed consumer check is SKIPPED");
-    false
-}
-
 async fn check_with_consumers(
     make: impl AsyncFnOnce(calendar_events::config::Settings) -> Option<TestApp>,
 ) {
-    if !consumers_installed() {
+    let installed = std::process::Command::new("python3")
+        .args(["-c", "import icalendar, radicale"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !tool_installed(installed, "icalendar and radicale", "pip") {
         return;
     }
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let site = format!("http://127.0.0.1:{port}");
-    let settings = calendar_events::config::Settings {
-        site_url: site.clone(),
-        site_host: "127.0.0.1".into(),
-        ..settings()
-    };
-    let Some(app) = make(settings).await else {
+    let Some((app, site, server)) = on_socket(make, |s| s).await else {
         return;
     };
-    let router = app.router();
-    let server = tokio::spawn(async move { axum::serve(listener, router).await });
 
     // Across both 2027 changes in Paris, New York's spring change, an all-day
     // event, a long description that folds inside multi-byte characters.

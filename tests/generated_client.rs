@@ -9,59 +9,32 @@
 mod common;
 
 use common::*;
-use serde_json::{Value, json};
+use serde_json::json;
 
 const WORKFLOW: &str = "tests/clients/openapi_python_client/workflow.py";
-
-fn generator_installed() -> bool {
-    let probe = std::process::Command::new("openapi-python-client")
-        .arg("--version")
-        .output();
-    if probe.is_ok_and(|o| o.status.success()) {
-        return true;
-    }
-    assert!(!ci(), "CI must install openapi-python-client (pip)");
-    eprintln!("NOTE: openapi-python-client not installed; the generated-client check is SKIPPED");
-    false
-}
 
 async fn generated_client_runs_the_workflow(
     make: impl AsyncFnOnce(calendar_events::config::Settings) -> Option<TestApp>,
 ) {
-    if !generator_installed() {
+    let installed = std::process::Command::new("openapi-python-client")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !tool_installed(installed, "openapi-python-client", "pip") {
         return;
     }
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let site = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    let settings = calendar_events::config::Settings {
-        site_url: site.clone(),
-        site_host: "127.0.0.1".into(),
-        ..settings()
-    };
-    let Some(app) = make(settings).await else {
+    let Some((app, site, server)) = on_socket(make, |s| s).await else {
         return;
     };
-    let router = app.router();
-    let server = tokio::spawn(async move { axum::serve(listener, router).await });
     let token = "generated-client-token-0123456789";
     make_token(&app.store, app.admin.id, token).await;
-    let api = format!("{site}{API}");
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new("python3")
-            .args([WORKFLOW, &api, token])
-            .output()
-    })
-    .await
-    .unwrap()
-    .expect("python3 runs");
+    let args = vec![
+        WORKFLOW.to_string(),
+        format!("{site}{API}"),
+        token.to_string(),
+    ];
+    let seen = run_json("python3", args).await;
     server.abort();
-    assert!(
-        out.status.success(),
-        "the generated client failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let seen: Value = serde_json::from_slice(&out.stdout).expect("one JSON line");
     let event = seen["event"].clone();
     assert_eq!(seen["venue"], "Riverside Hall");
     assert_eq!(seen["organizers"], json!(["City Arts Council"]));

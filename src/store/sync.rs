@@ -183,40 +183,26 @@ pub async fn changes_after(
     audience: Audience,
     limit: u64,
 ) -> Result<Vec<ChangeRow>, StoreError> {
-    let live = conn
-        .query(
-            &live_changes(set, cursor, below, since, audience, limit),
-            |r| {
-                Ok(ChangeRow {
-                    cursor: SyncCursor {
-                        position: r.i64(0)?,
-                        id: r.i64(1)?,
-                    },
-                    changed_utc: r.i64(2)?,
-                    deleted: false,
-                })
-            },
-        )
-        .await?;
-    let dead = conn
-        .query(
-            &tombstones(set, cursor, below, since, audience, limit),
-            |r| {
-                Ok(ChangeRow {
-                    cursor: SyncCursor {
-                        position: r.i64(0)?,
-                        id: r.i64(1)?,
-                    },
-                    changed_utc: r.i64(2)?,
-                    deleted: true,
-                })
-            },
-        )
-        .await?;
+    let live = live_changes(set, cursor, below, since, audience, limit);
+    let live = conn.query(&live, |r| change_row(r, false)).await?;
+    let dead = tombstones(set, cursor, below, since, audience, limit);
+    let dead = conn.query(&dead, |r| change_row(r, true)).await?;
     let mut all: Vec<ChangeRow> = live.into_iter().chain(dead).collect();
     all.sort_by_key(|c| c.cursor);
     all.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     Ok(all)
+}
+
+/// A row of either read: position, ID, when it changed.
+fn change_row(r: &super::Row<'_>, deleted: bool) -> Result<ChangeRow, StoreError> {
+    Ok(ChangeRow {
+        cursor: SyncCursor {
+            position: r.i64(0)?,
+            id: r.i64(1)?,
+        },
+        changed_utc: r.i64(2)?,
+        deleted,
+    })
 }
 
 fn live_changes(

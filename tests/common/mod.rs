@@ -631,3 +631,63 @@ pub fn titles(r: &Resp) -> Vec<String> {
         .map(|e| e["title"].as_str().unwrap_or_default().to_string())
         .collect()
 }
+
+/// Whether an outside tool a test drives is installed. In CI it must be (`.ci/run`
+/// installs it: `how`); elsewhere a missing one skips the check, loudly.
+pub fn tool_installed(present: bool, what: &str, how: &str) -> bool {
+    if present {
+        return true;
+    }
+    assert!(!ci(), "CI must install {what} ({how})");
+    eprintln!("NOTE: {what} not installed ({how}); the check is SKIPPED");
+    false
+}
+
+/// A server on a real loopback socket, for outside clients: the app (`make`, with
+/// settings naming the socket's URL and `adjust`ed), its site URL, and the serving
+/// task (abort it when done). `None` when the backend is unavailable.
+pub async fn on_socket(
+    make: impl AsyncFnOnce(Settings) -> Option<TestApp>,
+    adjust: impl FnOnce(Settings) -> Settings,
+) -> Option<(
+    TestApp,
+    String,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+)> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let site = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let base = Settings {
+        site_url: site.clone(),
+        site_host: "127.0.0.1".into(),
+        ..settings()
+    };
+    let app = make(adjust(base)).await?;
+    let router = app.router();
+    let server = tokio::spawn(async move { axum::serve(listener, router).await });
+    Some((app, site, server))
+}
+
+/// Runs an outside program (off the runtime's threads) that prints one JSON line,
+/// and that line; a failure shows what it printed.
+pub async fn run_json(program: &str, args: Vec<String>) -> Value {
+    let program = program.to_string();
+    let shown = format!("{program} {}", args.join(" "));
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(program).args(&args).output()
+    })
+    .await
+    .unwrap()
+    .unwrap_or_else(|e| panic!("{shown}: {e}"));
+    assert!(
+        out.status.success(),
+        "{shown} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "{shown} printed no JSON line: {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
