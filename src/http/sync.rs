@@ -1,8 +1,8 @@
 //! Incremental sync answers (`modified_after`, `cursor` on any list): the changes
 //! in order, each an item as the list shows it or a tombstone, with the cursor to
 //! go on from in the body, in `X-Calendar-Events-Cursor`, and in the next page's
-//! URL (`next_rest_url`, `Link: rel="next"`). Never cached: an answer depends on
-//! which transactions have settled, not only on the data.
+//! URL (`next_rest_url`, `Link: rel="next"`). No freshness rule of their own: the
+//! response cache keeps an answer for the second and data version it was computed in.
 
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::Response;

@@ -149,13 +149,28 @@ fn live_columns(set: ChangeSet) -> (SimpleExpr, SimpleExpr, SimpleExpr) {
     }
 }
 
-/// `(position, id) > cursor`, with the position bound alone too so that both
-/// backends seek the index on it.
-fn after(position: SimpleExpr, id: SimpleExpr, c: SyncCursor) -> SimpleExpr {
-    position
-        .clone()
-        .gte(c.position)
-        .and(Expr::tuple([position, id]).gt(Expr::tuple([Expr::val(c.position), Expr::val(c.id)])))
+/// The two index ranges that together follow a cursor: the rest of its own
+/// position, and the positions after it up to `below`. (A row comparison,
+/// `(position, id) > cursor`, is one range in theory; SQLite seeks only on the
+/// position and filters the IDs one by one, 70 ms into a position of a million
+/// migrated rows, against 0.2 ms for these two.)
+#[derive(Clone, Copy)]
+enum Part {
+    SamePosition,
+    LaterPositions,
+}
+
+fn range(
+    part: Part,
+    position: SimpleExpr,
+    id: SimpleExpr,
+    c: SyncCursor,
+    below: i64,
+) -> SimpleExpr {
+    match part {
+        Part::SamePosition => position.eq(c.position).and(id.gt(c.id)),
+        Part::LaterPositions => position.clone().gt(c.position).and(position.lt(below)),
+    }
 }
 
 /// Who may learn of a change to a post, as a row filter.
@@ -183,11 +198,16 @@ pub async fn changes_after(
     audience: Audience,
     limit: u64,
 ) -> Result<Vec<ChangeRow>, StoreError> {
-    let live = live_changes(set, cursor, below, since, audience, limit);
-    let live = conn.query(&live, |r| change_row(r, false)).await?;
-    let dead = tombstones(set, cursor, below, since, audience, limit);
-    let dead = conn.query(&dead, |r| change_row(r, true)).await?;
-    let mut all: Vec<ChangeRow> = live.into_iter().chain(dead).collect();
+    let mut all = Vec::new();
+    for part in [Part::SamePosition, Part::LaterPositions] {
+        if matches!(part, Part::SamePosition) && cursor.position >= below {
+            continue;
+        }
+        let live = live_changes(set, part, cursor, below, since, audience, limit);
+        all.extend(conn.query(&live, |r| change_row(r, false)).await?);
+        let dead = tombstones(set, part, cursor, below, since, audience, limit);
+        all.extend(conn.query(&dead, |r| change_row(r, true)).await?);
+    }
     all.sort_by_key(|c| c.cursor);
     all.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     Ok(all)
@@ -207,6 +227,7 @@ fn change_row(r: &super::Row<'_>, deleted: bool) -> Result<ChangeRow, StoreError
 
 fn live_changes(
     set: ChangeSet,
+    part: Part,
     cursor: SyncCursor,
     below: i64,
     since: Option<i64>,
@@ -236,9 +257,13 @@ fn live_changes(
         ChangeSet::Posts(_) => Expr::col(Posts::Id),
         ChangeSet::Terms(_) => Expr::col(Terms::Id),
     };
-    q.and_where(kind.eq(set.kind()))
-        .and_where(after(position.clone(), id.clone(), cursor))
-        .and_where(position.clone().lt(below));
+    q.and_where(kind.eq(set.kind())).and_where(range(
+        part,
+        position.clone(),
+        id.clone(),
+        cursor,
+        below,
+    ));
     if let Some(t) = since {
         q.and_where(changed.gte(t));
     }
@@ -250,6 +275,7 @@ fn live_changes(
 
 fn tombstones(
     set: ChangeSet,
+    part: Part,
     cursor: SyncCursor,
     below: i64,
     since: Option<i64>,
@@ -265,12 +291,13 @@ fn tombstones(
     ])
     .from(ChangeTombstones::Table)
     .and_where(col(ChangeTombstones::Kind).eq(set.kind()))
-    .and_where(after(
+    .and_where(range(
+        part,
         col(ChangeTombstones::Position),
         col(ChangeTombstones::Id),
         cursor,
-    ))
-    .and_where(col(ChangeTombstones::Position).lt(below));
+        below,
+    ));
     if let Some(t) = since {
         q.and_where(col(ChangeTombstones::ChangedUtc).gte(t));
     }
