@@ -565,15 +565,30 @@ both!(
         app.event(in_cat("Deep", "01", bebop)).await;
         app.event(in_cat("Top", "02", music)).await;
         app.event(in_cat("Elsewhere", "03", other)).await;
+        app.event(with(
+            event("Both", "2027-03-04 20:00:00", "2027-03-04 22:00:00"),
+            json!({"categories": [music, jazz]}),
+        ))
+        .await;
         let window = "start_date=2027-03-01&end_date=2027-03-31";
         let r = app
             .get(&format!("events?{window}&categories={music}"))
             .await;
         r.assert(200);
-        assert_eq!(titles(&r), ["Deep", "Top"]);
-        assert_eq!(r.body["total"], 2);
+        assert_eq!(titles(&r), ["Deep", "Top", "Both"]);
+        assert_eq!(r.body["total"], 3, "an event in two of them counts once");
+        assert_eq!(r.header("x-wp-total"), Some("3"));
+        // Visitors count the same way, from the per-day counts.
+        let paged = app
+            .get_as(
+                &format!("events?{window}&categories={music}&per_page=2"),
+                &Auth::None,
+            )
+            .await;
+        assert_eq!(paged.body["total"], 3);
+        assert_eq!(paged.body["total_pages"], 2);
         let r = app.get(&format!("events?{window}&categories=jazz")).await;
-        assert_eq!(titles(&r), ["Deep"], "by slug too");
+        assert_eq!(titles(&r), ["Deep", "Both"], "by slug too");
         let r = app
             .get(&format!("events?{window}&categories={bebop},{other}"))
             .await;
@@ -581,7 +596,7 @@ both!(
         // A term's own count stays its own events, as in WordPress.
         assert_eq!(
             app.get(&format!("categories/{music}")).await.body["count"],
-            1
+            2
         );
     }
 );

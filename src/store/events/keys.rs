@@ -332,23 +332,59 @@ pub(super) fn count(backend: Backend, eq: &EventFilter, keys: &[KeyFilter]) -> S
         q.expr(Expr::cust("COUNT(*)"));
         return q;
     }
-    let mut counts = arms(keys).into_iter().enumerate().map(|(i, arm)| {
-        let mut q = keyed(backend, eq, &arm);
-        q.expr(Expr::cust("COUNT(*)"));
-        if i > 0 {
-            let earlier = KeyFilter {
-                kind: keys[0].kind,
-                values: keys[0].values[..i].to_vec(),
-            };
-            q.and_where(has_key(backend, &earlier).not());
-        }
-        q
-    });
-    let mut first = counts.next().expect("a filter has a value");
+    value_counts(backend, eq, keys, 0).expect("a filter has a value")
+}
+
+/// The counts of [`count`] from the `skip`-th value of the driver on: each value's
+/// events that no value before it has. `None` when no value is left.
+fn value_counts(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    skip: usize,
+) -> Option<SelectStatement> {
+    let mut counts = arms(keys)
+        .into_iter()
+        .enumerate()
+        .skip(skip)
+        .map(|(i, arm)| {
+            let mut q = keyed(backend, eq, &arm);
+            q.expr(Expr::cust("COUNT(*)"));
+            if i > 0 {
+                let earlier = KeyFilter {
+                    kind: keys[0].kind,
+                    values: keys[0].values[..i].to_vec(),
+                };
+                q.and_where(has_key(backend, &earlier).not());
+            }
+            q
+        });
+    let mut first = counts.next()?;
     for q in counts {
         first.union(UnionType::All, q);
     }
-    first
+    Some(first)
+}
+
+/// A list of several values of one filter (a category and its subcategories) whose
+/// first value alone the per-day counts serve: that value's window, and the counts
+/// of the events of the other values that it does not hold. The first value is the
+/// largest ([`largest_first`]), so its range, the one a plain count would read one
+/// row at a time (410,000 events of a category at a million: 40 ms), is not read.
+pub(super) fn first_value_window(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+) -> Option<(KeyWindow, SelectStatement)> {
+    if keys.len() != 1 || !keys[0].may_repeat() {
+        return None;
+    }
+    let first = KeyFilter {
+        kind: keys[0].kind,
+        values: vec![keys[0].values[0]],
+    };
+    let window = aggregate_window(eq, std::slice::from_ref(&first))?;
+    Some((window, value_counts(backend, eq, keys, 1)?))
 }
 
 /// The IDs of one page of a keyed list, in list order.

@@ -141,8 +141,20 @@ async fn page_and_total(
     let every = [KeyFilter::every()];
     let keys = if keys.is_empty() { &every[..] } else { keys };
     let window = super::keys::aggregate_window(eq, keys);
+    let first_value = match &window {
+        None => super::keys::first_value_window(backend, eq, keys),
+        Some(_) => None,
+    };
     let total = if let Some(window) = &window {
         crate::store::event_count::window(conn, window).await?
+    } else if let Some((first, others)) = &first_value {
+        let first = crate::store::event_count::window(conn, first).await?;
+        let others = conn.query(others, |r| r.i64(0)).await?;
+        first
+            + others
+                .into_iter()
+                .map(|n| u64::try_from(n).unwrap_or(0))
+                .sum::<u64>()
     } else {
         let count = if on_posts {
             let mut count = Query::select();
