@@ -449,3 +449,53 @@ both!(
         assert!(parsed.windows(2).all(|w| w[0] <= w[1]), "{parsed:?}");
     }
 );
+
+/// PostgreSQL, two instances: writers on both, a visitor mirroring through one.
+/// Transactions of either instance commit out of order; the mirror must still end
+/// identical to what each instance lists.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mirror_through_one_instance_sees_the_writes_of_another() {
+    let Some(a) = TestApp::postgres().await else {
+        return;
+    };
+    let b = std::sync::Arc::new(a.second_app().await.expect("a second instance"));
+    let a = std::sync::Arc::new(a);
+    let writers = [
+        tokio::spawn(churn(b.clone(), 0, 16)),
+        tokio::spawn(churn(b.clone(), 1, 16)),
+        tokio::spawn(churn(a.clone(), 2, 16)),
+    ];
+    let mut mirror = BTreeMap::new();
+    let mut cursor = "0".to_string();
+    let mut sync_once = async |mirror: &mut BTreeMap<i64, Value>, cursor: &mut String| loop {
+        let body = changes(
+            &a,
+            &format!("events?cursor={cursor}&per_page=5"),
+            &Auth::None,
+        )
+        .await;
+        apply(mirror, body["events"].as_array().unwrap());
+        *cursor = body["cursor"].as_str().unwrap().to_string();
+        if body.get("next_rest_url").is_none() {
+            break;
+        }
+    };
+    while !writers.iter().all(|w| w.is_finished()) {
+        sync_once(&mut mirror, &mut cursor).await;
+    }
+    for w in writers {
+        w.await.unwrap();
+    }
+    sync_once(&mut mirror, &mut cursor).await;
+    for instance in [&a, &b] {
+        let truth = listed(instance).await;
+        assert!(truth.len() > 5, "too little to compare: {}", truth.len());
+        assert_eq!(
+            mirror.keys().collect::<Vec<_>>(),
+            truth.keys().collect::<Vec<_>>()
+        );
+        for (id, e) in &truth {
+            assert_eq!(&mirror[id], e, "event {id} differs");
+        }
+    }
+}

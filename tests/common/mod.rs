@@ -377,6 +377,20 @@ impl TestApp {
         Some(http::service(Arc::new(AppState::new(service, settings()))))
     }
 
+    /// Another instance on the same PostgreSQL database (its own pools and cache), as
+    /// a whole test app with the same administrator; dropping it keeps the database.
+    pub async fn second_app(&self) -> Option<TestApp> {
+        let store = self.second_store().await?;
+        let service = Service::configured(store.clone(), &settings());
+        Some(TestApp {
+            router: http::service(Arc::new(AppState::new(service, settings()))),
+            store,
+            _dir: None,
+            pg_database: None,
+            admin: self.admin.clone(),
+        })
+    }
+
     /// Another store on the same PostgreSQL database, as another instance opens it.
     pub async fn second_store(&self) -> Option<Store> {
         let db = self.pg_database.as_ref()?;
