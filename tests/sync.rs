@@ -467,7 +467,7 @@ async fn a_mirror_through_one_instance_sees_the_writes_of_another() {
     ];
     let mut mirror = BTreeMap::new();
     let mut cursor = "0".to_string();
-    let mut sync_once = async |mirror: &mut BTreeMap<i64, Value>, cursor: &mut String| loop {
+    let sync_once = async |mirror: &mut BTreeMap<i64, Value>, cursor: &mut String| loop {
         let body = changes(
             &a,
             &format!("events?cursor={cursor}&per_page=5"),
