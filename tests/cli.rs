@@ -133,3 +133,49 @@ fn a_missing_postgresql_database_is_created_or_explained() {
         "{err}"
     );
 }
+
+#[test]
+fn export_and_import_move_a_calendar_between_databases() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = format!("sqlite://{}", dir.path().join("from.db").display());
+    let to = format!("sqlite://{}", dir.path().join("to.db").display());
+    let file = dir.path().join("calendar.jsonl");
+    let file = file.to_str().unwrap();
+    // An empty calendar exports nothing, and an import needs an administrator.
+    let (ok, _, err) = run(&["export", "--output", file, "--database-url", &from]);
+    assert!(ok, "{err}");
+    assert!(err.contains("event: 0 exported"), "{err}");
+    let (ok, _, err) = run(&["import", file, "--database-url", &to]);
+    assert!(!ok && err.contains("administrator"), "{err}");
+    let (ok, _, err) = run(&[
+        "user",
+        "create",
+        "root",
+        "--role",
+        "administrator",
+        "--database-url",
+        &to,
+    ]);
+    assert!(ok, "{err}");
+    std::fs::write(
+        file,
+        concat!(
+            r#"{"kind":"category","item":{"id":5,"name":"Music","description":"","slug":"music","parent":0}}"#,
+            "\n",
+            r#"{"kind":"event","item":{"id":9,"title":"Jazz","status":"publish","start_date":"2027-01-01 20:00:00","end_date":"2027-01-01 22:00:00","timezone":"UTC","categories":[{"id":5}]}}"#,
+            "\n",
+            r#"{"kind":"event","item":{"id":10,"title":"Broken"}}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let (ok, out, err) = run(&["import", file, "--database-url", &to]);
+    assert!(!ok, "a refused item fails the import");
+    assert!(out.contains("category: 1 imported, 0 not"), "{out}");
+    assert!(out.contains("event: 1 imported, 1 not"), "{out}");
+    assert!(err.contains("not imported: event 10"), "{err}");
+    let (ok, _, err) = run(&["export", "--output", file, "--database-url", &to]);
+    assert!(ok && err.contains("event: 1 exported"), "{err}");
+    let written = std::fs::read_to_string(file).unwrap();
+    assert!(written.contains(r#""title":"Jazz""#) && written.contains(r#""name":"Music""#));
+}

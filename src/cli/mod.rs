@@ -1,6 +1,8 @@
-//! The `calendar-events` command: `serve` (default), `migrate`, `user`, `token`.
+//! The `calendar-events` command: `serve` (default), `migrate`, `user`, `token`,
+//! `export`, `import`.
 
 mod serve;
+pub mod transfer;
 mod users;
 
 use std::process::ExitCode;
@@ -81,6 +83,21 @@ pub enum Command {
     /// Manage bearer tokens.
     #[command(subcommand)]
     Token(TokenCommand),
+    /// Write every category, tag, venue, organizer and event, of every status, as
+    /// JSON lines of the API's representations (what `import` reads).
+    Export {
+        /// The file to write (default: standard output).
+        #[arg(long)]
+        output: Option<std::path::PathBuf>,
+    },
+    /// Create everything an `export` holds in this calendar, linked as it was.
+    Import {
+        /// A file written by `export`.
+        file: std::path::PathBuf,
+        /// The administrator the items are written as (default: the first one).
+        #[arg(long = "as")]
+        login: Option<String>,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -129,6 +146,10 @@ pub fn run(cli: Cli) -> ExitCode {
             Some(Command::Migrate) => users::migrate(&cli.serve.db).await,
             Some(Command::User(cmd)) => users::user(cmd, &cli.serve.db).await,
             Some(Command::Token(cmd)) => users::token(cmd, &cli.serve.db).await,
+            Some(Command::Export { output }) => transfer::export(&cli.serve.db, output).await,
+            Some(Command::Import { file, login }) => {
+                transfer::import(&cli.serve.db, file, login).await
+            }
         }
     });
     match result {

@@ -18,6 +18,7 @@ mod live_counts;
 mod state;
 mod sync;
 mod terms;
+pub mod transfer;
 pub mod urls;
 mod viewer;
 mod views;

@@ -8,6 +8,7 @@ use super::context::{Ctx, Current};
 use super::error::ApiError;
 use super::json::json;
 use super::lists::{self, Layout, Paging};
+use super::urls::Urls;
 use super::views::{OrganizerView, Reveal, VenueView};
 use crate::api::args::Args;
 use crate::domain::args::{LinkedDeleteArgs, LinkedListArgs, PostReadArgs};
@@ -30,18 +31,28 @@ pub fn view<'a>(
     reveal: Reveal,
     with_json_ld: bool,
 ) -> LinkedView<'a> {
-    let tz = &ctx.app.settings.timezone;
+    view_of(
+        post,
+        &ctx.urls,
+        ctx.app.settings.timezone,
+        reveal,
+        with_json_ld,
+    )
+}
+
+/// [`view`] outside a request (the export).
+pub fn view_of<'a>(
+    post: &'a Post,
+    urls: &'a Urls,
+    tz: chrono_tz::Tz,
+    reveal: Reveal,
+    with_json_ld: bool,
+) -> LinkedView<'a> {
     match post.post_type {
         Some(PostType::Venue) => {
-            LinkedView::Venue(VenueView::new(post, &ctx.urls, tz, reveal, with_json_ld))
+            LinkedView::Venue(VenueView::new(post, urls, &tz, reveal, with_json_ld))
         }
-        _ => LinkedView::Organizer(OrganizerView::new(
-            post,
-            &ctx.urls,
-            tz,
-            reveal,
-            with_json_ld,
-        )),
+        _ => LinkedView::Organizer(OrganizerView::new(post, urls, &tz, reveal, with_json_ld)),
     }
 }
 

@@ -1,0 +1,370 @@
+//! `export` and `import`: a whole calendar as JSON lines of the API's own
+//! representations, and back. Moves between instances (SQLite to PostgreSQL, one
+//! host to another) and backups.
+//!
+//! Import writes through the same argument checks and use cases as the API (a
+//! line is the create request its representation stands for, with the IDs it
+//! links to translated), as the administrator it is run as: invalid items are
+//! reported, never half-written.
+
+use std::collections::HashMap;
+use std::io::BufRead;
+
+use serde_json::{Map, Value};
+
+use crate::api::args::{self, Args, RawArgs};
+use crate::api::table::{Endpoint, Op, ROUTES};
+use crate::config::{DatabaseArgs, Settings};
+use crate::domain::permissions::{Caller, Role, User};
+use crate::domain::post::{PostType, Target, untrashed_slug};
+use crate::domain::term::Taxonomy;
+use crate::http::transfer::KINDS;
+use crate::service::{Asking, LinkedDraftArgs, Service};
+
+/// Venue fields a representation and a create share.
+const VENUE_FIELDS: &[&str] = &[
+    "venue",
+    "description",
+    "excerpt",
+    "status",
+    "slug",
+    "address",
+    "city",
+    "country",
+    "province",
+    "state",
+    "zip",
+    "phone",
+    "stateprovince",
+    "website",
+    "show_map",
+    "show_map_link",
+    "geo_lat",
+    "geo_lng",
+    "date_utc",
+];
+const ORGANIZER_FIELDS: &[&str] = &[
+    "organizer",
+    "description",
+    "excerpt",
+    "status",
+    "slug",
+    "phone",
+    "website",
+    "email",
+    "date_utc",
+];
+const EVENT_FIELDS: &[&str] = &[
+    "title",
+    "description",
+    "excerpt",
+    "slug",
+    "status",
+    "date_utc",
+    "start_date",
+    "end_date",
+    "timezone",
+    "all_day",
+    "show_map",
+    "show_map_link",
+    "hide_from_listings",
+    "sticky",
+    "featured",
+    "tickets",
+];
+
+/// What an import did, per kind (in [`KINDS`] order).
+#[derive(Debug, Default)]
+pub struct Imported {
+    pub created: [u64; 5],
+    /// Each item not imported: its kind, its ID in the export, and why.
+    pub failed: Vec<(String, i64, String)>,
+}
+
+/// Source ID → new ID, per kind.
+#[derive(Default)]
+struct Ids(HashMap<(usize, i64), i64>);
+
+impl Ids {
+    fn get(&self, kind: usize, old: &Value) -> Option<i64> {
+        self.0.get(&(kind, old.as_i64()?)).copied()
+    }
+
+    fn list(&self, kind: usize, items: &Value) -> Vec<Value> {
+        items
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| self.get(kind, &t["id"]).map(Value::from))
+            .collect()
+    }
+}
+
+fn copy(item: &Value, fields: &[&str]) -> Map<String, Value> {
+    fields
+        .iter()
+        .filter_map(|f| match item.get(*f) {
+            None | Some(Value::Null) => None,
+            Some(v) => Some((f.to_string(), v.clone())),
+        })
+        .collect()
+}
+
+/// An image is linked by its URL: the file stays where it is.
+fn image(item: &Value, body: &mut Map<String, Value>) {
+    if let Some(url) = item["image"]["url"].as_str() {
+        body.insert("image".into(), Value::from(url));
+    }
+}
+
+/// The create request a line's representation stands for. A trashed post is
+/// created as what it was before the trash, under its own slug, and trashed after
+/// ([`is_trashed`]), so that restoring it later gives that status back.
+fn request(kind: usize, item: &Value, ids: &Ids) -> (Op, Map<String, Value>) {
+    let (op, mut body) = create_request(kind, item, ids);
+    if is_trashed(item) {
+        let before = item["status_before_trash"].as_str().unwrap_or("draft");
+        body.insert("status".into(), Value::from(before));
+        if let Some(slug) = item["slug"].as_str().and_then(untrashed_slug) {
+            body.insert("slug".into(), Value::from(slug));
+        }
+    }
+    (op, body)
+}
+
+fn is_trashed(item: &Value) -> bool {
+    item["status"] == "trash"
+}
+
+fn create_request(kind: usize, item: &Value, ids: &Ids) -> (Op, Map<String, Value>) {
+    match KINDS[kind] {
+        "category" | "tag" => {
+            let mut body = copy(item, &["name", "description", "slug"]);
+            // An empty description is refused on a term create, as in the reference.
+            body.retain(|_, v| v.as_str() != Some(""));
+            if let Some(parent) = ids.get(0, &item["parent"]) {
+                body.insert("parent".into(), parent.into());
+            }
+            let tax = if kind == 0 {
+                Taxonomy::Category
+            } else {
+                Taxonomy::Tag
+            };
+            (Op::TermCreate(tax), body)
+        }
+        "venue" | "organizer" => {
+            let (t, fields) = match kind {
+                2 => (PostType::Venue, VENUE_FIELDS),
+                _ => (PostType::Organizer, ORGANIZER_FIELDS),
+            };
+            let mut body = copy(item, fields);
+            // A venue's map flags are shown as booleans and written as text.
+            for flag in ["show_map", "show_map_link"] {
+                if t == PostType::Venue
+                    && let Some(Value::Bool(b)) = body.get(flag)
+                {
+                    let text = if *b { "true" } else { "false" };
+                    body.insert(flag.into(), Value::from(text));
+                }
+            }
+            image(item, &mut body);
+            (Op::LinkedCreate(t), body)
+        }
+        _ => (Op::EventCreate, event_request(item, ids)),
+    }
+}
+
+fn event_request(item: &Value, ids: &Ids) -> Map<String, Value> {
+    let mut body = copy(item, EVENT_FIELDS);
+    // A representation shows the event's own page as its website when it has none.
+    if item["website"] == item["url"] {
+        body.remove("website");
+    } else if let Some(w) = item.get("website") {
+        body.insert("website".into(), w.clone());
+    }
+    let costs = &item["cost_details"]["values"];
+    if costs.as_array().is_some_and(|v| !v.is_empty()) {
+        body.insert("cost".into(), costs.clone());
+    }
+    body.insert("categories".into(), ids.list(0, &item["categories"]).into());
+    body.insert("tags".into(), ids.list(1, &item["tags"]).into());
+    if let Some(venue) = ids.get(2, &item["venue"]["id"]) {
+        body.insert("venue".into(), venue.into());
+    }
+    body.insert("organizer".into(), ids.list(3, &item["organizer"]).into());
+    if let Some(parent) = ids.get(4, &item["post_parent"]) {
+        body.insert("post_parent".into(), parent.into());
+    }
+    image(item, &mut body);
+    body
+}
+
+fn endpoint(op: Op) -> Result<&'static Endpoint, String> {
+    ROUTES
+        .iter()
+        .flat_map(|r| r.endpoints.iter())
+        .find(|e| e.op == op)
+        .ok_or_else(|| format!("no route for {op:?}"))
+}
+
+/// Creates one item; its new ID.
+async fn create(
+    service: &Service,
+    asking: Asking<'_>,
+    op: Op,
+    body: Map<String, Value>,
+    limits: &args::Limits,
+) -> Result<i64, String> {
+    let raw = RawArgs {
+        path: Default::default(),
+        params: body,
+    };
+    let args: Args = args::check(endpoint(op)?, raw, limits).map_err(|e| format!("{e:?}"))?;
+    let shown = |e: crate::service::Error| format!("{e:?}");
+    match op {
+        Op::TermCreate(tax) => {
+            let typed = match tax {
+                Taxonomy::Category => args.typed(),
+                Taxonomy::Tag => args.typed::<crate::domain::args::TagWriteArgs>().into(),
+            };
+            let term = service
+                .create_term(asking, tax, &typed, args.invalid())
+                .await;
+            Ok(term.map_err(shown)?.id)
+        }
+        Op::LinkedCreate(t) => {
+            let draft = match t {
+                PostType::Venue => LinkedDraftArgs::Venue(Box::new(args.typed())),
+                _ => LinkedDraftArgs::Organizer(Box::new(args.typed())),
+            };
+            let post = service.create_linked(asking, &draft, args.invalid()).await;
+            Ok(post.map_err(shown)?.id)
+        }
+        _ => {
+            // Links are IDs already imported, never inline posts.
+            let inline = |_: PostType, _: &Map<String, Value>| Err(());
+            let event = service
+                .create_event(asking, &args.typed(), args.invalid(), &inline)
+                .await;
+            Ok(event.map_err(shown)?.event.post.id)
+        }
+    }
+}
+
+/// Moves a post just created to the trash.
+async fn trash(service: &Service, asking: Asking<'_>, op: Op, id: i64) -> Result<(), String> {
+    let target = Target::Id(id);
+    let done = match op {
+        Op::EventCreate => service.delete_event(asking, &target, false).await.map(drop),
+        Op::LinkedCreate(t) => service
+            .delete_linked(asking, t, &target, false)
+            .await
+            .map(drop),
+        _ => Ok(()),
+    };
+    done.map_err(|e| format!("{e:?}"))
+}
+
+/// Reads an export and creates everything in it, as `user` (an administrator).
+pub async fn import_lines(
+    service: &Service,
+    user: User,
+    lines: impl BufRead,
+) -> Result<Imported, String> {
+    let caller = Caller(Some(user));
+    let limits = Settings::default().limits;
+    let mut ids = Ids::default();
+    let mut done = Imported::default();
+    for (n, line) in lines.lines().enumerate() {
+        let line = line.map_err(|e| format!("reading line {}: {e}", n + 1))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let parsed: Value =
+            serde_json::from_str(&line).map_err(|e| format!("line {}: {e}", n + 1))?;
+        let Some(kind) = KINDS.iter().position(|k| parsed["kind"] == *k) else {
+            return Err(format!("line {}: unknown kind {}", n + 1, parsed["kind"]));
+        };
+        let item = &parsed["item"];
+        let old = item["id"].as_i64().unwrap_or(0);
+        let (op, body) = request(kind, item, &ids);
+        let asking = Asking {
+            caller: &caller,
+            now: chrono::Utc::now().timestamp(),
+            condition: Default::default(),
+        };
+        let created = match create(service, asking, op, body, &limits).await {
+            Ok(new) if is_trashed(item) => trash(service, asking, op, new).await.map(|()| new),
+            other => other,
+        };
+        match created {
+            Ok(new) => {
+                ids.0.insert((kind, old), new);
+                done.created[kind] += 1;
+            }
+            Err(why) => done.failed.push((KINDS[kind].to_string(), old, why)),
+        }
+    }
+    Ok(done)
+}
+
+async fn open(db: &DatabaseArgs) -> Result<Service, String> {
+    Service::open_for_admin(&db.database_url)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// `calendar-events export [--output FILE]`.
+pub async fn export(db: &DatabaseArgs, output: Option<std::path::PathBuf>) -> Result<(), String> {
+    let service = open(db).await?;
+    let settings = Settings::default();
+    let done = match output {
+        Some(path) => {
+            let file =
+                std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let mut out = std::io::BufWriter::new(file);
+            crate::http::transfer::export(&service, &settings, &mut out).await?
+        }
+        None => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            crate::http::transfer::export(&service, &settings, &mut out).await?
+        }
+    };
+    for (kind, n) in KINDS.iter().zip(done.counts) {
+        eprintln!("{kind}: {n} exported");
+    }
+    Ok(())
+}
+
+/// `calendar-events import FILE [--as LOGIN]`.
+pub async fn import(
+    db: &DatabaseArgs,
+    file: std::path::PathBuf,
+    login: Option<String>,
+) -> Result<(), String> {
+    let service = open(db).await?;
+    let users = service.users().await.map_err(|e| e.to_string())?;
+    let user = users
+        .into_iter()
+        .find(|u| match &login {
+            Some(l) => &u.login == l,
+            None => u.role == Role::Administrator,
+        })
+        .ok_or("no such administrator: create one with `user create LOGIN --role administrator`")?;
+    if user.role != Role::Administrator {
+        return Err(format!("{} is not an administrator", user.login));
+    }
+    let reader = std::fs::File::open(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let done = import_lines(&service, user, std::io::BufReader::new(reader)).await?;
+    for (kind, n) in KINDS.iter().zip(done.created) {
+        let failed = done.failed.iter().filter(|f| f.0 == *kind).count();
+        println!("{kind}: {n} imported, {failed} not");
+    }
+    for (kind, id, why) in &done.failed {
+        eprintln!("not imported: {kind} {id}: {why}");
+    }
+    match done.failed.is_empty() {
+        true => Ok(()),
+        false => Err(format!("{} items not imported", done.failed.len())),
+    }
+}

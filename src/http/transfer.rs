@@ -1,0 +1,140 @@
+//! `calendar-events export`: every category, tag, venue, organizer and event, of
+//! every status, as JSON lines of the API's own representations (as an
+//! administrator reads them), parents before their children and linked posts
+//! before the events that link them, so that `import` can read them back in order.
+//!
+//! It walks the sync use cases from `cursor=0` (docs/sync.md): each page costs the
+//! same however large the calendar, and nothing is missed while others write.
+
+use std::io::Write;
+
+use serde_json::{Value, json};
+
+use super::linked::{LinkedView, view_of};
+use super::urls::Urls;
+use super::views::{EventView, TermView, ViewContext};
+use crate::api::table::NAMESPACE;
+use crate::config::Settings;
+use crate::domain::args::SyncArgs;
+use crate::domain::permissions::{Caller, Role, User};
+use crate::domain::post::PostType;
+use crate::domain::term::Taxonomy;
+use crate::service::{Asking, Service, SyncPage, Synced};
+
+/// The kinds a line carries, in the order lines are written and read.
+pub const KINDS: [&str; 5] = ["category", "tag", "venue", "organizer", "event"];
+
+/// How many of each kind were written.
+#[derive(Debug, Default)]
+pub struct Exported {
+    pub counts: [u64; 5],
+}
+
+fn sync_args(cursor: &str) -> SyncArgs {
+    SyncArgs {
+        page: 1,
+        per_page: 50,
+        modified_after: None,
+        cursor: Some(cursor.to_string()),
+    }
+}
+
+/// Every page of one list's changes from the start; the items, without tombstones.
+async fn walk<T, F, Fut>(mut page: F) -> Result<Vec<T>, String>
+where
+    F: FnMut(SyncArgs) -> Fut,
+    Fut: std::future::Future<Output = Result<SyncPage<T>, crate::service::Error>>,
+{
+    let mut cursor = "0".to_string();
+    let mut items = Vec::new();
+    loop {
+        let p = page(sync_args(&cursor)).await.map_err(|e| e.to_string())?;
+        cursor = p.cursor.to_string();
+        items.extend(p.items.into_iter().filter_map(|s| match s {
+            Synced::Item(t) => Some(t),
+            Synced::Deleted { .. } => None,
+        }));
+        if !p.more {
+            return Ok(items);
+        }
+    }
+}
+
+fn line(out: &mut impl Write, kind: &str, item: Value) -> Result<(), String> {
+    let text = json!({"kind": kind, "item": item}).to_string();
+    writeln!(out, "{text}").map_err(|e| format!("writing the export: {e}"))
+}
+
+/// Writes the whole calendar to `out`.
+pub async fn export(
+    service: &Service,
+    settings: &Settings,
+    out: &mut impl Write,
+) -> Result<Exported, String> {
+    let caller = Caller(Some(User {
+        id: 0,
+        login: "export".into(),
+        role: Role::Administrator,
+    }));
+    let asking = Asking {
+        caller: &caller,
+        now: chrono::Utc::now().timestamp(),
+        condition: Default::default(),
+    };
+    let urls = Urls::new(settings, "", NAMESPACE);
+    let mut done = Exported::default();
+    for (i, tax) in [Taxonomy::Category, Taxonomy::Tag].into_iter().enumerate() {
+        let mut terms =
+            walk(|a| async move { service.sync_terms(asking, tax, &a, &[], &[]).await }).await?;
+        // Parents first: a term's depth orders it after every ancestor.
+        let depth = |id: i64| {
+            let mut d = 0;
+            let mut at = terms.iter().find(|t| t.id == id).map(|t| t.parent);
+            while let Some(p) = at.filter(|p| *p != 0 && d < 64) {
+                d += 1;
+                at = terms.iter().find(|t| t.id == p).map(|t| t.parent);
+            }
+            d
+        };
+        let depths: Vec<(i64, usize)> = terms.iter().map(|t| (t.id, depth(t.id))).collect();
+        terms.sort_by_key(|t| (depths.iter().find(|(id, _)| *id == t.id).map(|d| d.1), t.id));
+        for t in &terms {
+            let item = serde_json::to_value(TermView::new(t, &urls)).map_err(|e| e.to_string())?;
+            line(out, KINDS[i], item)?;
+            done.counts[i] += 1;
+        }
+    }
+    for (i, t) in [(2, PostType::Venue), (3, PostType::Organizer)] {
+        let mut posts =
+            walk(|a| async move { service.sync_linked(asking, t, &a, &[], &[]).await }).await?;
+        posts.sort_by_key(|(p, _)| p.id);
+        for (post, reveal) in &posts {
+            let view: LinkedView<'_> = view_of(post, &urls, settings.timezone, *reveal, false);
+            line(
+                out,
+                KINDS[i],
+                serde_json::to_value(view).map_err(|e| e.to_string())?,
+            )?;
+            done.counts[i] += 1;
+        }
+    }
+    let mut events =
+        walk(|a| async move { service.sync_events(asking, &a, &[], &[]).await }).await?;
+    // By ID, so that an event's parent (`post_parent`) comes before it.
+    events.sort_by_key(|s| s.event.post.id);
+    let cx = ViewContext {
+        urls: &urls,
+        site_zone: settings.timezone,
+        caller: &caller,
+    };
+    for s in &events {
+        let view = EventView::new(&s.event, &s.links, &cx, s.reveal, false);
+        line(
+            out,
+            KINDS[4],
+            serde_json::to_value(view).map_err(|e| e.to_string())?,
+        )?;
+        done.counts[4] += 1;
+    }
+    Ok(done)
+}

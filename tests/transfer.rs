@@ -1,0 +1,176 @@
+//! `export` and `import`: a calendar written out as JSON lines of the API's
+//! representations and read back into another instance (SQLite → SQLite and
+//! PostgreSQL → PostgreSQL here; the format is the same for both), every item and
+//! link as it was; an item the target refuses is reported, the rest imported.
+
+mod common;
+
+use calendar_events::domain::permissions::{Role, User};
+use calendar_events::service::Service;
+use common::*;
+use serde_json::{Value, json};
+
+/// The calendar as `export` writes it.
+async fn exported(app: &TestApp) -> Vec<Value> {
+    let service = Service::configured(app.store.clone(), &settings());
+    let mut out = Vec::new();
+    calendar_events::http::transfer::export(&service, &settings(), &mut out)
+        .await
+        .unwrap();
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+async fn import(app: &TestApp, lines: &str) -> calendar_events::cli::transfer::Imported {
+    let service = Service::configured(app.store.clone(), &settings());
+    let user = User {
+        id: app.admin.id,
+        login: app.admin.login.clone(),
+        role: Role::Administrator,
+    };
+    calendar_events::cli::transfer::import_lines(&service, user, lines.as_bytes())
+        .await
+        .unwrap()
+}
+
+/// What must survive a move: everything but IDs, URLs, modification times and
+/// the author (the importing administrator).
+fn comparable(v: &Value) -> Value {
+    const MOVED: &[&str] = &[
+        "id",
+        "url",
+        "rest_url",
+        "global_id",
+        "global_id_lineage",
+        "urls",
+        "modified",
+        "modified_utc",
+        "author",
+        "parent",
+        "json_ld",
+        "website",
+    ];
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| !MOVED.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), comparable(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(comparable).collect()),
+        other => other.clone(),
+    }
+}
+
+async fn calendar(app: &TestApp) {
+    let music = app
+        .post(
+            "categories",
+            json!({"name": "Music", "description": "Live"}),
+        )
+        .await
+        .id();
+    let jazz = app
+        .post("categories", json!({"name": "Jazz", "parent": music}))
+        .await
+        .id();
+    app.event(with(
+        event("Jazz night", "2027-05-01 20:00:00", "2027-05-01 23:00:00"),
+        json!({
+            "timezone": "Europe/Paris",
+            "date_utc": "2026-01-02 03:04:05",
+            "categories": [jazz],
+            "tags": [{"name": "free"}],
+            "venue": {"venue": "Hall", "city": "Lyon", "show_map": "false"},
+            "organizer": [{"organizer": "Org", "email": "o@example.org"}],
+            "cost": "15",
+            "featured": true,
+            "website": "https://jazz.example.org/",
+            "tickets": [{"name": "Door", "url": "https://t.example/1", "price": "15", "currency": "EUR"}],
+        }),
+    ))
+    .await;
+    app.event(with(
+        event("Draft fair", "2027-06-01", "2027-06-02"),
+        json!({"all_day": true, "status": "draft"}),
+    ))
+    .await;
+    let gone = app
+        .event(event(
+            "Trashed",
+            "2027-07-01 10:00:00",
+            "2027-07-01 11:00:00",
+        ))
+        .await;
+    app.delete(&format!("events/{gone}")).await.assert(200);
+}
+
+both!(
+    a_calendar_moves_whole_to_another_instance,
+    |app| async move {
+        calendar(&app).await;
+        let lines = exported(&app).await;
+        let kinds: Vec<&str> = lines.iter().map(|l| l["kind"].as_str().unwrap()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "category",
+                "category",
+                "tag",
+                "venue",
+                "organizer",
+                "event",
+                "event",
+                "event"
+            ],
+            "parents and linked posts first"
+        );
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+
+        let target = match app.backend() {
+            calendar_events::store::Backend::Sqlite => TestApp::sqlite().await,
+            calendar_events::store::Backend::Postgres => TestApp::postgres().await.unwrap(),
+        };
+        let done = import(&target, &text).await;
+        assert!(done.failed.is_empty(), "{:?}", done.failed);
+        assert_eq!(done.created, [2, 1, 1, 1, 3]);
+
+        let moved = exported(&target).await;
+        assert_eq!(moved.len(), lines.len());
+        for (a, b) in lines.iter().zip(&moved) {
+            assert_eq!(comparable(a), comparable(b), "{} differs", a["kind"]);
+        }
+        // The links point at the new IDs.
+        let jazz = &moved[1]["item"];
+        assert_eq!(jazz["parent"], moved[0]["item"]["id"]);
+        let night = &moved[5]["item"];
+        assert_eq!(night["venue"]["id"], moved[3]["item"]["id"]);
+        assert_eq!(night["organizer"][0]["id"], moved[4]["item"]["id"]);
+        assert_eq!(night["categories"][0]["id"], jazz["id"]);
+        assert_eq!(night["website"], "https://jazz.example.org/");
+        assert_eq!(night["date_utc"], "2026-01-02 03:04:05");
+        // The importer is the author.
+        assert_eq!(night["author"], target.admin.id.to_string());
+    }
+);
+
+both!(items_the_target_refuses_are_reported, |app| async move {
+    let lines = [
+        json!({"kind": "tag", "item": {"id": 7, "name": "free"}}),
+        json!({"kind": "event", "item": {"id": 8, "title": "No dates"}}),
+        json!({"kind": "event", "item": {"id": 9, "title": "Fine", "start_date": "2027-01-01 10:00:00", "end_date": "2027-01-01 11:00:00", "tags": [{"id": 7}]}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let done = import(&app, &text).await;
+    assert_eq!(done.created, [0, 1, 0, 0, 1]);
+    assert_eq!(done.failed.len(), 1, "{:?}", done.failed);
+    assert_eq!((done.failed[0].0.as_str(), done.failed[0].1), ("event", 8));
+    let r = app
+        .get("events?start_date=2027-01-01&end_date=2027-01-31")
+        .await;
+    assert_eq!(titles(&r), ["Fine"]);
+    assert_eq!(r.body["events"][0]["tags"][0]["name"], "free");
+});
