@@ -265,6 +265,15 @@ impl Settings {
     }
 }
 
+impl Settings {
+    /// The settings of `serve` with this site URL and otherwise no flags.
+    pub fn for_site(site_url: &str) -> Settings {
+        use clap::Parser;
+        let cli = crate::cli::Cli::parse_from(["calendar-events", "--site-url", site_url]);
+        Settings::from_args(&cli.serve)
+    }
+}
+
 impl Default for Settings {
     /// The settings of `serve` with no flags and no environment.
     fn default() -> Settings {

@@ -171,11 +171,27 @@ fn export_and_import_move_a_calendar_between_databases() {
     .unwrap();
     let (ok, out, err) = run(&["import", file, "--database-url", &to]);
     assert!(!ok, "a refused item fails the import");
-    assert!(out.contains("category: 1 imported, 0 not"), "{out}");
-    assert!(out.contains("event: 1 imported, 1 not"), "{out}");
+    assert!(
+        out.contains("category: 1 imported, 0 updated, 0 not"),
+        "{out}"
+    );
+    assert!(out.contains("event: 1 imported, 0 updated, 1 not"), "{out}");
     assert!(err.contains("not imported: event 10"), "{err}");
-    let (ok, _, err) = run(&["export", "--output", file, "--database-url", &to]);
+    let (ok, _, err) = run(&[
+        "export",
+        "--output",
+        file,
+        "--site",
+        "https://events.example.org",
+        "--database-url",
+        &to,
+    ]);
     assert!(ok && err.contains("event: 1 exported"), "{err}");
     let written = std::fs::read_to_string(file).unwrap();
     assert!(written.contains(r#""title":"Jazz""#) && written.contains(r#""name":"Music""#));
+    // The site names the posts: what an import recognises them by.
+    assert!(
+        written.contains(r#""global_id":"events.example.org?id="#),
+        "{written}"
+    );
 }

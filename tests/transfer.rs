@@ -174,3 +174,43 @@ both!(items_the_target_refuses_are_reported, |app| async move {
     assert_eq!(titles(&r), ["Fine"]);
     assert_eq!(r.body["events"][0]["tags"][0]["name"], "free");
 });
+
+both!(
+    importing_again_updates_instead_of_duplicating,
+    |app| async move {
+        calendar(&app).await;
+        let mut lines = exported(&app).await;
+        let text = |lines: &[Value]| -> String { lines.iter().map(|l| format!("{l}\n")).collect() };
+        let target = match app.backend() {
+            calendar_events::store::Backend::Sqlite => TestApp::sqlite().await,
+            calendar_events::store::Backend::Postgres => TestApp::postgres().await.unwrap(),
+        };
+        // An interrupted first run (the first four lines), then the whole file: each
+        // item once.
+        let first = import(&target, &text(&lines[..4])).await;
+        assert_eq!(first.created, [2, 1, 1, 0, 0]);
+        let resumed = import(&target, &text(&lines)).await;
+        assert!(resumed.failed.is_empty(), "{:?}", resumed.failed);
+        assert_eq!(resumed.created, [0, 0, 0, 1, 3]);
+        assert_eq!(resumed.updated, [2, 1, 1, 0, 0]);
+        // The source changed an event; the same export, run again, carries the change.
+        lines[5]["item"]["title"] = json!("Jazz night (moved)");
+        let again = import(&target, &text(&lines)).await;
+        assert!(again.failed.is_empty(), "{:?}", again.failed);
+        assert_eq!(again.created, [0, 0, 0, 0, 0]);
+        assert_eq!(again.updated, [2, 1, 1, 1, 3]);
+        let moved = exported(&target).await;
+        assert_eq!(moved.len(), lines.len(), "nothing created twice");
+        assert_eq!(moved[5]["item"]["title"], "Jazz night (moved)");
+        assert_eq!(moved[7]["item"]["status"], "trash", "still in the trash");
+        // What was deleted here since is created again.
+        let gone = moved[6]["item"]["id"].as_i64().unwrap();
+        target
+            .delete(&format!("events/{gone}?force=true"))
+            .await
+            .assert(200);
+        let restored = import(&target, &text(&lines)).await;
+        assert_eq!(restored.created, [0, 0, 0, 0, 1]);
+        assert_eq!(exported(&target).await.len(), lines.len());
+    }
+);

@@ -89,6 +89,11 @@ pub enum Command {
         /// The file to write (default: standard output).
         #[arg(long)]
         output: Option<std::path::PathBuf>,
+        /// The site URL its server uses (default: `CALENDAR_SITE_URL`, as `serve`
+        /// reads it). Posts' `global_id`s name the site, and `import` recognises
+        /// what it imported before by them: exports of two sites must differ here.
+        #[arg(long = "site")]
+        site: Option<String>,
     },
     /// Create everything an `export` holds in this calendar, linked as it was.
     Import {
@@ -146,7 +151,9 @@ pub fn run(cli: Cli) -> ExitCode {
             Some(Command::Migrate) => users::migrate(&cli.serve.db).await,
             Some(Command::User(cmd)) => users::user(cmd, &cli.serve.db).await,
             Some(Command::Token(cmd)) => users::token(cmd, &cli.serve.db).await,
-            Some(Command::Export { output }) => transfer::export(&cli.serve.db, output).await,
+            Some(Command::Export { output, site }) => {
+                transfer::export(&cli.serve.db, output, site).await
+            }
             Some(Command::Import { file, login }) => {
                 transfer::import(&cli.serve.db, file, login).await
             }

@@ -5,7 +5,9 @@
 //! Import writes through the same argument checks and use cases as the API (a
 //! line is the create request its representation stands for, with the IDs it
 //! links to translated), as the administrator it is run as: invalid items are
-//! reported, never half-written.
+//! reported, never half-written. Where each item came from is kept
+//! (`store::imports`): a second run of an export updates what the first created,
+//! and an interrupted run resumes.
 
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -13,13 +15,13 @@ use std::io::BufRead;
 use serde_json::{Map, Value};
 
 use crate::api::args::{self, Args, RawArgs};
-use crate::api::table::{Endpoint, Op, ROUTES};
+use crate::api::table::{By, Endpoint, Op, ROUTES};
 use crate::config::{DatabaseArgs, Settings};
 use crate::domain::permissions::{Caller, Role, User};
 use crate::domain::post::{PostType, Target, untrashed_slug};
 use crate::domain::term::Taxonomy;
 use crate::http::transfer::KINDS;
-use crate::service::{Asking, LinkedDraftArgs, Service};
+use crate::service::{Asking, Error, LinkedDraftArgs, Service};
 
 /// Venue fields a representation and a create share.
 const VENUE_FIELDS: &[&str] = &[
@@ -77,6 +79,8 @@ const EVENT_FIELDS: &[&str] = &[
 #[derive(Debug, Default)]
 pub struct Imported {
     pub created: [u64; 5],
+    /// Items an earlier run of the same export created, written again.
+    pub updated: [u64; 5],
     /// Each item not imported: its kind, its ID in the export, and why.
     pub failed: Vec<(String, i64, String)>,
 }
@@ -207,6 +211,23 @@ fn endpoint(op: Op) -> Result<&'static Endpoint, String> {
         .ok_or_else(|| format!("no route for {op:?}"))
 }
 
+/// Checks a request's arguments as its route declares them.
+fn checked(
+    op: Op,
+    path: Option<i64>,
+    body: Map<String, Value>,
+    limits: &args::Limits,
+) -> Result<Args, String> {
+    let mut raw = RawArgs {
+        path: Default::default(),
+        params: body,
+    };
+    if let Some(id) = path {
+        raw.path.insert("id", id.to_string());
+    }
+    args::check(endpoint(op)?, raw, limits).map_err(|e| format!("{e:?}"))
+}
+
 /// Creates one item; its new ID.
 async fn create(
     service: &Service,
@@ -215,39 +236,96 @@ async fn create(
     body: Map<String, Value>,
     limits: &args::Limits,
 ) -> Result<i64, String> {
-    let raw = RawArgs {
-        path: Default::default(),
-        params: body,
-    };
-    let args: Args = args::check(endpoint(op)?, raw, limits).map_err(|e| format!("{e:?}"))?;
-    let shown = |e: crate::service::Error| format!("{e:?}");
+    let args = checked(op, None, body, limits)?;
+    let shown = |e: Error| format!("{e:?}");
     match op {
         Op::TermCreate(tax) => {
-            let typed = match tax {
-                Taxonomy::Category => args.typed(),
-                Taxonomy::Tag => args.typed::<crate::domain::args::TagWriteArgs>().into(),
-            };
+            let typed = term_args(tax, &args);
             let term = service
                 .create_term(asking, tax, &typed, args.invalid())
                 .await;
             Ok(term.map_err(shown)?.id)
         }
         Op::LinkedCreate(t) => {
-            let draft = match t {
-                PostType::Venue => LinkedDraftArgs::Venue(Box::new(args.typed())),
-                _ => LinkedDraftArgs::Organizer(Box::new(args.typed())),
-            };
-            let post = service.create_linked(asking, &draft, args.invalid()).await;
+            let typed = linked_args(t, &args);
+            let post = service.create_linked(asking, &typed, args.invalid()).await;
             Ok(post.map_err(shown)?.id)
         }
         _ => {
-            // Links are IDs already imported, never inline posts.
-            let inline = |_: PostType, _: &Map<String, Value>| Err(());
+            let typed = args.typed();
             let event = service
-                .create_event(asking, &args.typed(), args.invalid(), &inline)
+                .create_event(asking, &typed, args.invalid(), &no_inline)
                 .await;
             Ok(event.map_err(shown)?.event.post.id)
         }
+    }
+}
+
+/// Writes an item over the one an earlier run created. `Ok(false)`: that one is
+/// gone (deleted since), and the item is to be created again.
+async fn update(
+    service: &Service,
+    asking: Asking<'_>,
+    op: Op,
+    local: i64,
+    body: Map<String, Value>,
+    limits: &args::Limits,
+) -> Result<bool, String> {
+    let (update_op, target) = match op {
+        Op::TermCreate(tax) => (Op::TermUpdate(tax), Target::Id(local)),
+        Op::LinkedCreate(t) => (Op::LinkedUpdate(t, By::Id), Target::Id(local)),
+        _ => (Op::EventUpdate(By::Id), Target::Id(local)),
+    };
+    let args = checked(update_op, Some(local), body, limits)?;
+    let written = match op {
+        Op::TermCreate(tax) => service
+            .update_term(asking, tax, local, &term_args(tax, &args), args.invalid())
+            .await
+            .map(drop),
+        Op::LinkedCreate(t) => service
+            .update_linked(asking, &target, &linked_args(t, &args), args.invalid())
+            .await
+            .map(drop),
+        _ => service
+            .update_event(asking, &target, &args.typed(), args.invalid(), &no_inline)
+            .await
+            .map(drop),
+    };
+    match written {
+        Ok(()) => Ok(true),
+        Err(Error::Invalid(list)) if list.iter().any(|i| i.name == "id") => Ok(false),
+        Err(e) => Err(format!("{e:?}")),
+    }
+}
+
+fn term_args(tax: Taxonomy, args: &Args) -> crate::domain::args::CategoryWriteArgs {
+    match tax {
+        Taxonomy::Category => args.typed(),
+        Taxonomy::Tag => args.typed::<crate::domain::args::TagWriteArgs>().into(),
+    }
+}
+
+fn linked_args(t: PostType, args: &Args) -> LinkedDraftArgs {
+    match t {
+        PostType::Venue => LinkedDraftArgs::Venue(Box::new(args.typed())),
+        _ => LinkedDraftArgs::Organizer(Box::new(args.typed())),
+    }
+}
+
+/// Links are IDs already imported, never inline posts.
+fn no_inline(
+    _: PostType,
+    _: &Map<String, Value>,
+) -> Result<crate::domain::event_input::LinkedDraft, ()> {
+    Err(())
+}
+
+/// What identifies an item across runs: a post's `global_id` (its site and ID), a
+/// term's own API URL.
+fn source_of(kind: usize, item: &Value) -> Option<&str> {
+    match kind {
+        0 | 1 => item["urls"]["self"].as_str(),
+        _ => item["global_id"].as_str(),
     }
 }
 
@@ -293,14 +371,45 @@ pub async fn import_lines(
             now: chrono::Utc::now().timestamp(),
             condition: Default::default(),
         };
-        let created = match create(service, asking, op, body, &limits).await {
-            Ok(new) if is_trashed(item) => trash(service, asking, op, new).await.map(|()| new),
+        let source = source_of(kind, item);
+        let earlier = match source {
+            Some(src) => service
+                .imported_as(KINDS[kind], src)
+                .await
+                .map_err(|e| e.to_string())?,
+            None => None,
+        };
+        let written = match earlier {
+            Some(local) => match update(service, asking, op, local, body.clone(), &limits).await {
+                Ok(true) => Ok((local, false)),
+                Ok(false) => create(service, asking, op, body, &limits)
+                    .await
+                    .map(|n| (n, true)),
+                Err(why) => Err(why),
+            },
+            None => create(service, asking, op, body, &limits)
+                .await
+                .map(|n| (n, true)),
+        };
+        let written = match written {
+            Ok((new, created)) if is_trashed(item) => trash(service, asking, op, new)
+                .await
+                .map(|()| (new, created)),
             other => other,
         };
-        match created {
-            Ok(new) => {
+        match written {
+            Ok((new, created)) => {
+                if let Some(src) = source {
+                    service
+                        .record_import(KINDS[kind], src, new)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                }
                 ids.0.insert((kind, old), new);
-                done.created[kind] += 1;
+                match created {
+                    true => done.created[kind] += 1,
+                    false => done.updated[kind] += 1,
+                }
             }
             Err(why) => done.failed.push((KINDS[kind].to_string(), old, why)),
         }
@@ -315,9 +424,16 @@ async fn open(db: &DatabaseArgs) -> Result<Service, String> {
 }
 
 /// `calendar-events export [--output FILE]`.
-pub async fn export(db: &DatabaseArgs, output: Option<std::path::PathBuf>) -> Result<(), String> {
+pub async fn export(
+    db: &DatabaseArgs,
+    output: Option<std::path::PathBuf>,
+    site: Option<String>,
+) -> Result<(), String> {
     let service = open(db).await?;
-    let settings = Settings::default();
+    let settings = match site {
+        Some(url) => Settings::for_site(&url),
+        None => Settings::default(),
+    };
     let done = match output {
         Some(path) => {
             let file =
@@ -356,9 +472,10 @@ pub async fn import(
     }
     let reader = std::fs::File::open(&file).map_err(|e| format!("{}: {e}", file.display()))?;
     let done = import_lines(&service, user, std::io::BufReader::new(reader)).await?;
-    for (kind, n) in KINDS.iter().zip(done.created) {
+    for (i, kind) in KINDS.iter().enumerate() {
         let failed = done.failed.iter().filter(|f| f.0 == *kind).count();
-        println!("{kind}: {n} imported, {failed} not");
+        let (created, updated) = (done.created[i], done.updated[i]);
+        println!("{kind}: {created} imported, {updated} updated, {failed} not");
     }
     for (kind, id, why) in &done.failed {
         eprintln!("not imported: {kind} {id}: {why}");

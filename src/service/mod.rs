@@ -148,3 +148,21 @@ pub fn with_deadline<T>(
 ) -> impl Future<Output = T> {
     crate::store::db::DEADLINE.scope(deadline, work)
 }
+
+impl Service {
+    /// The local ID an imported item of this kind and source became, if any.
+    pub async fn imported_as(&self, kind: &str, source: &str) -> Result<Option<i64>, Error> {
+        let mut conn = self.store.pool.read().await?;
+        Ok(crate::store::imports::local_id(&mut conn, kind, source).await?)
+    }
+
+    /// Records that an item of this kind and source was imported as `local`.
+    pub async fn record_import(&self, kind: &str, source: &str, local: i64) -> Result<(), Error> {
+        let mut tx = self.store.pool.write().await?;
+        crate::store::imports::record(&mut tx, kind, source, local).await?;
+        // Nothing a cached answer is computed from.
+        tx.changes(crate::domain::changes::Changes::nothing());
+        tx.commit().await?;
+        Ok(())
+    }
+}

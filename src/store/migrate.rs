@@ -62,6 +62,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0010_change_positions.sql"),
         postgres: include_str!("migrations/postgres/0010_change_positions.sql"),
     },
+    Migration {
+        version: 11,
+        sqlite: include_str!("migrations/sqlite/0011_import_sources.sql"),
+        postgres: include_str!("migrations/postgres/0011_import_sources.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

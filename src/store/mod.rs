@@ -6,6 +6,7 @@ pub mod db;
 pub mod event_batch;
 mod event_count;
 pub mod events;
+pub mod imports;
 mod migrate;
 mod postgres;
 pub mod posts;

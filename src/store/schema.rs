@@ -176,3 +176,12 @@ pub enum ChangeClock {
     Table,
     Position,
 }
+
+/// Where imported items came from (migration 11).
+#[derive(Iden, Clone, Copy)]
+pub enum ImportSources {
+    Table,
+    Kind,
+    Source,
+    LocalId,
+}
