@@ -194,4 +194,13 @@ fn export_and_import_move_a_calendar_between_databases() {
         written.contains(r#""global_id":"events.example.org?id="#),
         "{written}"
     );
+    // The events as one iCalendar file, for calendar applications.
+    let (ok, ics, err) = run(&["export", "--format", "ics", "--database-url", &to]);
+    assert!(ok && err.contains("event: 1 exported"), "{err}");
+    assert!(ics.starts_with("BEGIN:VCALENDAR\r\n"), "{ics}");
+    assert!(
+        ics.contains("SUMMARY:Jazz\r\n") && ics.contains("CATEGORIES:Music\r\n"),
+        "{ics}"
+    );
+    assert!(ics.trim_end().ends_with("END:VCALENDAR"), "{ics}");
 }

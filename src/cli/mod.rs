@@ -94,6 +94,9 @@ pub enum Command {
         /// what it imported before by them: exports of two sites must differ here.
         #[arg(long = "site")]
         site: Option<String>,
+        /// `jsonl` (what `import` reads) or `ics` (the events, for calendar applications).
+        #[arg(long, default_value = "jsonl", value_parser = ["jsonl", "ics"])]
+        format: String,
     },
     /// Create everything an `export` holds in this calendar, linked as it was.
     Import {
@@ -151,9 +154,11 @@ pub fn run(cli: Cli) -> ExitCode {
             Some(Command::Migrate) => users::migrate(&cli.serve.db).await,
             Some(Command::User(cmd)) => users::user(cmd, &cli.serve.db).await,
             Some(Command::Token(cmd)) => users::token(cmd, &cli.serve.db).await,
-            Some(Command::Export { output, site }) => {
-                transfer::export(&cli.serve.db, output, site).await
-            }
+            Some(Command::Export {
+                output,
+                site,
+                format,
+            }) => transfer::export(&cli.serve.db, output, site, &format).await,
             Some(Command::Import { file, login }) => {
                 transfer::import(&cli.serve.db, file, login).await
             }

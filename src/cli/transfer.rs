@@ -423,33 +423,34 @@ async fn open(db: &DatabaseArgs) -> Result<Service, String> {
         .map_err(|e| e.to_string())
 }
 
-/// `calendar-events export [--output FILE]`.
+/// `calendar-events export [--output FILE] [--site URL] [--format jsonl|ics]`.
 pub async fn export(
     db: &DatabaseArgs,
     output: Option<std::path::PathBuf>,
     site: Option<String>,
+    format: &str,
 ) -> Result<(), String> {
     let service = open(db).await?;
     let settings = match site {
         Some(url) => Settings::for_site(&url),
         None => Settings::default(),
     };
-    let done = match output {
-        Some(path) => {
-            let file =
-                std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let mut out = std::io::BufWriter::new(file);
-            crate::http::transfer::export(&service, &settings, &mut out).await?
-        }
-        None => {
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            crate::http::transfer::export(&service, &settings, &mut out).await?
-        }
+    let mut out: Box<dyn std::io::Write> = match output {
+        Some(path) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
-    for (kind, n) in KINDS.iter().zip(done.counts) {
-        eprintln!("{kind}: {n} exported");
+    if format == "ics" {
+        let n = crate::http::transfer::export_ics(&service, &settings, &mut out).await?;
+        eprintln!("event: {n} exported");
+    } else {
+        let done = crate::http::transfer::export(&service, &settings, &mut out).await?;
+        for (kind, n) in KINDS.iter().zip(done.counts) {
+            eprintln!("{kind}: {n} exported");
+        }
     }
-    Ok(())
+    out.flush().map_err(|e| format!("writing the export: {e}"))
 }
 
 /// `calendar-events import FILE [--as LOGIN]`.

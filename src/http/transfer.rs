@@ -5,6 +5,7 @@
 //!
 //! It walks the sync use cases from `cursor=0` (docs/sync.md): each page costs the
 //! same however large the calendar, and nothing is missed while others write.
+//! `export --format ics` writes the same events as one iCalendar file instead.
 
 use std::io::Write;
 
@@ -12,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::linked::{LinkedView, view_of};
 use super::urls::Urls;
+use super::views::ical::{CalendarMeta, calendar};
 use super::views::{EventView, TermView, ViewContext};
 use crate::api::table::NAMESPACE;
 use crate::config::Settings;
@@ -65,17 +67,55 @@ fn line(out: &mut impl Write, kind: &str, item: Value) -> Result<(), String> {
     writeln!(out, "{text}").map_err(|e| format!("writing the export: {e}"))
 }
 
+/// Writes every event, of every status, as one iCalendar file (the feeds' view),
+/// for calendar applications; `import` reads the JSON lines, not this.
+pub async fn export_ics(
+    service: &Service,
+    settings: &Settings,
+    out: &mut impl Write,
+) -> Result<u64, String> {
+    let caller = exporter();
+    let asking = Asking {
+        caller: &caller,
+        now: chrono::Utc::now().timestamp(),
+        condition: Default::default(),
+    };
+    let urls = Urls::new(settings, "", NAMESPACE);
+    let mut events =
+        walk(|a| async move { service.sync_events(asking, &a, &[], &[]).await }).await?;
+    events.sort_by_key(|s| (s.event.start_utc, s.event.post.id));
+    let cx = ViewContext {
+        urls: &urls,
+        site_zone: settings.timezone,
+        caller: &caller,
+    };
+    let meta = CalendarMeta {
+        name: &settings.site_title,
+        description: &settings.site_description,
+        with_name: true,
+        cut: None,
+    };
+    out.write_all(calendar(&events, &cx, &meta).as_bytes())
+        .map_err(|e| format!("writing the export: {e}"))?;
+    Ok(events.len() as u64)
+}
+
+/// The administrator an export reads as: it sees every post, in full.
+fn exporter() -> Caller {
+    Caller(Some(User {
+        id: 0,
+        login: "export".into(),
+        role: Role::Administrator,
+    }))
+}
+
 /// Writes the whole calendar to `out`.
 pub async fn export(
     service: &Service,
     settings: &Settings,
     out: &mut impl Write,
 ) -> Result<Exported, String> {
-    let caller = Caller(Some(User {
-        id: 0,
-        login: "export".into(),
-        role: Role::Administrator,
-    }));
+    let caller = exporter();
     let asking = Asking {
         caller: &caller,
         now: chrono::Utc::now().timestamp(),
