@@ -214,3 +214,106 @@ both!(
         assert_eq!(exported(&target).await.len(), lines.len());
     }
 );
+
+const ICS: &str = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\n\
+BEGIN:VEVENT\r\nUID:night@elsewhere\r\nSUMMARY:Nuit blanche\r\n\
+DTSTART;TZID=Europe/Paris:20270327T230000\r\nDTEND;TZID=Europe/Paris:20270328T040000\r\n\
+LOCATION:Hôtel de Ville\r\nORGANIZER;CN=\"Ville de Paris\":mailto:nuit@paris.example\r\n\
+CATEGORIES:Art,Nuit\r\nURL:https://paris.example/nuit\r\nEND:VEVENT\r\n\
+BEGIN:VEVENT\r\nUID:fair@elsewhere\r\nSUMMARY:Fair\r\nDTSTART;VALUE=DATE:20270601\r\n\
+DTEND;VALUE=DATE:20270603\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+
+async fn import_ics(app: &TestApp, text: &str) -> calendar_events::cli::transfer::Imported {
+    let service = Service::configured(app.store.clone(), &settings());
+    let user = User {
+        id: app.admin.id,
+        login: app.admin.login.clone(),
+        role: Role::Administrator,
+    };
+    calendar_events::cli::transfer::import_ics(&service, user, text)
+        .await
+        .unwrap()
+}
+
+both!(
+    an_icalendar_file_imports_and_reimports_by_uid,
+    |app| async move {
+        let done = import_ics(&app, ICS).await;
+        assert!(done.failed.is_empty(), "{:?}", done.failed);
+        assert_eq!(done.created[4], 2);
+        let r = app
+            .get("events?start_date=2027-01-01&end_date=2027-12-31")
+            .await;
+        assert_eq!(titles(&r), ["Nuit blanche", "Fair"]);
+        let night = &r.body["events"][0];
+        assert_eq!(night["timezone"], "Europe/Paris");
+        assert_eq!(night["start_date"], "2027-03-27 23:00:00");
+        // Across the night the clocks go forward: five hours of wall time are four.
+        assert_eq!(night["utc_start_date"], "2027-03-27 22:00:00");
+        assert_eq!(night["utc_end_date"], "2027-03-28 02:00:00");
+        assert_eq!(night["venue"]["venue"], "Hôtel de Ville");
+        assert_eq!(night["organizer"][0]["organizer"], "Ville de Paris");
+        assert_eq!(night["organizer"][0]["email"], "nuit@paris.example");
+        let cats: Vec<&str> = night["categories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(cats, ["Art", "Nuit"]);
+        assert_eq!(night["website"], "https://paris.example/nuit");
+        let fair = &r.body["events"][1];
+        assert_eq!(fair["all_day"], true);
+        assert_eq!(fair["end_date"], "2027-06-02 23:59:59");
+        // The same file again (the night renamed): updated by UID, nothing twice.
+        let renamed = ICS.replace("SUMMARY:Nuit blanche", "SUMMARY:Nuit blanche 2027");
+        let again = import_ics(&app, &renamed).await;
+        assert_eq!((again.created[4], again.updated[4]), (0, 2));
+        let r = app
+            .get("events?start_date=2027-01-01&end_date=2027-12-31")
+            .await;
+        assert_eq!(titles(&r), ["Nuit blanche 2027", "Fair"]);
+        assert_eq!(app.get("venues").await.body["total"], 1, "the venue reused");
+    }
+);
+
+both!(
+    an_icalendar_export_imports_into_another_instance,
+    |app| async move {
+        calendar(&app).await;
+        let service = Service::configured(app.store.clone(), &settings());
+        let mut ics = Vec::new();
+        calendar_events::http::transfer::export_ics(&service, &settings(), &mut ics)
+            .await
+            .unwrap();
+        let target = match app.backend() {
+            calendar_events::store::Backend::Sqlite => TestApp::sqlite().await,
+            calendar_events::store::Backend::Postgres => TestApp::postgres().await.unwrap(),
+        };
+        let done = import_ics(&target, &String::from_utf8(ics).unwrap()).await;
+        assert!(done.failed.is_empty(), "{:?}", done.failed);
+        let window =
+            "events?start_date=2027-01-01&end_date=2027-12-31&status=publish,draft,private";
+        let (a, b) = (
+            app.get_as(window, &app.admin.auth()).await,
+            target.get_as(window, &target.admin.auth()).await,
+        );
+        let key = |r: &Resp| -> Vec<(String, String, String, String)> {
+            r.body["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| {
+                    let s = |k: &str| e[k].as_str().unwrap_or_default().to_string();
+                    (
+                        s("title"),
+                        s("utc_start_date"),
+                        s("utc_end_date"),
+                        s("timezone"),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(key(&a), key(&b));
+    }
+);

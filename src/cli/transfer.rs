@@ -254,7 +254,7 @@ async fn create(
         _ => {
             let typed = args.typed();
             let event = service
-                .create_event(asking, &typed, args.invalid(), &no_inline)
+                .create_event(asking, &typed, args.invalid(), &inline)
                 .await;
             Ok(event.map_err(shown)?.event.post.id)
         }
@@ -287,7 +287,7 @@ async fn update(
             .await
             .map(drop),
         _ => service
-            .update_event(asking, &target, &args.typed(), args.invalid(), &no_inline)
+            .update_event(asking, &target, &args.typed(), args.invalid(), &inline)
             .await
             .map(drop),
     };
@@ -312,12 +312,22 @@ fn linked_args(t: PostType, args: &Args) -> LinkedDraftArgs {
     }
 }
 
-/// Links are IDs already imported, never inline posts.
-fn no_inline(
-    _: PostType,
-    _: &Map<String, Value>,
+/// A venue or organizer given inline (an iCalendar `LOCATION` or `ORGANIZER`),
+/// read as its own create route reads it; an existing identical one is reused.
+fn inline(
+    t: PostType,
+    fields: &Map<String, Value>,
 ) -> Result<crate::domain::event_input::LinkedDraft, ()> {
-    Err(())
+    let limits = Settings::default().limits;
+    let args = checked(Op::LinkedCreate(t), None, fields.clone(), &limits).map_err(drop)?;
+    let cx = crate::domain::linked_input::LinkedContext {
+        now: chrono::Utc::now().timestamp(),
+        site: Settings::default().timezone,
+        creating: true,
+    };
+    let mut p = crate::domain::validation::Problems::default();
+    let draft = linked_args(t, &args).read(cx, &mut p).map_err(drop)?;
+    p.is_empty().then_some(draft).ok_or(())
 }
 
 /// What identifies an item across runs: a post's `global_id` (its site and ID), a
@@ -341,6 +351,60 @@ async fn trash(service: &Service, asking: Asking<'_>, op: Op, id: i64) -> Result
         _ => Ok(()),
     };
     done.map_err(|e| format!("{e:?}"))
+}
+
+/// One item to write: where it came from, and the create request it stands for.
+struct ItemWrite<'a> {
+    kind: &'static str,
+    source: Option<&'a str>,
+    op: Op,
+    body: Map<String, Value>,
+    /// Created (or written) as what it was before the trash, then trashed.
+    trashed: bool,
+}
+
+/// Writes an item: over what an earlier import of the same source created, or as
+/// a new one (also when that one is gone), then records where it came from. The
+/// outer error stops the import (the database failed); the inner one is the
+/// item's, reported.
+async fn write(
+    service: &Service,
+    asking: Asking<'_>,
+    w: ItemWrite<'_>,
+    limits: &args::Limits,
+) -> Result<Result<(i64, bool), String>, String> {
+    let earlier = match w.source {
+        Some(src) => service
+            .imported_as(w.kind, src)
+            .await
+            .map_err(|e| e.to_string())?,
+        None => None,
+    };
+    let written = match earlier {
+        Some(local) => match update(service, asking, w.op, local, w.body.clone(), limits).await {
+            Ok(true) => Ok((local, false)),
+            Ok(false) => create(service, asking, w.op, w.body, limits)
+                .await
+                .map(|n| (n, true)),
+            Err(why) => Err(why),
+        },
+        None => create(service, asking, w.op, w.body, limits)
+            .await
+            .map(|n| (n, true)),
+    };
+    let written = match written {
+        Ok((new, created)) if w.trashed => trash(service, asking, w.op, new)
+            .await
+            .map(|()| (new, created)),
+        other => other,
+    };
+    if let (Ok((new, _)), Some(src)) = (&written, w.source) {
+        service
+            .record_import(w.kind, src, *new)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(written)
 }
 
 /// Reads an export and creates everything in it, as `user` (an administrator).
@@ -372,39 +436,16 @@ pub async fn import_lines(
             condition: Default::default(),
         };
         let source = source_of(kind, item);
-        let earlier = match source {
-            Some(src) => service
-                .imported_as(KINDS[kind], src)
-                .await
-                .map_err(|e| e.to_string())?,
-            None => None,
+        let item_write = ItemWrite {
+            kind: KINDS[kind],
+            source,
+            op,
+            body,
+            trashed: is_trashed(item),
         };
-        let written = match earlier {
-            Some(local) => match update(service, asking, op, local, body.clone(), &limits).await {
-                Ok(true) => Ok((local, false)),
-                Ok(false) => create(service, asking, op, body, &limits)
-                    .await
-                    .map(|n| (n, true)),
-                Err(why) => Err(why),
-            },
-            None => create(service, asking, op, body, &limits)
-                .await
-                .map(|n| (n, true)),
-        };
-        let written = match written {
-            Ok((new, created)) if is_trashed(item) => trash(service, asking, op, new)
-                .await
-                .map(|()| (new, created)),
-            other => other,
-        };
+        let written = write(service, asking, item_write, &limits).await?;
         match written {
             Ok((new, created)) => {
-                if let Some(src) = source {
-                    service
-                        .record_import(KINDS[kind], src, new)
-                        .await
-                        .map_err(|e| e.to_string())?;
-                }
                 ids.0.insert((kind, old), new);
                 match created {
                     true => done.created[kind] += 1,
@@ -412,6 +453,40 @@ pub async fn import_lines(
                 }
             }
             Err(why) => done.failed.push((KINDS[kind].to_string(), old, why)),
+        }
+    }
+    Ok(done)
+}
+
+/// Reads an iCalendar file and creates (or, for a `UID` imported before, updates)
+/// each of its events, as `user` (an administrator).
+pub async fn import_ics(service: &Service, user: User, text: &str) -> Result<Imported, String> {
+    let caller = Caller(Some(user));
+    let limits = Settings::default().limits;
+    let mut done = Imported::default();
+    let events = crate::domain::ics_import::events_of(text)?;
+    for (n, e) in events.into_iter().enumerate() {
+        let asking = Asking {
+            caller: &caller,
+            now: chrono::Utc::now().timestamp(),
+            condition: Default::default(),
+        };
+        let source = e.uid.as_ref().map(|u| format!("ics:{u}"));
+        let event_write = ItemWrite {
+            kind: "event",
+            source: source.as_deref(),
+            op: Op::EventCreate,
+            body: e.body,
+            trashed: false,
+        };
+        let written = write(service, asking, event_write, &limits).await?;
+        match written {
+            Ok((_, created)) => match created {
+                true => done.created[4] += 1,
+                false => done.updated[4] += 1,
+            },
+            // Events of a file have no ID of their own: the position says which.
+            Err(why) => done.failed.push(("event".into(), n as i64 + 1, why)),
         }
     }
     Ok(done)
@@ -471,8 +546,12 @@ pub async fn import(
     if user.role != Role::Administrator {
         return Err(format!("{} is not an administrator", user.login));
     }
-    let reader = std::fs::File::open(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let done = import_lines(&service, user, std::io::BufReader::new(reader)).await?;
+    let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    // An iCalendar file, or the JSON lines of an export.
+    let done = match text.trim_start().starts_with("BEGIN:VCALENDAR") {
+        true => import_ics(&service, user, &text).await?,
+        false => import_lines(&service, user, text.as_bytes()).await?,
+    };
     for (i, kind) in KINDS.iter().enumerate() {
         let failed = done.failed.iter().filter(|f| f.0 == *kind).count();
         let (created, updated) = (done.created[i], done.updated[i]);

@@ -9,6 +9,7 @@ pub mod event_input;
 pub mod event_keys;
 pub mod event_list;
 pub mod html;
+pub mod ics_import;
 pub mod linked_input;
 pub mod lists;
 pub mod message;

@@ -67,7 +67,7 @@ fn line(out: &mut impl Write, kind: &str, item: Value) -> Result<(), String> {
     writeln!(out, "{text}").map_err(|e| format!("writing the export: {e}"))
 }
 
-/// Writes every event, of every status, as one iCalendar file (the feeds' view),
+/// Writes every event but those in the trash as one iCalendar file (the feeds' view),
 /// for calendar applications; `import` reads the JSON lines, not this.
 pub async fn export_ics(
     service: &Service,
@@ -83,6 +83,8 @@ pub async fn export_ics(
     let urls = Urls::new(settings, "", NAMESPACE);
     let mut events =
         walk(|a| async move { service.sync_events(asking, &a, &[], &[]).await }).await?;
+    // A calendar application has no trash: what is in it stays out.
+    events.retain(|s| s.event.post.status() != Some(crate::domain::post::Status::Trash));
     events.sort_by_key(|s| (s.event.start_utc, s.event.post.id));
     let cx = ViewContext {
         urls: &urls,
