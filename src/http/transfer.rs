@@ -21,7 +21,7 @@ use crate::domain::args::SyncArgs;
 use crate::domain::permissions::{Caller, Role, User};
 use crate::domain::post::PostType;
 use crate::domain::term::Taxonomy;
-use crate::service::{Asking, Service, SyncPage, Synced};
+use crate::service::{Asking, Service, ShownEvent, SyncPage, Synced};
 
 /// The kinds a line carries, in the order lines are written and read.
 pub const KINDS: [&str; 5] = ["category", "tag", "venue", "organizer", "event"];
@@ -75,14 +75,9 @@ pub async fn export_ics(
     out: &mut impl Write,
 ) -> Result<u64, String> {
     let caller = exporter();
-    let asking = Asking {
-        caller: &caller,
-        now: chrono::Utc::now().timestamp(),
-        condition: Default::default(),
-    };
+    let asking = reading_as(&caller);
     let urls = Urls::new(settings, "", NAMESPACE);
-    let mut events =
-        walk(|a| async move { service.sync_events(asking, &a, &[], &[]).await }).await?;
+    let mut events = every_event(service, asking).await?;
     // A calendar application has no trash: what is in it stays out.
     events.retain(|s| s.event.post.status() != Some(crate::domain::post::Status::Trash));
     events.sort_by_key(|s| (s.event.start_utc, s.event.post.id));
@@ -111,6 +106,19 @@ fn exporter() -> Caller {
     }))
 }
 
+fn reading_as(caller: &Caller) -> Asking<'_> {
+    Asking {
+        caller,
+        now: chrono::Utc::now().timestamp(),
+        condition: Default::default(),
+    }
+}
+
+/// Every event the exporter reads, of every status.
+async fn every_event(service: &Service, asking: Asking<'_>) -> Result<Vec<ShownEvent>, String> {
+    walk(|a| async move { service.sync_events(asking, &a, &[], &[]).await }).await
+}
+
 /// Writes the whole calendar to `out`.
 pub async fn export(
     service: &Service,
@@ -118,11 +126,7 @@ pub async fn export(
     out: &mut impl Write,
 ) -> Result<Exported, String> {
     let caller = exporter();
-    let asking = Asking {
-        caller: &caller,
-        now: chrono::Utc::now().timestamp(),
-        condition: Default::default(),
-    };
+    let asking = reading_as(&caller);
     let urls = Urls::new(settings, "", NAMESPACE);
     let mut done = Exported::default();
     for (i, tax) in [Taxonomy::Category, Taxonomy::Tag].into_iter().enumerate() {
@@ -160,8 +164,7 @@ pub async fn export(
             done.counts[i] += 1;
         }
     }
-    let mut events =
-        walk(|a| async move { service.sync_events(asking, &a, &[], &[]).await }).await?;
+    let mut events = every_event(service, asking).await?;
     // By ID, so that an event's parent (`post_parent`) comes before it.
     events.sort_by_key(|s| s.event.post.id);
     let cx = ViewContext {
