@@ -318,16 +318,28 @@ fn inline(
     t: PostType,
     fields: &Map<String, Value>,
 ) -> Result<crate::domain::event_input::LinkedDraft, ()> {
-    let limits = Settings::default().limits;
-    let args = checked(Op::LinkedCreate(t), None, fields.clone(), &limits).map_err(drop)?;
+    let args = checked(
+        Op::LinkedCreate(t),
+        None,
+        fields.clone(),
+        &defaults().limits,
+    )
+    .map_err(drop)?;
     let cx = crate::domain::linked_input::LinkedContext {
         now: chrono::Utc::now().timestamp(),
-        site: Settings::default().timezone,
+        site: defaults().timezone,
         creating: true,
     };
     let mut p = crate::domain::validation::Problems::default();
     let draft = linked_args(t, &args).read(cx, &mut p).map_err(drop)?;
     p.is_empty().then_some(draft).ok_or(())
+}
+
+/// The server's settings as `serve` reads them (flags aside): the argument limits
+/// and site zone an import checks against, read once.
+fn defaults() -> &'static Settings {
+    static DEFAULTS: std::sync::OnceLock<Settings> = std::sync::OnceLock::new();
+    DEFAULTS.get_or_init(Settings::default)
 }
 
 /// What identifies an item across runs: a post's `global_id` (its site and ID), a
@@ -414,7 +426,7 @@ pub async fn import_lines(
     lines: impl BufRead,
 ) -> Result<Imported, String> {
     let caller = Caller(Some(user));
-    let limits = Settings::default().limits;
+    let limits = defaults().limits;
     let mut ids = Ids::default();
     let mut done = Imported::default();
     for (n, line) in lines.lines().enumerate() {
@@ -462,7 +474,7 @@ pub async fn import_lines(
 /// each of its events, as `user` (an administrator).
 pub async fn import_ics(service: &Service, user: User, text: &str) -> Result<Imported, String> {
     let caller = Caller(Some(user));
-    let limits = Settings::default().limits;
+    let limits = defaults().limits;
     let mut done = Imported::default();
     let events = crate::domain::ics_import::events_of(text)?;
     for (n, e) in events.into_iter().enumerate() {

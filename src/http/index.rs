@@ -23,11 +23,7 @@ pub fn namespace_index(ctx: &Ctx, args: &IndexArgs) -> Result<Response, ApiError
     {
         return Err(ApiError::InvalidNamespace);
     }
-    let mut routes = Map::new();
-    for route in ROUTES {
-        let key = format!("/{}{}", ctx.lang.namespace, route.wp_pattern());
-        routes.insert(key, route_entry(route, &Described::of(ctx)));
-    }
+    let routes = routes(&Described::of(ctx));
     let body = json!({
         "namespace": ctx.lang.namespace,
         "routes": routes,
@@ -56,6 +52,18 @@ impl<'a> Described<'a> {
             now: ctx.now,
         }
     }
+}
+
+/// Every route of the namespace, keyed by its WordPress pattern
+/// (`/calendar/events/v1/events/(?P<id>\d+)`), as indexes list them.
+pub fn routes(d: &Described<'_>) -> Map<String, Value> {
+    ROUTES
+        .iter()
+        .map(|route| {
+            let key = format!("/{}{}", d.namespace, route.wp_pattern());
+            (key, route_entry(route, d))
+        })
+        .collect()
 }
 
 /// One route as WordPress describes it in an index and answers `OPTIONS` on it:

@@ -120,7 +120,10 @@ pub fn service(app: App) -> Router {
     let request_id = header::HeaderName::from_static(REQUEST_ID);
     let cors = cors(&app.settings.cors_origins);
     let rest_root = app.settings.rest_root.clone();
-    let conventions = axum::middleware::from_fn_with_state(app.clone(), wordpress::conventions);
+    let conventions = axum::middleware::from_fn_with_state(
+        wordpress::Conventions::of(&app.settings),
+        wordpress::conventions,
+    );
     let routed = router(app)
         .layer(conventions)
         .layer(SetResponseHeaderLayer::overriding(
@@ -215,16 +218,21 @@ async fn health() -> Response {
 
 /// Unmatched requests answer in the language of their first path segment, if it names one.
 async fn no_route(uri: axum::http::Uri) -> Response {
+    ApiError::NoRoute.response(language_of(&uri))
+}
+
+/// The language a request's first path segment names, or the default: for answers
+/// made before (or without) a route.
+fn language_of(uri: &axum::http::Uri) -> &str {
     let first = uri
         .path()
         .trim_start_matches('/')
         .split('/')
         .next()
         .unwrap_or("");
-    let lang = if crate::api::i18n::supported(first) {
+    if crate::api::i18n::supported(first) {
         first
     } else {
-        "en"
-    };
-    ApiError::NoRoute.response(lang)
+        crate::api::i18n::DEFAULT_LANGUAGE
+    }
 }

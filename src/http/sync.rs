@@ -7,10 +7,6 @@
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use serde::Serialize;
-use utoipa::openapi::schema::{
-    AnyOfBuilder, ArrayBuilder, KnownFormat, ObjectBuilder, Schema, SchemaFormat, SchemaType, Type,
-};
-use utoipa::openapi::{Ref, RefOr};
 
 use super::context::Ctx;
 use super::error::ApiError;
@@ -19,7 +15,6 @@ use super::linked::{LinkedView, view as linked_view};
 use super::urls::with_query;
 use super::views::{EventView, TermView, ViewContext};
 use crate::api::args::Args;
-use crate::api::table::Op;
 use crate::domain::args::SyncArgs;
 use crate::domain::dates::format_utc;
 use crate::domain::post::PostType;
@@ -173,65 +168,4 @@ pub async fn terms(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Response, Ap
     Ok(respond(ctx, tax.collection(), &page, |t| {
         TermView::new(t, &ctx.urls)
     }))
-}
-
-/// The name of the schema of a list's sync answers, for `/doc`.
-pub fn changes_schema_name(op: Op) -> Option<&'static str> {
-    Some(match op {
-        Op::EventList => "EventChanges",
-        Op::LinkedList(PostType::Venue) => "VenueChanges",
-        Op::LinkedList(_) => "OrganizerChanges",
-        Op::TermList(Taxonomy::Category) => "CategoryChanges",
-        Op::TermList(Taxonomy::Tag) => "TagChanges",
-        _ => return None,
-    })
-}
-
-fn string() -> ObjectBuilder {
-    ObjectBuilder::new().schema_type(SchemaType::Type(Type::String))
-}
-
-fn object_ref(name: &str) -> RefOr<Schema> {
-    RefOr::Ref(Ref::from_schema_name(name))
-}
-
-/// The schemas of sync answers (`Tombstone`, `EventChanges`, …), for `/doc`.
-pub fn schemas() -> Vec<(String, RefOr<Schema>)> {
-    let tombstone = ObjectBuilder::new()
-        .property(
-            "id",
-            ObjectBuilder::new()
-                .schema_type(SchemaType::Type(Type::Integer))
-                .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64))),
-        )
-        .property("status", string().enum_values(Some(["deleted"])))
-        .property("modified_utc", string())
-        .required("id")
-        .required("status")
-        .required("modified_utc");
-    let mut out = vec![(
-        "Tombstone".to_string(),
-        RefOr::T(Schema::Object(tombstone.build())),
-    )];
-    for (name, collection, item) in [
-        ("EventChanges", "events", "Event"),
-        ("VenueChanges", "venues", "Venue"),
-        ("OrganizerChanges", "organizers", "Organizer"),
-        ("CategoryChanges", "categories", "Category"),
-        ("TagChanges", "tags", "Tag"),
-    ] {
-        let entry = AnyOfBuilder::new()
-            .item(object_ref(item))
-            .item(object_ref("Tombstone"));
-        let changes = ObjectBuilder::new()
-            .property(collection, ArrayBuilder::new().items(entry))
-            .property("rest_url", string())
-            .property("next_rest_url", string())
-            .property("cursor", string())
-            .required(collection)
-            .required("rest_url")
-            .required("cursor");
-        out.push((name.to_string(), RefOr::T(Schema::Object(changes.build()))));
-    }
-    out
 }

@@ -7,6 +7,7 @@
 //! same however large the calendar, and nothing is missed while others write.
 //! `export --format ics` writes the same events as one iCalendar file instead.
 
+use std::collections::HashMap;
 use std::io::Write;
 
 use serde_json::{Value, json};
@@ -133,17 +134,17 @@ pub async fn export(
         let mut terms =
             walk(|a| async move { service.sync_terms(asking, tax, &a, &[], &[]).await }).await?;
         // Parents first: a term's depth orders it after every ancestor.
+        let parents: HashMap<i64, i64> = terms.iter().map(|t| (t.id, t.parent)).collect();
         let depth = |id: i64| {
-            let mut d = 0;
-            let mut at = terms.iter().find(|t| t.id == id).map(|t| t.parent);
-            while let Some(p) = at.filter(|p| *p != 0 && d < 64) {
+            let mut d = 0usize;
+            let mut at = parents.get(&id).copied().unwrap_or(0);
+            while at != 0 && d < 64 {
                 d += 1;
-                at = terms.iter().find(|t| t.id == p).map(|t| t.parent);
+                at = parents.get(&at).copied().unwrap_or(0);
             }
             d
         };
-        let depths: Vec<(i64, usize)> = terms.iter().map(|t| (t.id, depth(t.id))).collect();
-        terms.sort_by_key(|t| (depths.iter().find(|(id, _)| *id == t.id).map(|d| d.1), t.id));
+        terms.sort_by_cached_key(|t| (depth(t.id), t.id));
         for t in &terms {
             let item = serde_json::to_value(TermView::new(t, &urls)).map_err(|e| e.to_string())?;
             line(out, KINDS[i], item)?;

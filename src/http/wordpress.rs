@@ -21,11 +21,11 @@ use serde_json::{Map, Value, json};
 
 use super::conditional;
 use super::error::ApiError;
-use super::index::{Described, route_entry};
+use super::index::{self, Described, route_entry};
 use super::json::{json, json_raw};
 use super::state::{App, Lang};
 use super::urls::Urls;
-use crate::api::table::{ROUTES, Route};
+use crate::api::table::Route;
 use crate::config::Settings;
 use crate::domain::message::Msg;
 
@@ -92,35 +92,49 @@ pub fn rest_route(mut req: Request, rest_root: &str) -> Request {
     req
 }
 
-/// `Link: <site/wp-json/>; rel="https://api.w.org/"`, how WordPress clients find
-/// the API from any page of the site. Only with a REST root (`--rest-root
-/// /wp-json`): without one, the site index would have to be the home page.
-fn discovery_link(settings: &Settings) -> Option<HeaderValue> {
-    if settings.rest_root.is_empty() {
-        return None;
+/// What the layer needs of the settings, made once: the discovery link, and
+/// whether JSONP is on.
+#[derive(Clone)]
+pub struct Conventions {
+    link: Option<HeaderValue>,
+    jsonp: bool,
+}
+
+impl Conventions {
+    /// `Link: <site/wp-json/>; rel="https://api.w.org/"`, how WordPress clients find
+    /// the API from any page of the site. Only with a REST root (`--rest-root
+    /// /wp-json`): without one, the site index would have to be the home page.
+    pub fn of(settings: &Settings) -> Conventions {
+        let link = (!settings.rest_root.is_empty())
+            .then(|| {
+                let link = format!(
+                    "<{}{}/>; rel=\"https://api.w.org/\"",
+                    settings.site_url, settings.rest_root
+                );
+                HeaderValue::from_str(&link).ok()
+            })
+            .flatten();
+        Conventions {
+            link,
+            jsonp: settings.jsonp,
+        }
     }
-    let link = format!(
-        "<{}{}/>; rel=\"https://api.w.org/\"",
-        settings.site_url, settings.rest_root
-    );
-    HeaderValue::from_str(&link).ok()
 }
 
 /// The layer: the discovery link on every response, and the global parameters.
-pub async fn conventions(State(app): State<App>, mut req: Request, next: Next) -> Response {
-    let link = discovery_link(&app.settings);
+pub async fn conventions(State(c): State<Conventions>, mut req: Request, next: Next) -> Response {
     let globals = Globals::of(req.uri().query());
     let mut resp = match globals {
         None => next.run(req).await,
         Some(g) => {
-            let lang = language_of(req.uri());
+            let lang = super::language_of(req.uri());
             let request_id = req
                 .headers()
                 .get(super::REQUEST_ID)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_string);
-            match check_jsonp(&g, &app.settings) {
-                Err(e) => e.response_with_id(&lang, request_id.as_deref()),
+            match check_jsonp(&g, c.jsonp) {
+                Err(e) => e.response_with_id(lang, request_id.as_deref()),
                 Ok(()) => {
                     // The answer is compared once it has its final shape.
                     let if_none_match = conditional::if_none_match(req.method(), req.headers());
@@ -134,28 +148,19 @@ pub async fn conventions(State(app): State<App>, mut req: Request, next: Next) -
             }
         }
     };
-    if let Some(link) = link {
+    if let Some(link) = c.link {
         resp.headers_mut().append(header::LINK, link);
     }
     resp
 }
 
-/// The language of a request's first path segment, for errors raised before routing.
-fn language_of(uri: &Uri) -> String {
-    let first = uri.path().trim_start_matches('/').split('/').next();
-    match first {
-        Some(l) if crate::api::i18n::supported(l) => l.to_string(),
-        _ => crate::api::i18n::DEFAULT_LANGUAGE.to_string(),
-    }
-}
-
 /// JSONP lets any site read what a visitor's browser may read here, cookies and
 /// all: off unless the operator turns it on (`--jsonp`), as a deliberate exposure.
-fn check_jsonp(g: &Globals, settings: &Settings) -> Result<(), ApiError> {
+fn check_jsonp(g: &Globals, enabled: bool) -> Result<(), ApiError> {
     let Some(callback) = &g.jsonp else {
         return Ok(());
     };
-    if !settings.jsonp {
+    if !enabled {
         return Err(ApiError::coded(
             400,
             "rest_callback_disabled",
@@ -354,10 +359,7 @@ pub async fn site_index(State(app): State<App>) -> Response {
             lang: "en",
             now,
         };
-        for route in ROUTES {
-            let key = format!("/{namespace}{}", route.wp_pattern());
-            routes.insert(key, route_entry(route, &described));
-        }
+        routes.extend(index::routes(&described));
     }
     let offset = settings
         .timezone

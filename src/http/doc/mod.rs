@@ -3,6 +3,7 @@
 //! (schemas), through utoipa's typed model.
 
 mod bodies;
+mod changes;
 mod operations;
 
 use std::borrow::Cow;
@@ -121,7 +122,7 @@ fn components(lang: &str) -> utoipa::openapi::Components {
     add::<super::views::EventList>(&mut schemas);
     add::<ErrorBody>(&mut schemas);
     ListSchemas::collect(&mut schemas);
-    schemas.extend(super::sync::schemas());
+    schemas.extend(changes::schemas());
     schemas.sort_by(|a, b| a.0.cmp(&b.0));
     schemas.dedup_by(|a, b| a.0 == b.0);
     let mut components = ComponentsBuilder::new().schemas_from_iter(schemas);
@@ -467,7 +468,7 @@ fn request_body(schema: Schema, example: Option<serde_json::Value>) -> RequestBo
 fn responses(lang: &str, endpoint: &Endpoint, method: &Method) -> Responses {
     let (status, schema) = success(endpoint.op);
     // A list answers changes instead when asked with `modified_after` or `cursor`.
-    let body = match super::sync::changes_schema_name(endpoint.op) {
+    let body = match changes::changes_schema_name(endpoint.op) {
         Some(changes) => RefOr::T(Schema::AnyOf(
             AnyOfBuilder::new()
                 .item(reference(&schema))
