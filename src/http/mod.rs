@@ -9,12 +9,12 @@ mod doc;
 pub mod error;
 mod events;
 mod feeds;
-mod home;
 mod index;
 mod json;
 mod linked;
 mod lists;
 mod live_counts;
+pub(crate) mod pages;
 mod state;
 mod sync;
 mod terms;
@@ -93,6 +93,7 @@ pub fn router(app: App) -> Router {
     router
         .route("/health", axum::routing::get(health))
         .merge(feeds::routes(&app.settings.languages))
+        .merge(pages::routes(&app.settings.languages))
         .merge(viewer::routes(
             &app.settings.languages,
             &app.settings.rest_root,

@@ -1,0 +1,137 @@
+//! `/events/month/` and `/events/month/YYYY-MM/`: a month as a grid of weeks,
+//! each event on every day it covers.
+
+use askama::Template;
+use chrono::{Datelike, Days, Months, NaiveDate};
+
+use super::chrome::Chrome;
+use super::filters::{self, FilterForm, Filters};
+use super::list::{Link, items, visit_path};
+use super::text::Tr;
+use super::views::EventItem;
+use super::{PageError, Visit, dates};
+use crate::http::urls::with_query;
+
+/// Events shown in a cell before "+N more" links to the day.
+const SHOWN_PER_DAY: usize = 3;
+
+#[derive(Template)]
+#[template(path = "month.html")]
+struct MonthPage {
+    chrome: Chrome,
+    heading: String,
+    weekdays: Vec<&'static str>,
+    weeks: Vec<Vec<Cell>>,
+    previous: Link,
+    next: Link,
+    form: FilterForm,
+}
+
+/// One day of the grid.
+struct Cell {
+    day: u32,
+    date: String,
+    href: String,
+    in_month: bool,
+    today: bool,
+    events: Vec<Shown>,
+    more: Option<String>,
+}
+
+/// An event in a cell.
+struct Shown {
+    title: String,
+    href: String,
+}
+
+/// The grid's first and last days: whole weeks, Monday first.
+fn grid(first: NaiveDate) -> (NaiveDate, NaiveDate) {
+    let start = first - Days::new(u64::from(first.weekday().num_days_from_monday()));
+    let last = first + Months::new(1) - Days::new(1);
+    let end = last + Days::new(u64::from(6 - last.weekday().num_days_from_monday()));
+    (start, end)
+}
+
+/// `GET /events/month/[YYYY-MM/]`
+pub async fn month(visit: &Visit, month: Option<NaiveDate>) -> Result<String, PageError> {
+    let tr = Tr::new(&visit.lang.code);
+    let today = visit.today();
+    let first = month.unwrap_or_else(|| today.with_day(1).unwrap_or(today));
+    let (start, end) = grid(first);
+    let filters = Filters::of(visit);
+    let most = visit.settings().feed_max_events;
+    let mut args = filters::running(start, end, most);
+    filters.apply(&mut args);
+    let found = visit
+        .app
+        .service
+        .list_events_up_to(visit.asking(), &args, &[], most)
+        .await?;
+    let events = items(visit, &tr, &found.events);
+    let pairs = filters.pairs();
+    let mut weeks = Vec::new();
+    let mut day = start;
+    while day <= end {
+        let week = (0..7)
+            .map(|i| day + Days::new(i))
+            .map(|d| cell(visit, &tr, d, first, today, &events, &pairs))
+            .collect();
+        weeks.push(week);
+        day = day + Days::new(7);
+    }
+    let link = |d: NaiveDate, key: &str| Link {
+        href: with_query(
+            &visit_path(visit, &format!("/events/month/{}/", d.format("%Y-%m"))),
+            &pairs,
+        ),
+        text: tr.t(key),
+    };
+    let label = dates::month_year(tr.lang(), first);
+    let feed = (
+        "/events/month/",
+        vec![("tribe-bar-date".into(), first.format("%Y-%m").to_string())],
+    );
+    let page = MonthPage {
+        chrome: visit.chrome(tr.with("page-events-in", &label)),
+        heading: tr.with("page-events-in", &label),
+        weekdays: (0..7).map(|i| dates::weekday_name(tr.lang(), i)).collect(),
+        weeks,
+        previous: link(first - Months::new(1), "page-previous-month"),
+        next: link(first + Months::new(1), "page-next-month"),
+        form: FilterForm::new(visit, &filters, feed).await?,
+    };
+    Ok(page.render()?)
+}
+
+fn cell(
+    visit: &Visit,
+    tr: &Tr,
+    d: NaiveDate,
+    first: NaiveDate,
+    today: NaiveDate,
+    events: &[EventItem],
+    pairs: &[(String, String)],
+) -> Cell {
+    let on_day: Vec<&EventItem> = events
+        .iter()
+        .filter(|e| e.first_day <= d && d <= e.last_day)
+        .collect();
+    let href = with_query(&visit_path(visit, &format!("/events/{d}/")), pairs);
+    let more = on_day.len().saturating_sub(SHOWN_PER_DAY);
+    Cell {
+        day: d.day(),
+        date: d.to_string(),
+        in_month: d.month() == first.month(),
+        today: d == today,
+        events: on_day
+            .iter()
+            .take(SHOWN_PER_DAY)
+            .map(|e| Shown {
+                title: e.title.clone(),
+                href: e.href.clone(),
+            })
+            .collect(),
+        more: (more > 0).then(|| tr.with("page-more", &format!("+{more}"))),
+        href,
+    }
+}
