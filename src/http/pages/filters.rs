@@ -4,6 +4,7 @@
 
 use chrono::{Days, NaiveDate};
 
+use super::text::Tr;
 use super::{PageError, Visit};
 use crate::api::table::NAMESPACE;
 use crate::domain::args::{CategoryListArgs, EventListArgs, LinkedListArgs};
@@ -76,14 +77,42 @@ pub struct Choice {
     pub selected: bool,
 }
 
+/// A select of the form; left out when there is nothing to choose from.
+pub struct Select {
+    pub name: &'static str,
+    pub label: String,
+    pub choices: Vec<Choice>,
+}
+
+impl Select {
+    /// `options` are `(value, label)`; `chosen` is the value asked for.
+    fn new(
+        name: &'static str,
+        label: String,
+        options: Vec<(String, String)>,
+        chosen: &Option<String>,
+    ) -> Select {
+        let choices = options
+            .into_iter()
+            .map(|(value, label)| Choice {
+                selected: chosen.as_deref() == Some(value.as_str()),
+                value,
+                label,
+            })
+            .collect();
+        Select {
+            name,
+            label,
+            choices,
+        }
+    }
+}
+
 /// The filter form, and where the events it shows can also be had.
 pub struct FilterForm {
     pub action: String,
     pub search: String,
-    pub categories: Vec<Choice>,
-    pub tags: Vec<Choice>,
-    pub venues: Vec<Choice>,
-    pub organizers: Vec<Choice>,
+    pub selects: Vec<Select>,
     pub filtered: bool,
     pub ical: String,
     pub webcal: String,
@@ -116,10 +145,7 @@ impl FilterForm {
         Ok(FilterForm {
             action: format!("{}{}", visit.lang.prefix, visit.path),
             search: filters.search.clone().unwrap_or_default(),
-            categories: terms(visit, Taxonomy::Category, &filters.category).await?,
-            tags: terms(visit, Taxonomy::Tag, &filters.tag).await?,
-            venues: linked(visit, PostType::Venue, &filters.venue).await?,
-            organizers: linked(visit, PostType::Organizer, &filters.organizer).await?,
+            selects: selects(visit, filters).await?,
             filtered: !filters.pairs().is_empty(),
             ical,
             webcal,
@@ -128,11 +154,38 @@ impl FilterForm {
     }
 }
 
-async fn terms(
-    visit: &Visit,
-    tax: Taxonomy,
-    chosen: &Option<String>,
-) -> Result<Vec<Choice>, PageError> {
+async fn selects(visit: &Visit, filters: &Filters) -> Result<Vec<Select>, PageError> {
+    let tr = Tr::new(&visit.lang.code);
+    let all = [
+        Select::new(
+            "category",
+            tr.t("page-categories"),
+            terms(visit, Taxonomy::Category).await?,
+            &filters.category,
+        ),
+        Select::new(
+            "tag",
+            tr.t("page-tags"),
+            terms(visit, Taxonomy::Tag).await?,
+            &filters.tag,
+        ),
+        Select::new(
+            "venue",
+            tr.t("page-venue"),
+            linked(visit, PostType::Venue).await?,
+            &filters.venue,
+        ),
+        Select::new(
+            "organizer",
+            tr.t("page-organizer"),
+            linked(visit, PostType::Organizer).await?,
+            &filters.organizer,
+        ),
+    ];
+    Ok(all.into_iter().filter(|s| !s.choices.is_empty()).collect())
+}
+
+async fn terms(visit: &Visit, tax: Taxonomy) -> Result<Vec<(String, String)>, PageError> {
     let args = CategoryListArgs {
         page: 1,
         per_page: CHOICES,
@@ -143,22 +196,10 @@ async fn terms(
         .service
         .list_terms(visit.asking(), tax, &args, &[])
         .await?;
-    Ok(page
-        .terms
-        .into_iter()
-        .map(|t| Choice {
-            selected: chosen.as_deref() == Some(t.slug.as_str()),
-            value: t.slug,
-            label: t.name,
-        })
-        .collect())
+    Ok(page.terms.into_iter().map(|t| (t.slug, t.name)).collect())
 }
 
-async fn linked(
-    visit: &Visit,
-    t: PostType,
-    chosen: &Option<String>,
-) -> Result<Vec<Choice>, PageError> {
+async fn linked(visit: &Visit, t: PostType) -> Result<Vec<(String, String)>, PageError> {
     let args = LinkedListArgs {
         page: 1,
         per_page: CHOICES,
@@ -169,17 +210,13 @@ async fn linked(
         .service
         .list_linked(visit.asking(), t, &args, &[])
         .await?;
-    let mut choices: Vec<Choice> = page
+    let mut named: Vec<(String, String)> = page
         .posts
         .into_iter()
-        .map(|(p, _)| Choice {
-            selected: chosen.as_deref() == Some(p.id.to_string().as_str()),
-            value: p.id.to_string(),
-            label: p.title,
-        })
+        .map(|(p, _)| (p.id.to_string(), p.title))
         .collect();
-    choices.sort_by_key(|c| c.label.to_lowercase());
-    Ok(choices)
+    named.sort_by_key(|(_, name)| name.to_lowercase());
+    Ok(named)
 }
 
 /// Every event that runs at some time from `first` to `last` (whole days in the

@@ -48,16 +48,28 @@ pub async fn upcoming(visit: &Visit) -> Result<String, PageError> {
     let (groups, pager) = upcoming_events(visit, &filters, EventListArgs::default()).await?;
     let form = FilterForm::new(visit, &filters, ("/events/", Vec::new())).await?;
     let heading = tr.t("page-upcoming");
-    let page = ListPage {
-        chrome: visit.chrome(heading.clone()),
-        heading,
-        events_heading: None,
-        details: None,
-        groups,
-        pager,
-        form: Some(form),
-    };
-    Ok(page.render()?)
+    Ok(ListPage::filtered(visit, heading, groups, pager, form).render()?)
+}
+
+impl ListPage {
+    /// A view of events only, with its filter form.
+    pub fn filtered(
+        visit: &Visit,
+        heading: String,
+        groups: Vec<MonthGroup>,
+        pager: Pager,
+        form: FilterForm,
+    ) -> ListPage {
+        ListPage {
+            chrome: visit.chrome(heading.clone()),
+            heading,
+            events_heading: None,
+            details: None,
+            groups,
+            pager,
+            form: Some(form),
+        }
+    }
 }
 
 /// The `?page=N` asked for (the first when none).
@@ -128,15 +140,7 @@ pub async fn day(visit: &Visit, day: Option<NaiveDate>) -> Result<String, PageEr
     let tr = Tr::new(&visit.lang.code);
     let day = day.unwrap_or_else(|| visit.today());
     let filters = Filters::of(visit);
-    let most = visit.settings().feed_max_events;
-    let mut args = filters::running(day, day, most);
-    filters.apply(&mut args);
-    let found = visit
-        .app
-        .service
-        .list_events_up_to(visit.asking(), &args, &[], most)
-        .await?;
-    let events = items(visit, &tr, &found.events);
+    let events = running_events(visit, &tr, &filters, day, day).await?;
     let long = dates::long_date(tr.lang(), day);
     let groups = match events.is_empty() {
         true => Vec::new(),
@@ -169,16 +173,27 @@ pub async fn day(visit: &Visit, day: Option<NaiveDate>) -> Result<String, PageEr
     );
     let form = FilterForm::new(visit, &filters, feed).await?;
     let heading = tr.with("page-events-on", &long);
-    let page = ListPage {
-        chrome: visit.chrome(heading.clone()),
-        heading,
-        events_heading: None,
-        details: None,
-        groups,
-        pager,
-        form: Some(form),
-    };
-    Ok(page.render()?)
+    Ok(ListPage::filtered(visit, heading, groups, pager, form).render()?)
+}
+
+/// Every event that runs on some day from `first` to `last`, as the filters narrow
+/// them.
+pub async fn running_events(
+    visit: &Visit,
+    tr: &Tr,
+    filters: &Filters,
+    first: NaiveDate,
+    last: NaiveDate,
+) -> Result<Vec<EventItem>, PageError> {
+    let most = visit.settings().feed_max_events;
+    let mut args = filters::running(first, last, most);
+    filters.apply(&mut args);
+    let found = visit
+        .app
+        .service
+        .list_events_up_to(visit.asking(), &args, &[], most)
+        .await?;
+    Ok(items(visit, tr, &found.events))
 }
 
 /// A path in the visit's language.

@@ -5,8 +5,8 @@ use askama::Template;
 use chrono::{Datelike, Days, Months, NaiveDate};
 
 use super::chrome::Chrome;
-use super::filters::{self, FilterForm, Filters};
-use super::list::{Link, items, visit_path};
+use super::filters::{FilterForm, Filters};
+use super::list::{Link, running_events, visit_path};
 use super::text::Tr;
 use super::views::EventItem;
 use super::{PageError, Visit, dates};
@@ -59,15 +59,7 @@ pub async fn month(visit: &Visit, month: Option<NaiveDate>) -> Result<String, Pa
     let first = month.unwrap_or_else(|| today.with_day(1).unwrap_or(today));
     let (start, end) = grid(first);
     let filters = Filters::of(visit);
-    let most = visit.settings().feed_max_events;
-    let mut args = filters::running(start, end, most);
-    filters.apply(&mut args);
-    let found = visit
-        .app
-        .service
-        .list_events_up_to(visit.asking(), &args, &[], most)
-        .await?;
-    let events = items(visit, &tr, &found.events);
+    let events = running_events(visit, &tr, &filters, start, end).await?;
     let pairs = filters.pairs();
     let mut weeks = Vec::new();
     let mut day = start;
