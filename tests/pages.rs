@@ -451,7 +451,7 @@ both!(
         assert!(
             ok(&app, &format!("/organizer/{organizer_slug}/"))
                 .await
-                .contains("tel:+33 1 23")
+                .contains(r#"<a href="tel:+33123">+33 1 23</a>"#)
         );
     }
 );

@@ -16,6 +16,8 @@ pub struct Details {
     pub address: Vec<String>,
     pub map: Option<String>,
     pub phone: Option<String>,
+    /// `tel:` and the number's digits (a URL has no spaces).
+    pub phone_href: Option<String>,
     pub email: Option<String>,
     pub website: Option<String>,
     /// HTML, sanitized when it was written (`domain::html::sanitize_html`).
@@ -49,6 +51,7 @@ impl Details {
             map: map_link(post, &address),
             address,
             phone: nonblank(&post.phone),
+            phone_href: nonblank(&post.phone).map(|p| tel(&p)),
             email: nonblank(&post.email),
             website: super::views::web_link(&post.website),
             description: post.description.clone(),
@@ -61,12 +64,21 @@ impl Details {
             address: Vec::new(),
             map: None,
             phone: None,
+            phone_href: None,
             email: None,
             website: None,
             description: String::new(),
             summary: description.to_string(),
         }
     }
+}
+
+fn tel(phone: &str) -> String {
+    let dialled: String = phone
+        .chars()
+        .filter(|c| c.is_ascii_digit() || *c == '+')
+        .collect();
+    format!("tel:{dialled}")
 }
 
 /// A plain link to OpenStreetMap (no map script on the page): at the venue's
