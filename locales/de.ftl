@@ -294,4 +294,4 @@ page-password-text = Geben Sie das Passwort ein, um sie zu sehen.
 page-password = Passwort
 page-password-submit = Veranstaltung zeigen
 page-password-wrong = Das Passwort ist nicht richtig.
-page-calendar = Kalender
+page-other-events = Weitere Veranstaltungen

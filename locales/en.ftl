@@ -294,4 +294,4 @@ page-password-text = Enter its password to see it.
 page-password = Password
 page-password-submit = Show the event
 page-password-wrong = That password is not right.
-page-calendar = Calendar
+page-other-events = Other events

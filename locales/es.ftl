@@ -294,4 +294,4 @@ page-password-text = Introduzca su contraseña para verlo.
 page-password = Contraseña
 page-password-submit = Mostrar el evento
 page-password-wrong = Esa contraseña no es correcta.
-page-calendar = Calendario
+page-other-events = Otros eventos

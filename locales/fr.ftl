@@ -294,4 +294,4 @@ page-password-text = Saisissez son mot de passe pour le voir.
 page-password = Mot de passe
 page-password-submit = Afficher l’évènement
 page-password-wrong = Ce mot de passe n’est pas le bon.
-page-calendar = Calendrier
+page-other-events = Autres évènements

@@ -352,6 +352,16 @@ both!(the_day_view_shows_what_runs_that_day, |app| async move {
         html.contains(r#"href="/events/2027-03-10/""#)
             && html.contains(r#"href="/events/2027-03-12/""#)
     );
+    let festival = ok(&app, "/event/long-festival/").await;
+    assert!(
+        festival.contains(r#"<a rel="next" href="/event/later-talk/">Later Talk »</a>"#),
+        "{festival}"
+    );
+    let talk = ok(&app, "/event/later-talk/").await;
+    assert!(
+        talk.contains(r#"<a rel="prev" href="/event/long-festival/">« Long Festival</a>"#),
+        "{talk}"
+    );
     let other = ok(&app, "/events/day/?tribe-bar-date=2027-03-15").await;
     assert!(other.contains("Later Talk") && !other.contains("Long Festival"));
     ok(&app, "/events/today/").await;
@@ -485,6 +495,7 @@ both!(
         );
         let right = post_form(&app, &path, "password=open+sesame").await;
         right.assert(200);
+        assert_eq!(right.header("cache-control"), Some("private, no-store"));
         assert!(
             right.text.contains("Room 101") && right.text.contains("Members Meeting"),
             "{}",

@@ -10,6 +10,7 @@ use super::list::Link;
 use super::text::Tr;
 use super::{PageError, Visit, dates, views};
 use crate::api::table::NAMESPACE;
+use crate::domain::args::EventListArgs;
 use crate::domain::cost::parse_cost;
 use crate::domain::event::{Event, Ticket, zone_of};
 use crate::domain::post::{Post, Target};
@@ -39,6 +40,9 @@ struct EventPage {
     tickets: Vec<Ticket>,
     ical: String,
     google: String,
+    /// The events that start just before and just after this one.
+    previous: Option<Link>,
+    next: Option<Link>,
     /// The API's schema.org JSON-LD, with every `<` escaped so that nothing in
     /// it can close the `<script>` element it is in.
     json_ld: String,
@@ -62,7 +66,11 @@ pub async fn event(visit: &Visit, slug: &str) -> Result<String, PageError> {
         .event(visit.asking(), &target, password)
         .await
     {
-        Ok(shown) => Ok(page(visit, &shown).render()?),
+        Ok(shown) => {
+            let mut view = page(visit, &shown);
+            (view.previous, view.next) = neighbours(visit, &shown.event).await?;
+            Ok(view.render()?)
+        }
         Err(Error::Refused(Refusal::PasswordProtected)) => {
             let tr = Tr::new(&visit.lang.code);
             let form = PasswordPage {
@@ -124,10 +132,54 @@ fn page(visit: &Visit, shown: &ShownEvent) -> EventPage {
         tickets: e.tickets.clone(),
         ical: format!("{}?ical=1", views::event_path(prefix, &e.post.slug)),
         google: google_link(e, shown, &page_url),
+        previous: None,
+        next: None,
         json_ld: serde_json::to_string(&ld)
             .unwrap_or_default()
             .replace('<', "\\u003c"),
     }
+}
+
+/// The events a visitor sees that start just before and just after `e` (one
+/// starting at the very same second is neither). The list is in start order and
+/// has no reverse order, so the previous one is the last of those before.
+async fn neighbours(visit: &Visit, e: &Event) -> Result<(Option<Link>, Option<Link>), PageError> {
+    let at = chrono::DateTime::from_timestamp(e.start_utc, 0)
+        .unwrap_or_default()
+        .with_timezone(&visit.settings().timezone)
+        .format("%Y-%m-%d %H:%M:%S")
+        .to_string();
+    let one = |page: i64, before: bool| EventListArgs {
+        page,
+        per_page: 1,
+        strict_dates: true,
+        starts_before: before.then(|| at.clone()),
+        starts_after: (!before).then(|| at.clone()),
+        ..Default::default()
+    };
+    let service = &visit.app.service;
+    let first = |found: crate::service::EventPage| found.events.into_iter().next();
+    let next = first(
+        service
+            .list_events(visit.asking(), &one(1, false), &[])
+            .await?,
+    );
+    let earlier = service
+        .list_events(visit.asking(), &one(1, true), &[])
+        .await?;
+    let previous = match earlier.total {
+        0 | 1 => first(earlier),
+        n => first(
+            service
+                .list_events(visit.asking(), &one(n as i64, true), &[])
+                .await?,
+        ),
+    };
+    let link = |shown: ShownEvent| Link {
+        href: views::event_path(&visit.lang.prefix, &shown.event.post.slug),
+        text: shown.event.post.title,
+    };
+    Ok((previous.map(link), next.map(link)))
 }
 
 /// "Europe/Paris (CET)", or the name alone where the abbreviation is the name.

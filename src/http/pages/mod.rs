@@ -132,10 +132,18 @@ pub async fn page(app: App, lang: Arc<Lang>, req: Request) -> Response {
         Some(route) => render(&visit, route).await,
         None => Err(PageError::NotFound),
     };
-    match answer {
+    let mut resp = match answer {
         Ok(html) => chrome::html(&visit.app.settings, axum::http::StatusCode::OK, html),
         Err(err) => error::page(&visit, err),
+    };
+    if parts.method == axum::http::Method::POST {
+        // What a password revealed is for this visitor only.
+        resp.headers_mut().insert(
+            axum::http::header::CACHE_CONTROL,
+            axum::http::HeaderValue::from_static("private, no-store"),
+        );
     }
+    resp
 }
 
 async fn render(visit: &Visit, route: Route) -> Result<String, PageError> {

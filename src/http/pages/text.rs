@@ -62,7 +62,7 @@ pub const KEYS: &[&str] = &[
     "page-password",
     "page-password-submit",
     "page-password-wrong",
-    "page-calendar",
+    "page-other-events",
 ];
 
 /// The strings of one language.
