@@ -291,6 +291,19 @@ both!(
             html.contains(r#"href="/events/month/2027-02/""#)
                 && html.contains(r#"href="/events/month/2027-04/""#)
         );
+        let feed = app
+            .get("/events/month/2027-03/?ical=1&category=music")
+            .await;
+        assert_eq!(
+            feed.header("location"),
+            Some("/events/month/?tribe-bar-date=2027-03&categories=music&ical=1"),
+            "a month's own URL with ?ical=1 is that month's feed"
+        );
+        let day_feed = app.get("/fr/events/2027-03-10/?ical=1").await;
+        assert_eq!(
+            day_feed.header("location"),
+            Some("/fr/events/2027-03-10/ical/")
+        );
         let same = ok(&app, "/events/month/?tribe-bar-date=2027-03").await;
         assert_eq!(same.matches(r#"href="/event/long-festival/""#).count(), 3);
     }

@@ -50,7 +50,7 @@ impl Filters {
     }
 
     /// As the API and the feeds name them.
-    fn api_pairs(&self) -> Vec<(String, String)> {
+    pub fn api_pairs(&self) -> Vec<(String, String)> {
         self.named(["search", "categories", "tags", "venue", "organizer"])
     }
 

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use chrono::NaiveDate;
 
@@ -128,6 +128,12 @@ pub async fn page(app: App, lang: Arc<Lang>, req: Request) -> Response {
         query,
     };
     let route = Route::parse(&visit.path, visit.arg("tribe-bar-date"));
+    if let Some(feed) = route
+        .as_ref()
+        .and_then(|r| feed_of(r, &visit, parts.uri.query()))
+    {
+        return axum::response::Redirect::to(&feed).into_response();
+    }
     let answer = match route {
         Some(route) => render(&visit, route).await,
         None => Err(PageError::NotFound),
@@ -144,6 +150,39 @@ pub async fn page(app: App, lang: Arc<Lang>, req: Request) -> Response {
         );
     }
     resp
+}
+
+/// A dated view's own URL with `?ical=1` stands for the feed the reference's
+/// URLs of that view give (`feeds.rs`): it is sent there, filters and all.
+fn feed_of(route: &Route, visit: &Visit, query: Option<&str>) -> Option<String> {
+    let asked = super::context::View::asked_in(query)?;
+    let flag = match asked {
+        super::context::View::Calendar { outlook: true } => "outlook-ical",
+        _ => "ical",
+    };
+    let mut pairs = filters::Filters::of(visit).api_pairs();
+    let path = match route {
+        Route::Month(Some(month)) => {
+            pairs.insert(
+                0,
+                ("tribe-bar-date".into(), month.format("%Y-%m").to_string()),
+            );
+            "/events/month/".to_string()
+        }
+        Route::Day(Some(day)) if flag == "ical" && pairs.is_empty() => {
+            format!("/events/{day}/ical/")
+        }
+        Route::Day(Some(day)) => {
+            pairs.insert(0, ("tribe-bar-date".into(), day.to_string()));
+            "/events/day/".to_string()
+        }
+        _ => return None,
+    };
+    if !path.ends_with("/ical/") {
+        pairs.push((flag.to_string(), "1".to_string()));
+    }
+    let base = format!("{}{path}", visit.lang.prefix);
+    Some(crate::http::urls::with_query(&base, &pairs))
 }
 
 async fn render(visit: &Visit, route: Route) -> Result<String, PageError> {
