@@ -549,9 +549,11 @@ both!(pages_speak_the_language_of_their_prefix, |app| async move {
         month.contains(r#"lang="de""#) && month.contains("Montag"),
         "{month}"
     );
-    let missing = page(&app, "/es/event/nada/").await;
-    missing.assert(404);
-    assert!(missing.text.contains("Página no encontrada"));
+    for missing in ["/es/event/nada/", "/es/venue/"] {
+        let missing = page(&app, missing).await;
+        missing.assert(404);
+        assert!(missing.text.contains("Página no encontrada"));
+    }
 });
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

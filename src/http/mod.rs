@@ -98,7 +98,7 @@ pub fn router(app: App) -> Router {
             &app.settings.languages,
             &app.settings.rest_root,
         ))
-        .fallback(no_route)
+        .fallback(unmatched)
         .method_not_allowed_fallback(no_route)
         .with_state(app)
 }
@@ -215,6 +215,15 @@ fn cors(origins: &[String]) -> Option<tower_http::cors::CorsLayer> {
 /// A fixed answer from the process itself: liveness, and the ceiling of the benchmark.
 async fn health() -> Response {
     json::json(StatusCode::OK, &serde_json::json!({"status": "ok"}))
+}
+
+/// A request no route takes: under the calendar pages' paths, their HTML 404
+/// page; elsewhere the API's error.
+async fn unmatched(State(app): State<App>, req: Request) -> Response {
+    match pages::not_found(&app, &req) {
+        Some(page) => page,
+        None => no_route(req.uri().clone()).await,
+    }
 }
 
 /// Unmatched requests answer in the language of their first path segment, if it names one.

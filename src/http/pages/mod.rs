@@ -152,6 +152,52 @@ pub async fn page(app: App, lang: Arc<Lang>, req: Request) -> Response {
     resp
 }
 
+/// The first path segments of the pages (after any language segment).
+const PAGE_ROOTS: &[&str] = &["event", "events", "venue", "organizer", "tag"];
+
+/// The HTML 404 page for a GET of a path under the pages' roots that no route
+/// takes (`/event/`, `/events/month/2027-03/extra/`): a visitor's browser gets a
+/// page of the site, not the API's JSON error. `None` for any other request.
+pub fn not_found(app: &App, req: &Request) -> Option<Response> {
+    if !matches!(
+        *req.method(),
+        axum::http::Method::GET | axum::http::Method::HEAD
+    ) {
+        return None;
+    }
+    let path = req.uri().path();
+    let mut segments = path.split('/').filter(|s| !s.is_empty());
+    let first = segments.next()?;
+    let (lang, root) = match app.settings.languages.iter().find(|l| *l == first) {
+        Some(code) => (code.as_str(), segments.next()?),
+        None => ("en", first),
+    };
+    if !PAGE_ROOTS.contains(&root) {
+        return None;
+    }
+    let prefix = if lang == first {
+        format!("/{lang}")
+    } else {
+        String::new()
+    };
+    let visit = Visit {
+        path: path
+            .strip_prefix(prefix.as_str())
+            .unwrap_or(path)
+            .to_string(),
+        lang: Arc::new(Lang {
+            code: lang.to_string(),
+            prefix,
+            namespace: crate::api::table::NAMESPACE,
+        }),
+        app: app.clone(),
+        query: Vec::new(),
+        now: chrono::Utc::now().timestamp(),
+        caller: Caller(None),
+    };
+    Some(error::page(&visit, PageError::NotFound))
+}
+
 /// A dated view's own URL with `?ical=1` stands for the feed the reference's
 /// URLs of that view give (`feeds.rs`): it is sent there, filters and all.
 fn feed_of(route: &Route, visit: &Visit, query: Option<&str>) -> Option<String> {
