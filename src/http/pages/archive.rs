@@ -20,7 +20,7 @@ pub struct Details {
     pub phone_href: Option<String>,
     pub email: Option<String>,
     pub website: Option<String>,
-    /// HTML, sanitized when it was written (`domain::html::sanitize_html`).
+    /// HTML, sanitized on every write (`domain::html::sanitize_html`).
     pub description: String,
     /// Plain text (a term's description is stored without tags).
     pub summary: String,

@@ -27,7 +27,7 @@ struct EventPage {
     start: String,
     zone: String,
     image: Option<String>,
-    /// HTML, sanitized when it was written (`domain::html::sanitize_html`).
+    /// HTML, sanitized on every write (`domain::html::sanitize_html`).
     description: String,
     /// At most one: a list, so that the template binds its parts as for the
     /// organizers.
@@ -40,7 +40,7 @@ struct EventPage {
     tickets: Vec<Ticket>,
     ical: String,
     google: String,
-    /// The events that start just before and just after this one.
+    /// The neighbouring events by start: the latest earlier one, the earliest later one.
     previous: Option<Link>,
     next: Option<Link>,
     /// The API's schema.org JSON-LD, with every `<` escaped so that nothing in
@@ -140,21 +140,22 @@ fn page(visit: &Visit, shown: &ShownEvent) -> EventPage {
     }
 }
 
-/// The events a visitor sees that start just before and just after `e` (one
-/// starting at the very same second is neither). The list is in start order and
-/// has no reverse order, so the previous one is the last of those before.
+/// The neighbours of `e` among the events a visitor sees: the latest that starts
+/// earlier and the earliest that starts later (one starting at the very same
+/// second is neither). Lists run in start order only, so the previous one is the
+/// last page of one event among the earlier ones.
 async fn neighbours(visit: &Visit, e: &Event) -> Result<(Option<Link>, Option<Link>), PageError> {
     let at = chrono::DateTime::from_timestamp(e.start_utc, 0)
         .unwrap_or_default()
         .with_timezone(&visit.settings().timezone)
         .format("%Y-%m-%d %H:%M:%S")
         .to_string();
-    let one = |page: i64, before: bool| EventListArgs {
+    let one = |page: i64, earlier: bool| EventListArgs {
         page,
         per_page: 1,
         strict_dates: true,
-        starts_before: before.then(|| at.clone()),
-        starts_after: (!before).then(|| at.clone()),
+        starts_before: earlier.then(|| at.clone()),
+        starts_after: (!earlier).then(|| at.clone()),
         ..Default::default()
     };
     let service = &visit.app.service;

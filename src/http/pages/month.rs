@@ -12,7 +12,7 @@ use super::views::EventItem;
 use super::{PageError, Visit, dates};
 use crate::http::urls::with_query;
 
-/// Events shown in a cell before "+N more" links to the day.
+/// Events a cell shows; "+N more" links the rest to the day view.
 const SHOWN_PER_DAY: usize = 3;
 
 #[derive(Template)]

@@ -42,7 +42,7 @@ impl EventItem {
 }
 
 /// A stored website as a link: only web addresses are, so a link can never run
-/// script (`javascript:`) whatever was stored.
+/// script (`javascript:`) whatever the stored value.
 pub fn web_link(url: &str) -> Option<String> {
     let url = url.trim();
     let lower = url.to_ascii_lowercase();
@@ -126,7 +126,7 @@ pub fn group(lang: &str, items: Vec<EventItem>) -> Vec<MonthGroup> {
                 days: Vec::new(),
             });
         }
-        let month = months.last_mut().expect("a month was just pushed");
+        let month = months.last_mut().expect("a month is pushed above");
         if last != Some(day) || month.days.is_empty() {
             month.days.push(DayGroup {
                 label: dates::long_date(lang, day),
