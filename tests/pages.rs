@@ -423,6 +423,13 @@ both!(
         );
         let searched = ok(&app, "/events/?search=book").await;
         assert!(searched.contains("Book Club") && !searched.contains("Jazz Night"));
+        let unknown = page(&app, "/events/?category=no-such-category").await;
+        unknown.assert(400);
+        assert!(
+            unknown.text.contains("<h1>Page not found</h1>"),
+            "{}",
+            unknown.text
+        );
         let by_venue = ok(&app, &format!("/events/month/2027-03/?venue={venue}")).await;
         assert!(by_venue.contains("Jazz Night") && !by_venue.contains("Book Club"));
     }
