@@ -48,7 +48,17 @@ impl Route {
     /// `path` without its language segment; `bar_date` is the reference's
     /// `tribe-bar-date`, which its month and day views also take.
     fn parse(path: &str, bar_date: Option<&str>) -> Option<Route> {
-        let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+        let segments: Vec<String> = path
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                percent_encoding::percent_decode_str(s)
+                    .decode_utf8()
+                    .map(String::from)
+            })
+            .collect::<Result<_, _>>()
+            .ok()?;
+        let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
         Some(match segments.as_slice() {
             [] | ["events"] | ["events", "list"] => Route::Upcoming,
             ["events", "month"] => Route::Month(bar_date.and_then(dates::parse_month)),
@@ -318,6 +328,10 @@ mod tests {
             Some(Route::Month(super::dates::parse_month("2027-03")))
         );
         assert_eq!(Route::parse("/events/nonsense/", None), None);
+        assert_eq!(
+            Route::parse("/venue/caf%C3%A9/", None),
+            Some(Route::Venue("café".into()))
+        );
         assert_eq!(
             Route::parse("/tag/jazz/", None),
             Some(Route::Tag("jazz".into()))
