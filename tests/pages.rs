@@ -597,3 +597,32 @@ async fn the_stylesheet_is_served_and_cached_and_an_override_allowed() {
     );
     assert!(css.text.contains("table.month"));
 }
+
+both!(a_cached_page_follows_every_write, |app| async move {
+    let first = ok(&app, "/events/").await;
+    assert!(!first.contains("Brand New Show"));
+    let again = page(&app, "/events/").await;
+    let etag = again
+        .header("etag")
+        .expect("a page has an ETag")
+        .to_string();
+    let headers = [("if-none-match", etag.as_str())];
+    let unchanged = app
+        .call_with(Method::GET, "/events/", None, &Auth::None, &headers)
+        .await;
+    unchanged.assert(304);
+    slug_of(
+        &app,
+        event(
+            "Brand New Show",
+            "2027-03-10 19:00:00",
+            "2027-03-10 21:00:00",
+        ),
+    )
+    .await;
+    assert!(ok(&app, "/events/").await.contains("Brand New Show"));
+    let changed = app
+        .call_with(Method::GET, "/events/", None, &Auth::None, &headers)
+        .await;
+    changed.assert(200);
+});

@@ -5,6 +5,7 @@
 //! template; `docs/pages.md` says why and how.
 
 mod archive;
+mod cache;
 mod chrome;
 mod dates;
 mod error;
@@ -112,6 +113,11 @@ const FORM_BYTES: usize = 16 * 1024;
 
 /// Answers a page request (any method the routes let through).
 pub async fn page(app: App, lang: Arc<Lang>, req: Request) -> Response {
+    cache::answer(app, lang, req).await
+}
+
+/// Renders a page request as of `now`.
+async fn compute(app: App, lang: Arc<Lang>, req: Request, now: i64) -> Response {
     let (parts, body) = req.into_parts();
     let mut query: Vec<(String, String)> =
         form_urlencoded::parse(parts.uri.query().unwrap_or("").as_bytes())
@@ -131,7 +137,7 @@ pub async fn page(app: App, lang: Arc<Lang>, req: Request) -> Response {
         } else {
             path.to_string()
         },
-        now: chrono::Utc::now().timestamp(),
+        now,
         caller: Caller(None),
         app,
         lang,
