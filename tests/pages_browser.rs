@@ -3,9 +3,10 @@
 //! 1280 pixels wide: month → day → event → venue → back, the filter form, the
 //! password form and the language switch work without JavaScript of their own, and
 //! axe-core finds no serious or critical accessibility violation on any of them.
-//! Screenshots of each step are kept under `target/screenshots/pages/`. `.ci/run`
-//! installs Chromium (apt) and the npm packages; elsewhere the check is skipped,
-//! loudly, when they are missing.
+//! Screenshots of each step are kept under `target/screenshots/pages/`. Every view's
+//! HTML also passes the Nu HTML Checker (`vnu-jar`, on the machine's Java) without
+//! an error or a warning. `.ci/run` installs Chromium (apt) and the npm packages;
+//! elsewhere the checks are skipped, loudly, when they are missing.
 
 mod common;
 
@@ -112,4 +113,70 @@ async fn a_visitor_walks_the_calendar_sqlite() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_visitor_walks_the_calendar_postgres() {
     a_visitor_walks_the_calendar("postgres", TestApp::postgres_with).await;
+}
+
+/// One page of each kind, as a visitor's browser gets it.
+const VIEWS: &[&str] = &[
+    "/",
+    "/events/month/2027-03/",
+    "/events/2027-03-10/",
+    "/event/jazz-night/",
+    "/event/members-meeting/",
+    "/venue/blue-room/",
+    "/events/category/music/",
+    "/events/?category=music&search=jazz",
+    "/fr/events/month/2027-03/",
+    "/de/event/jazz-night/",
+    "/event/no-such-event/",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_view_is_valid_html() {
+    let jar = Path::new(CLIENT).join("node_modules/vnu-jar/build/dist/vnu.jar");
+    let java = std::process::Command::new("java")
+        .arg("-version")
+        .output()
+        .is_ok();
+    let how = format!("a Java runtime; npm ci --prefix {CLIENT}");
+    if !tool_installed(java && jar.is_file(), "java and vnu-jar", &how) {
+        return;
+    }
+    let app = TestApp::sqlite().await;
+    calendar(&app).await;
+    let dir: PathBuf = ["target", "html", "pages"].iter().collect();
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = Vec::new();
+    for (i, path) in VIEWS.iter().enumerate() {
+        let r = app.get(path).await;
+        assert_eq!(
+            r.header("content-type"),
+            Some("text/html; charset=utf-8"),
+            "{path}"
+        );
+        let file = dir.join(format!("{i:02}.html"));
+        std::fs::write(&file, &r.text).unwrap();
+        files.push(file.display().to_string());
+    }
+    let mut args = vec![
+        "-jar".to_string(),
+        jar.display().to_string(),
+        "--format".into(),
+        "json".into(),
+    ];
+    args.extend(files);
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("java").args(&args).output()
+    })
+    .await
+    .unwrap()
+    .expect("java runs");
+    // The checker reports on standard error, as JSON.
+    let report: Value = serde_json::from_slice(&out.stderr)
+        .unwrap_or_else(|_| panic!("no report: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(
+        report["messages"],
+        json!([]),
+        "pages in {}: {report:#}",
+        dir.display()
+    );
 }
