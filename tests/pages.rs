@@ -626,3 +626,33 @@ both!(a_cached_page_follows_every_write, |app| async move {
         .await;
     changed.assert(200);
 });
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_month_busier_than_one_list_is_read_day_by_day() {
+    let app = TestApp::sqlite_with(calendar_events::config::Settings {
+        feed_max_events: 2,
+        ..settings()
+    })
+    .await;
+    for n in 1..=5 {
+        let start = format!("2027-03-15 0{n}:00:00");
+        let end = format!("2027-03-15 0{n}:30:00");
+        slug_of(&app, event(&format!("Session {n}"), &start, &end)).await;
+    }
+    slug_of(
+        &app,
+        event("Late Fair", "2027-03-28 10:00:00", "2027-03-29 12:00:00"),
+    )
+    .await;
+    let html = ok(&app, "/events/month/2027-03/").await;
+    assert!(
+        html.contains(r#"<a class="more" href="/events/2027-03-15/">+2 more</a>"#),
+        "{html}"
+    );
+    assert_eq!(html.matches("Session ").count(), 3, "{html}");
+    assert_eq!(
+        html.matches(r#"href="/event/late-fair/""#).count(),
+        2,
+        "{html}"
+    );
+}

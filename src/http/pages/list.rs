@@ -140,7 +140,8 @@ pub async fn day(visit: &Visit, day: Option<NaiveDate>) -> Result<String, PageEr
     let tr = Tr::new(&visit.lang.code);
     let day = day.unwrap_or_else(|| visit.today());
     let filters = Filters::of(visit);
-    let events = running_events(visit, &tr, &filters, day, day).await?;
+    let most = visit.settings().feed_max_events;
+    let (events, _) = running_events(visit, &tr, &filters, (day, day), most).await?;
     let long = dates::long_date(tr.lang(), day);
     let groups = match events.is_empty() {
         true => Vec::new(),
@@ -176,16 +177,15 @@ pub async fn day(visit: &Visit, day: Option<NaiveDate>) -> Result<String, PageEr
     Ok(ListPage::filtered(visit, heading, groups, pager, form).render()?)
 }
 
-/// Every event that runs on some day from `first` to `last`, as the filters narrow
-/// them.
+/// The first `most` events (by start) that run on some day from `first` to
+/// `last`, as the filters narrow them, and how many there are in all.
 pub async fn running_events(
     visit: &Visit,
     tr: &Tr,
     filters: &Filters,
-    first: NaiveDate,
-    last: NaiveDate,
-) -> Result<Vec<EventItem>, PageError> {
-    let most = visit.settings().feed_max_events;
+    (first, last): (NaiveDate, NaiveDate),
+    most: u64,
+) -> Result<(Vec<EventItem>, u64), PageError> {
     let mut args = filters::running(first, last, most);
     filters.apply(&mut args);
     let found = visit
@@ -193,7 +193,7 @@ pub async fn running_events(
         .service
         .list_events_up_to(visit.asking(), &args, &[], most)
         .await?;
-    Ok(items(visit, tr, &found.events))
+    Ok((items(visit, tr, &found.events), found.total))
 }
 
 /// A path in the visit's language.

@@ -59,17 +59,24 @@ pub async fn month(visit: &Visit, month: Option<NaiveDate>) -> Result<String, Pa
     let first = month.unwrap_or_else(|| today.with_day(1).unwrap_or(today));
     let (start, end) = grid(first);
     let filters = Filters::of(visit);
-    let events = running_events(visit, &tr, &filters, start, end).await?;
     let pairs = filters.pairs();
+    let mut cells = Vec::new();
+    for (d, (events, total)) in days(visit, &tr, &filters, start, end).await? {
+        let href = with_query(&visit_path(visit, &format!("/events/{d}/")), &pairs);
+        let more = total.saturating_sub(events.len() as u64);
+        cells.push(Cell {
+            day: d.day(),
+            date: d.to_string(),
+            in_month: d.month() == first.month(),
+            today: d == today,
+            events,
+            more: (more > 0).then(|| tr.with("page-more", &format!("+{more}"))),
+            href,
+        });
+    }
     let mut weeks = Vec::new();
-    let mut day = start;
-    while day <= end {
-        let week = (0..7)
-            .map(|i| day + Days::new(i))
-            .map(|d| cell(visit, &tr, d, first, today, &events, &pairs))
-            .collect();
-        weeks.push(week);
-        day = day + Days::new(7);
+    while !cells.is_empty() {
+        weeks.push(cells.drain(..7.min(cells.len())).collect());
     }
     let link = |d: NaiveDate, key: &str| Link {
         href: with_query(
@@ -95,35 +102,50 @@ pub async fn month(visit: &Visit, month: Option<NaiveDate>) -> Result<String, Pa
     Ok(page.render()?)
 }
 
-fn cell(
+/// The events a cell shows and how many run that day, for every day of the grid:
+/// from one list of the whole grid, or, when the grid holds more events than one
+/// list answers (`--feed-max-events`), from one list a day, so that no day is
+/// left short.
+async fn days(
     visit: &Visit,
     tr: &Tr,
-    d: NaiveDate,
-    first: NaiveDate,
-    today: NaiveDate,
-    events: &[EventItem],
-    pairs: &[(String, String)],
-) -> Cell {
-    let on_day: Vec<&EventItem> = events
-        .iter()
-        .filter(|e| e.first_day <= d && d <= e.last_day)
-        .collect();
-    let href = with_query(&visit_path(visit, &format!("/events/{d}/")), pairs);
-    let more = on_day.len().saturating_sub(SHOWN_PER_DAY);
-    Cell {
-        day: d.day(),
-        date: d.to_string(),
-        in_month: d.month() == first.month(),
-        today: d == today,
-        events: on_day
-            .iter()
-            .take(SHOWN_PER_DAY)
-            .map(|e| Shown {
-                title: e.title.clone(),
-                href: e.href.clone(),
+    filters: &Filters,
+    start: NaiveDate,
+    end: NaiveDate,
+) -> Result<Vec<(NaiveDate, (Vec<Shown>, u64))>, PageError> {
+    let most = visit.settings().feed_max_events;
+    let (events, total) = running_events(visit, tr, filters, (start, end), most).await?;
+    let dates = start.iter_days().take_while(|d| *d <= end);
+    if total <= events.len() as u64 {
+        return Ok(dates
+            .map(|d| {
+                let on: Vec<&EventItem> = events
+                    .iter()
+                    .filter(|e| e.first_day <= d && d <= e.last_day)
+                    .collect();
+                let shown = on
+                    .iter()
+                    .take(SHOWN_PER_DAY)
+                    .map(|e| Shown::of(e))
+                    .collect();
+                (d, (shown, on.len() as u64))
             })
-            .collect(),
-        more: (more > 0).then(|| tr.with("page-more", &format!("+{more}"))),
-        href,
+            .collect());
+    }
+    let mut out = Vec::new();
+    for d in dates {
+        let (events, total) =
+            running_events(visit, tr, filters, (d, d), SHOWN_PER_DAY as u64).await?;
+        out.push((d, (events.iter().map(Shown::of).collect(), total)));
+    }
+    Ok(out)
+}
+
+impl Shown {
+    fn of(e: &EventItem) -> Shown {
+        Shown {
+            title: e.title.clone(),
+            href: e.href.clone(),
+        }
     }
 }
