@@ -37,6 +37,15 @@ async fn linked(app: &TestApp, path: &str, body: Value) -> (i64, String) {
     (r.id(), r.body["slug"].as_str().unwrap().to_string())
 }
 
+/// A crowded day: more events than a month cell shows.
+async fn five_sessions_on_the_15th(app: &TestApp) {
+    for n in 1..=5 {
+        let start = format!("2027-03-15 0{n}:00:00");
+        let end = format!("2027-03-15 0{n}:30:00");
+        slug_of(app, event(&format!("Session {n}"), &start, &end)).await;
+    }
+}
+
 async fn post_form(app: &TestApp, path: &str, form: &str) -> Resp {
     let content = "application/x-www-form-urlencoded";
     let r = app
@@ -325,11 +334,7 @@ both!(the_month_grid_marks_today, |app| async move {
 both!(
     a_crowded_day_links_its_overflow_to_the_day_view,
     |app| async move {
-        for n in 1..=5 {
-            let start = format!("2027-03-15 0{n}:00:00");
-            let end = format!("2027-03-15 0{n}:30:00");
-            slug_of(&app, event(&format!("Session {n}"), &start, &end)).await;
-        }
+        five_sessions_on_the_15th(&app).await;
         let html = ok(&app, "/events/month/2027-03/").await;
         assert!(
             html.contains(r#"<a class="more" href="/events/2027-03-15/">+2 more</a>"#),
@@ -634,11 +639,7 @@ async fn a_month_busier_than_one_list_is_read_day_by_day() {
         ..settings()
     })
     .await;
-    for n in 1..=5 {
-        let start = format!("2027-03-15 0{n}:00:00");
-        let end = format!("2027-03-15 0{n}:30:00");
-        slug_of(&app, event(&format!("Session {n}"), &start, &end)).await;
-    }
+    five_sessions_on_the_15th(&app).await;
     slug_of(
         &app,
         event("Late Fair", "2027-03-28 10:00:00", "2027-03-29 12:00:00"),
