@@ -521,6 +521,9 @@ both!(
         let right = post_form(&app, &path, "password=open+sesame").await;
         right.assert(200);
         assert_eq!(right.header("cache-control"), Some("private, no-store"));
+        let by_link = page(&app, &format!("{path}?password=open+sesame")).await;
+        assert!(by_link.text.contains("Room 101"));
+        assert_eq!(by_link.header("cache-control"), Some("private, no-store"));
         assert!(
             right.text.contains("Room 101") && right.text.contains("Members Meeting"),
             "{}",

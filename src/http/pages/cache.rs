@@ -19,8 +19,10 @@ use crate::http::state::{App, Lang};
 /// Answers a page request, from the cache when it may.
 pub async fn answer(app: App, lang: Arc<Lang>, req: Request) -> Response {
     let now = chrono::Utc::now().timestamp();
+    // A password in the URL reveals a protected event: that answer is not kept.
     let cacheable = req.method() == Method::GET
         && !req.headers().contains_key(header::AUTHORIZATION)
+        && !req.uri().query().is_some_and(|q| q.contains("password"))
         && app.settings.response_cache_bytes > 0;
     let version = match cacheable {
         true => app.service.data_version().await.ok(),

@@ -158,8 +158,8 @@ async fn compute(app: App, lang: Arc<Lang>, req: Request, now: i64) -> Response 
         Ok(html) => chrome::html(&visit.app.settings, axum::http::StatusCode::OK, html),
         Err(err) => error::page(&visit, err),
     };
-    if parts.method == axum::http::Method::POST {
-        // What a password revealed is for this visitor only.
+    if parts.method == axum::http::Method::POST || visit.arg("password").is_some() {
+        // What a password reveals is for this visitor only.
         resp.headers_mut().insert(
             axum::http::header::CACHE_CONTROL,
             axum::http::HeaderValue::from_static("private, no-store"),
