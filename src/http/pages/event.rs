@@ -140,47 +140,64 @@ fn page(visit: &Visit, shown: &ShownEvent) -> EventPage {
     }
 }
 
+/// How far, in days, the neighbours of an event are looked for: the nearest
+/// window first, so that a busy calendar counts a day's events, not a year's.
+const NEIGHBOUR_WINDOWS: [i64; 3] = [1, 31, 366];
+
 /// The neighbours of `e` among the events a visitor sees: the latest that starts
-/// earlier and the earliest that starts later (one starting at the very same
-/// second is neither). Lists run in start order only, so the previous one is the
-/// last page of one event among the earlier ones.
+/// earlier and the earliest that starts later, within a year (one starting at the
+/// very same second is neither).
 async fn neighbours(visit: &Visit, e: &Event) -> Result<(Option<Link>, Option<Link>), PageError> {
-    let at = chrono::DateTime::from_timestamp(e.start_utc, 0)
-        .unwrap_or_default()
-        .with_timezone(&visit.settings().timezone)
-        .format("%Y-%m-%d %H:%M:%S")
-        .to_string();
-    let one = |page: i64, earlier: bool| EventListArgs {
-        page,
-        per_page: 1,
-        strict_dates: true,
-        starts_before: earlier.then(|| at.clone()),
-        starts_after: (!earlier).then(|| at.clone()),
-        ..Default::default()
-    };
-    let service = &visit.app.service;
-    let first = |found: crate::service::EventPage| found.events.into_iter().next();
-    let next = first(
-        service
-            .list_events(visit.asking(), &one(1, false), &[])
-            .await?,
-    );
-    let earlier = service
-        .list_events(visit.asking(), &one(1, true), &[])
-        .await?;
-    let previous = match earlier.total {
-        0 | 1 => first(earlier),
-        n => first(
-            service
-                .list_events(visit.asking(), &one(n as i64, true), &[])
-                .await?,
-        ),
-    };
     let link = |shown: ShownEvent| Link {
         href: views::event_path(&visit.lang.prefix, &shown.event.post.slug),
         text: shown.event.post.title,
     };
+    let previous = nearest(visit, e.start_utc, true).await?;
+    let next = nearest(visit, e.start_utc, false).await?;
     Ok((previous.map(link), next.map(link)))
+}
+
+/// The event that starts nearest to `at`, earlier or later. Lists run in start
+/// order only, so the latest earlier one is the last page of one event.
+async fn nearest(visit: &Visit, at: i64, earlier: bool) -> Result<Option<ShownEvent>, PageError> {
+    let local = |ts: i64| {
+        chrono::DateTime::from_timestamp(ts, 0)
+            .unwrap_or_default()
+            .with_timezone(&visit.settings().timezone)
+            .format("%Y-%m-%d %H:%M:%S")
+            .to_string()
+    };
+    let service = &visit.app.service;
+    for days in NEIGHBOUR_WINDOWS {
+        let edge = if earlier {
+            at - days * 86_400
+        } else {
+            at + days * 86_400
+        };
+        let (after, before) = if earlier { (edge, at) } else { (at, edge) };
+        let window = |page: i64| EventListArgs {
+            page,
+            per_page: 1,
+            strict_dates: true,
+            starts_after: Some(local(after)),
+            starts_before: Some(local(before)),
+            ..Default::default()
+        };
+        let found = service.list_events(visit.asking(), &window(1), &[]).await?;
+        let last = found.total as i64;
+        let event = match (earlier, last) {
+            (_, 0) => continue,
+            (false, _) | (true, 1) => found.events.into_iter().next(),
+            (true, _) => service
+                .list_events(visit.asking(), &window(last), &[])
+                .await?
+                .events
+                .into_iter()
+                .next(),
+        };
+        return Ok(event);
+    }
+    Ok(None)
 }
 
 /// "Europe/Paris (CET)", or the name alone where the abbreviation is the name.
