@@ -354,3 +354,9 @@ mod tests {
         assert_ne!(en["message"], fr["message"]);
     }
 }
+
+impl super::cache::serve::Failure for ApiError {
+    fn timed_out() -> Self {
+        ApiError::Unavailable("request timed out".into())
+    }
+}
