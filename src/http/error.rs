@@ -312,6 +312,12 @@ impl IntoResponse for ApiError {
     }
 }
 
+impl super::cache::serve::Failure for ApiError {
+    fn timed_out() -> Self {
+        ApiError::Unavailable("request timed out".into())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,11 +358,5 @@ mod tests {
         let fr = ApiError::NoRoute.body("fr");
         assert_eq!(en["code"], fr["code"]);
         assert_ne!(en["message"], fr["message"]);
-    }
-}
-
-impl super::cache::serve::Failure for ApiError {
-    fn timed_out() -> Self {
-        ApiError::Unavailable("request timed out".into())
     }
 }
