@@ -37,9 +37,9 @@ SCENARIOS=(
     "events_filtered|static.lua|@API/events?@FILTER|GET /events for one month, one category and search=jazz"
     "event_by_id|pick.lua|@API/events/<id>|GET /events/{id}, IDs sampled from the data set"
     "event_by_slug|pick.lua|@API/events/by-slug/<slug>|GET /events/by-slug/{slug}, slugs sampled from the data set"
-    "page_month|static.lua|/events/month/@MONTH/|GET /events/month/<next month>/: the month grid page (HTML)"
-    "page_event|pick.lua|/event/<slug>/|GET /event/{slug}/: an event's page (HTML), slugs sampled from the data set"
     "ics|static.lua|@API/events?ical=1|GET /events?ical=1: the default window as an iCalendar feed (up to 1,000 events)"
+    "page_month|static.lua|/events/month/|GET /events/month/: this month's calendar page (HTML)"
+    "page_event|pick.lua|/event/<slug>/|GET /event/{slug}/: an event's page (HTML), slugs sampled from the data set"
     "venues|static.lua|@API/venues|GET /venues"
     "categories|static.lua|@API/categories|GET /categories"
     "index|static.lua|@API|GET the namespace index"
@@ -345,7 +345,6 @@ for entry in "${SCENARIOS[@]}"; do
     # Quoted replacements: bash 5.2 would otherwise put the matched text in place of '&'.
     path=${path//@API/"$API"}
     path=${path//@FILTER/"$FILTER"}
-    path=${path//@MONTH/"${MONTH_START:0:7}"}
     env_vars=(BENCH_MANIFEST="$MANIFEST" BENCH_API="$API" BENCH_FILTER_QUERY="$FILTER")
     if [[ $name == sweep ]]; then
         run_sweep
@@ -360,9 +359,8 @@ for entry in "${SCENARIOS[@]}"; do
             env_vars+=(BENCH_LIST=event_slugs BENCH_PREFIX="$API/events/by-slug/")
             code=$(status_of "$BASE$API/events/by-slug/$(head -n1 "$MANIFEST/event_slugs")") ;;
         page_event)
-            # The page answers without its trailing slash too.
-            env_vars+=(BENCH_LIST=event_slugs BENCH_PREFIX="/event/")
-            code=$(status_of "$BASE/event/$(head -n1 "$MANIFEST/event_slugs")") ;;
+            env_vars+=(BENCH_LIST=event_slugs BENCH_PREFIX="/event/" BENCH_SUFFIX="/")
+            code=$(status_of "$BASE/event/$(head -n1 "$MANIFEST/event_slugs")/") ;;
         post_events|mix)
             code=$(status_of -X POST -H "Authorization: $(head -n1 "$MANIFEST/authorization")" \
                 -H 'Content-Type: application/json' \

@@ -204,3 +204,67 @@ fn export_and_import_move_a_calendar_between_databases() {
     );
     assert!(ics.trim_end().ends_with("END:VCALENDAR"), "{ics}");
 }
+
+#[test]
+fn import_names_its_source_checks_with_a_dry_run_and_reads_icalendar() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("calendar.db").display());
+    let (ok, _, err) = run(&["import", "--database-url", &url]);
+    assert!(!ok && err.contains("name what to import"), "{err}");
+    let (ok, _, err) = run(&[
+        "user",
+        "create",
+        "root",
+        "--role",
+        "administrator",
+        "--database-url",
+        &url,
+    ]);
+    assert!(ok, "{err}");
+    let file = dir.path().join("feed.ics");
+    std::fs::write(
+        &file,
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\nUID:a@t\r\n\
+         SUMMARY:Picnic\r\nDTSTART:20270601T100000Z\r\nDTEND:20270601T120000Z\r\nEND:VEVENT\r\n\
+         END:VCALENDAR\r\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    // A dry run checks the file and says what it would do, writing nothing.
+    let (ok, out, err) = run(&["import", "ics", file, "--dry-run", "--database-url", &url]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("event: 1 would be imported, 0 would be updated, 0 not"),
+        "{out}"
+    );
+    let (ok, out, err) = run(&["export", "--database-url", &url]);
+    assert!(ok && out.is_empty(), "{out}{err}");
+    let (ok, out, err) = run(&["import", "ics", file, "--database-url", &url]);
+    assert!(
+        ok && out.contains("event: 1 imported, 0 updated, 0 not"),
+        "{out}{err}"
+    );
+    // Run again, the same file updates what the first run created.
+    let (ok, out, err) = run(&["import", "ics", file, "--dry-run", "--database-url", &url]);
+    assert!(
+        ok && out.contains("event: 0 would be imported, 1 would be updated"),
+        "{out}{err}"
+    );
+    let (ok, out, err) = run(&["import", "ics", file, "--database-url", &url]);
+    assert!(
+        ok && out.contains("event: 0 imported, 1 updated, 0 not"),
+        "{out}{err}"
+    );
+    // A site that is not there is named in the error.
+    let (ok, _, err) = run(&[
+        "import",
+        "tec",
+        "ftp://nowhere.invalid",
+        "--database-url",
+        &url,
+    ]);
+    assert!(
+        !ok && err.contains("no Events Calendar API found at ftp://nowhere.invalid"),
+        "{err}"
+    );
+}

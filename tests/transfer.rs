@@ -31,7 +31,7 @@ async fn import(app: &TestApp, lines: &str) -> calendar_events::cli::transfer::I
         login: app.admin.login.clone(),
         role: Role::Administrator,
     };
-    calendar_events::cli::transfer::import_lines(&service, user, lines.as_bytes())
+    calendar_events::cli::transfer::import_lines(&service, user, lines)
         .await
         .unwrap()
 }
@@ -315,5 +315,55 @@ both!(
                 .collect()
         };
         assert_eq!(key(&a), key(&b));
+    }
+);
+
+both!(
+    passwords_and_ids_survive_a_move_into_an_empty_calendar,
+    |app| async move {
+        let venue = app
+            .post(
+                "venues",
+                json!({"venue": "Back room", "address": "1 Cellar St", "password": "knock"}),
+            )
+            .await
+            .id();
+        let secret = app
+            .event(with(
+                event("Tasting", "2027-02-01 18:00:00", "2027-02-01 20:00:00"),
+                json!({"password": "vintage", "description": "<p>Grand cru</p>", "venue": venue}),
+            ))
+            .await;
+        let lines = exported(&app).await;
+        let line = lines.iter().find(|l| l["item"]["id"] == secret).unwrap();
+        assert_eq!(line["item"]["password"], "vintage");
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let target = match app.backend() {
+            calendar_events::store::Backend::Sqlite => TestApp::sqlite().await,
+            calendar_events::store::Backend::Postgres => TestApp::postgres().await.unwrap(),
+        };
+        let done = import(&target, &text).await;
+        assert!(done.failed.is_empty(), "{:?}", done.failed);
+        // Kept under its ID, and still protected.
+        target
+            .get(&format!("events/{secret}"))
+            .await
+            .assert_error(403, "event-password-protected");
+        let open = target
+            .get(&format!("events/{secret}?password=vintage"))
+            .await;
+        open.assert(200);
+        assert_eq!(open.body["description"], "<p>Grand cru</p>");
+        assert_eq!(open.body["venue"]["id"], venue);
+        let shown = target.get(&format!("venues/{venue}")).await;
+        assert_eq!(
+            shown.body["address"], "",
+            "the venue's password is kept too"
+        );
+        // What is created next follows the imported IDs.
+        let next = target
+            .event(event("Next", "2027-03-01 18:00:00", "2027-03-01 20:00:00"))
+            .await;
+        assert!(next > secret, "{next} after {secret}");
     }
 );

@@ -98,14 +98,100 @@ pub enum Command {
         #[arg(long, default_value = "jsonl", value_parser = ["jsonl", "ics"])]
         format: String,
     },
-    /// Create everything an `export` holds in this calendar, linked as it was.
-    Import {
-        /// A file written by `export`.
-        file: std::path::PathBuf,
-        /// The administrator the items are written as (default: the first one).
-        #[arg(long = "as")]
-        login: Option<String>,
+    /// Bring a calendar in: an `export` file, an iCalendar file or feed (`ics`), or
+    /// a WordPress site running The Events Calendar (`tec`). A second run updates
+    /// what the first created; into an empty calendar, items keep their IDs.
+    Import(Box<ImportArgs>),
+}
+
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ImportArgs {
+    #[command(subcommand)]
+    pub from: Option<ImportFrom>,
+    /// A file written by `export` (or an iCalendar file).
+    pub file: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub options: ImportOptions,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ImportFrom {
+    /// A site's Events Calendar REST API (v1): its address (home page, REST root
+    /// or namespace). Reads categories, tags, venues, organizers and events of every
+    /// date; with `--login`, of every status too.
+    Tec {
+        url: String,
+        /// A user of that site (an editor or administrator sees every status).
+        #[arg(long = "login", requires = "password")]
+        site_login: Option<String>,
+        /// That user's application password (WordPress: Users → Profile).
+        #[arg(long, env = "CALENDAR_IMPORT_PASSWORD", hide_env_values = true)]
+        password: Option<String>,
+        /// Pages read at once from the site.
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=16))]
+        concurrency: u16,
+        #[command(flatten)]
+        options: ImportOptions,
     },
+    /// An iCalendar (RFC 5545) file, or feed URL (`https://`, `webcal://`).
+    Ics {
+        location: String,
+        #[command(flatten)]
+        options: ImportOptions,
+    },
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct ImportOptions {
+    /// The administrator the items are written as (default: the first one).
+    #[arg(long = "as")]
+    pub as_login: Option<String>,
+    /// Read and check everything, say what would be imported, and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+impl ImportArgs {
+    /// The source named, and how to import it; `None` when none is named.
+    fn source(self) -> Option<(transfer::Source, transfer::Options)> {
+        let options = |o: ImportOptions| transfer::Options {
+            login: o.as_login,
+            dry_run: o.dry_run,
+        };
+        match (self.from, self.file) {
+            (
+                Some(ImportFrom::Tec {
+                    url,
+                    site_login,
+                    password,
+                    concurrency,
+                    options: o,
+                }),
+                _,
+            ) => {
+                let credentials = site_login.map(|login| transfer::Credentials {
+                    login,
+                    password: password.unwrap_or_default(),
+                });
+                let source = transfer::Source::Tec {
+                    url,
+                    credentials,
+                    concurrency: concurrency.into(),
+                };
+                Some((source, options(o)))
+            }
+            (
+                Some(ImportFrom::Ics {
+                    location,
+                    options: o,
+                }),
+                _,
+            ) => Some((transfer::Source::Ics(location), options(o))),
+            (None, Some(file)) => Some((transfer::Source::File(file), options(self.options))),
+            (None, None) => None,
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -159,9 +245,10 @@ pub fn run(cli: Cli) -> ExitCode {
                 site,
                 format,
             }) => transfer::export(&cli.serve.db, output, site, &format).await,
-            Some(Command::Import { file, login }) => {
-                transfer::import(&cli.serve.db, file, login).await
-            }
+            Some(Command::Import(args)) => match args.source() {
+                Some((source, options)) => transfer::import(&cli.serve.db, source, options).await,
+                None => Err("name what to import: a FILE, `ics FILE|URL` or `tec URL`".into()),
+            },
         }
     });
     match result {

@@ -203,6 +203,9 @@ pub enum ImageRef {
 /// `Some("")` clears it.
 #[derive(Clone, Debug, Default)]
 pub struct PostChanges {
+    /// The ID a new post is created with (an import keeping its source's IDs);
+    /// the next free one when `None`. Never changes a stored post.
+    pub id: Option<i64>,
     pub title: Option<String>,
     pub author: Option<i64>,
     pub status: Option<Status>,

@@ -50,6 +50,8 @@ pub struct Term {
 /// Values for a term create or update; `None` leaves a field as it is.
 #[derive(Clone, Debug, Default)]
 pub struct TermChanges {
+    /// The ID a new term is created with (an import keeping its source's IDs).
+    pub id: Option<i64>,
     pub name: Option<String>,
     pub slug: Option<String>,
     pub description: Option<String>,

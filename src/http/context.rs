@@ -131,6 +131,7 @@ impl Ctx {
             caller: &self.caller,
             now: self.now,
             condition: Default::default(),
+            as_id: None,
         }
     }
 

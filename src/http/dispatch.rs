@@ -4,7 +4,6 @@
 use crate::api::i18n::Msg;
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::body::to_bytes;
 use axum::extract::{FromRequestParts, RawPathParams, Request};
@@ -12,11 +11,10 @@ use axum::http::{Method, header};
 use axum::response::Response;
 use serde_json::{Map, Value};
 
-use super::cache::{Lookup, MAX_WAIT};
+use super::cache::serve;
 use super::conditional;
 pub use super::context::{Ctx, View};
 use super::error::ApiError;
-use super::live_counts;
 use super::state::{App, ClientAddr, Lang, REQUEST_ID};
 use super::urls::Urls;
 use super::{auth, doc, events, index, linked, terms};
@@ -31,138 +29,39 @@ pub async fn handle(
     lang: Arc<Lang>,
     req: Request,
 ) -> Response {
-    let code = lang.code.clone();
     let request_id = req
         .headers()
         .get(REQUEST_ID)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    let timeout = app.settings.request_timeout;
     let now = chrono::Utc::now().timestamp();
-    let if_none_match = conditional::if_none_match(req.method(), req.headers());
-    let if_none_match = if_none_match.as_ref();
-    let is_read = matches!(*req.method(), Method::GET | Method::HEAD);
     // Anonymous reads may be answered from the cache (see `cache/mod.rs` for why that is safe).
-    let cache_key = (req.method() == Method::GET
-        && !req
-            .headers()
-            .contains_key(axum::http::header::AUTHORIZATION)
-        && app.settings.response_cache_bytes > 0)
-        .then(|| {
-            let view = View::of(endpoint.op, req.uri(), req.headers());
-            format!("{}{}{}", view.cache_tag(), code, req.uri())
-        });
-    let version = match &cache_key {
-        Some(_) => app.service.data_version().await.ok(),
-        None => None,
-    };
-    let cache = app.clone();
-    let mut computing = None;
-    if let (Some(key), Some(v)) = (&cache_key, version) {
-        if app.cache.behind(v) {
-            // Boxed: rare, and its state would otherwise weigh on every hit's future.
-            let service = &app.service;
-            Box::pin(
-                app.cache
-                    .catch_up(v, async |cursor| service.catch_up(cursor, v).await),
-            )
-            .await;
-        }
-        match app.cache.get(v, now, key) {
-            Lookup::Hit(hit) => return conditional::answer(if_none_match, hit.response()),
-            Lookup::Refresh(last) => {
-                refresh_in_background(app, endpoint, lang, &req, key.clone(), v, now);
-                return conditional::answer(if_none_match, last.response());
-            }
-            Lookup::Compute => computing = Some(cache.cache.computing(key, v)),
-            Lookup::Wait(mut waiting) => {
-                // Someone is computing this very response, from data at least as new as
-                // ours: wait for theirs rather than run the same query again; compute it
-                // ourselves if it does not come.
-                let _ = tokio::time::timeout(MAX_WAIT, &mut waiting.notified).await;
-                if let Some(hit) = app.cache.answer(&waiting) {
-                    return conditional::answer(if_none_match, hit.response());
-                }
-                if let Lookup::Hit(hit) = app.cache.get(v, now, key) {
-                    return conditional::answer(if_none_match, hit.response());
-                }
-            }
-        }
-    }
-    // Boxed: every handler's state lives in `run`'s future (about 20 KB), which a
-    // cache hit never needs, and which would otherwise be allocated and copied
-    // for every request as part of this one.
-    let computed = Box::pin(run(app, endpoint, lang, req, now, version));
-    let result = match within(timeout, async {
-        match version {
-            // Term counts are filled in as the cache serves the answer.
-            Some(_) => live_counts::marking(computed).await,
-            None => computed.await,
-        }
-    })
-    .await
-    {
-        Ok(r) => r,
-        // Writes run detached and still finish; the client just stops waiting.
-        Err(_) => Err(ApiError::Unavailable("request timed out".into())),
-    };
-    match (result, cache_key, version) {
-        (Ok(resp), Some(key), Some(v)) => {
-            let resp = cache.cache.put(v, now, key, resp).await;
-            if let Some(c) = computing {
-                c.kept();
-            }
-            conditional::answer(if_none_match, resp)
-        }
-        (Ok(resp), _, _) if is_read => {
-            conditional::answer(if_none_match, conditional::tag(resp).await)
-        }
-        (Ok(resp), _, _) => resp,
-        // A computation that failed wakes its waiters as `computing` drops.
-        (Err(e), _, _) => e.response_with_id(&code, request_id.as_deref()),
-    }
-}
-
-/// Recomputes a cached response that is a second or more old, for the requests
-/// to come; this one is answered with the last response meanwhile.
-fn refresh_in_background(
-    app: App,
-    endpoint: &'static Endpoint,
-    lang: Arc<Lang>,
-    req: &Request,
-    key: String,
-    version: u64,
-    now: i64,
-) {
-    // Cached requests are bodiless GETs: the head is all there is to copy.
-    let (head, ()) = Request::new(()).into_parts();
-    let mut copy = head;
-    copy.method = req.method().clone();
-    copy.uri = req.uri().clone();
-    copy.version = req.version();
-    copy.headers = req.headers().clone();
-    copy.extensions = req.extensions().clone();
-    let copy = Request::from_parts(copy, axum::body::Body::empty());
-    let timeout = app.settings.request_timeout;
-    tokio::spawn(async move {
-        let cache = app.clone();
-        let computed = live_counts::marking(run(app, endpoint, lang, copy, now, Some(version)));
-        match within(timeout, computed).await {
-            Ok(Ok(resp)) => drop(cache.cache.put(version, now, key, resp).await),
-            // The last response stays; a request in a later second tries again.
-            Ok(Err(e)) => tracing::debug!(error = ?e, "refreshing a cached response failed"),
-            Err(_) => tracing::debug!("refreshing a cached response timed out"),
-        }
+    let key = serve::key_of(&app, &req, || {
+        let view = View::of(endpoint.op, req.uri(), req.headers());
+        format!("{}{}{}", view.cache_tag(), lang.code, req.uri())
     });
-}
-
-/// Runs a request for at most `timeout`; its SQLite reads stop at the same moment.
-async fn within<T>(
-    timeout: Duration,
-    request: impl Future<Output = T>,
-) -> Result<T, tokio::time::error::Elapsed> {
-    let deadline = std::time::Instant::now() + timeout;
-    tokio::time::timeout(timeout, crate::service::with_deadline(deadline, request)).await
+    let code = lang.code.clone();
+    let failed = move |e: ApiError| e.response_with_id(&code, request_id.as_deref());
+    let (computing, refreshing) = ((app.clone(), lang.clone()), (app.clone(), lang));
+    serve::serve(
+        app,
+        req,
+        key,
+        now,
+        move |req, version| run(computing.0, endpoint, computing.1, req, now, version),
+        move |req, version| {
+            run(
+                refreshing.0,
+                endpoint,
+                refreshing.1,
+                req,
+                now,
+                Some(version),
+            )
+        },
+        failed,
+    )
+    .await
 }
 
 async fn run(

@@ -312,6 +312,12 @@ impl IntoResponse for ApiError {
     }
 }
 
+impl super::cache::serve::Failure for ApiError {
+    fn timed_out() -> Self {
+        ApiError::Unavailable("request timed out".into())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -112,12 +112,24 @@ fn reading_as(caller: &Caller) -> Asking<'_> {
         caller,
         now: chrono::Utc::now().timestamp(),
         condition: Default::default(),
+        as_id: None,
     }
 }
 
 /// Every event the exporter reads, of every status.
 async fn every_event(service: &Service, asking: Asking<'_>) -> Result<Vec<ShownEvent>, String> {
     walk(|a| async move { service.sync_events(asking, &a, &[], &[]).await }).await
+}
+
+/// A post's password, which no representation shows, kept in its line: a backup
+/// that dropped it would bring the post back unprotected.
+fn with_password(mut item: Value, password: &str) -> Value {
+    if !password.is_empty()
+        && let Some(fields) = item.as_object_mut()
+    {
+        fields.insert("password".into(), Value::from(password));
+    }
+    item
 }
 
 /// Writes the whole calendar to `out`.
@@ -157,11 +169,8 @@ pub async fn export(
         posts.sort_by_key(|(p, _)| p.id);
         for (post, reveal) in &posts {
             let view: LinkedView<'_> = view_of(post, &urls, settings.timezone, *reveal, false);
-            line(
-                out,
-                KINDS[i],
-                serde_json::to_value(view).map_err(|e| e.to_string())?,
-            )?;
+            let item = serde_json::to_value(view).map_err(|e| e.to_string())?;
+            line(out, KINDS[i], with_password(item, &post.password))?;
             done.counts[i] += 1;
         }
     }
@@ -175,11 +184,8 @@ pub async fn export(
     };
     for s in &events {
         let view = EventView::new(&s.event, &s.links, &cx, s.reveal, false);
-        line(
-            out,
-            KINDS[4],
-            serde_json::to_value(view).map_err(|e| e.to_string())?,
-        )?;
+        let item = serde_json::to_value(view).map_err(|e| e.to_string())?;
+        line(out, KINDS[4], with_password(item, &s.event.post.password))?;
         done.counts[4] += 1;
     }
     Ok(done)

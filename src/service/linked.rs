@@ -175,6 +175,7 @@ impl Service {
             self.read_linked_write(asking, args, invalid, true).await?;
         let caller = asking.caller;
         let writer = rights::claim_new(caller, &mut changes, asking.now)?;
+        changes.id = asking.as_id;
         let (store, now, visible) = (self.store.clone(), asking.now, caller.visibility());
         detached(async move {
             with_retry::<_, StoreError, _, _>(|| async {

@@ -52,6 +52,9 @@ pub struct Asking<'a> {
     pub now: i64,
     /// What a conditional write asks of the post it changes.
     pub condition: Condition,
+    /// The ID a create gives the new item: an import keeping its source's IDs
+    /// (`None`: the next free one).
+    pub as_id: Option<i64>,
 }
 
 /// A conditional write's condition, checked under the write's lock: the post it
@@ -161,6 +164,21 @@ impl Service {
         let mut tx = self.store.pool.write().await?;
         crate::store::imports::record(&mut tx, kind, source, local).await?;
         // Nothing a cached answer is computed from.
+        tx.changes(crate::domain::changes::Changes::nothing());
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Whether the calendar holds no post and no term yet.
+    pub async fn calendar_is_empty(&self) -> Result<bool, Error> {
+        let mut conn = self.store.pool.read().await?;
+        Ok(crate::store::imports::calendar_is_empty(&mut conn).await?)
+    }
+
+    /// Makes the next automatic IDs follow these (`store::imports::number_after`).
+    pub async fn number_after(&self, posts: i64, terms: i64) -> Result<(), Error> {
+        let mut tx = self.store.pool.write().await?;
+        crate::store::imports::number_after(&mut tx, posts, terms).await?;
         tx.changes(crate::domain::changes::Changes::nothing());
         tx.commit().await?;
         Ok(())

@@ -136,6 +136,7 @@ fn read_fields(args: &CategoryWriteArgs, p: &mut Problems) -> TermChanges {
         description,
         slug,
         parent: None,
+        id: None,
     }
 }
 
@@ -247,7 +248,8 @@ impl Service {
         args: &CategoryWriteArgs,
         invalid: &[Invalid],
     ) -> Result<Term, Error> {
-        let changes = self.read_term_write(tax, args, invalid, None).await?;
+        let mut changes = self.read_term_write(tax, args, invalid, None).await?;
+        changes.id = asking.as_id;
         if !asking.caller.can_manage_terms() {
             return Err(Error::forbidden(asking.caller));
         }

@@ -186,23 +186,25 @@ pub async fn insert(
         Some(s) if !s.is_empty() => slug::slugify(s),
         _ => unique_slug(conn, taxonomy, &slug::slugify(&name)).await?,
     };
+    let mut values: Vec<(Terms, sea_query::Value)> = vec![
+        (Terms::Taxonomy, taxonomy.as_str().into()),
+        (Terms::Name, name.into()),
+        (Terms::Slug, slug.into()),
+        (
+            Terms::Description,
+            changes.description.clone().unwrap_or_default().into(),
+        ),
+        (Terms::Parent, changes.parent.unwrap_or(0).into()),
+    ];
+    if let Some(id) = changes.id {
+        values.push((Terms::Id, id.into()));
+    }
+    let (cols, vals): (Vec<Terms>, Vec<sea_query::Value>) = values.into_iter().unzip();
     conn.query_one(
         Query::insert()
             .into_table(Terms::Table)
-            .columns([
-                Terms::Taxonomy,
-                Terms::Name,
-                Terms::Slug,
-                Terms::Description,
-                Terms::Parent,
-            ])
-            .values_panic([
-                taxonomy.as_str().into(),
-                name.into(),
-                slug.into(),
-                changes.description.clone().unwrap_or_default().into(),
-                changes.parent.unwrap_or(0).into(),
-            ])
+            .columns(cols)
+            .values_panic(vals.into_iter().map(Expr::val))
             .returning_col(Terms::Id),
         |r| r.i64(0),
     )

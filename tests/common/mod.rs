@@ -366,6 +366,15 @@ impl TestApp {
         }
     }
 
+    /// The URL the command line opens this app's database with.
+    pub fn database_url(&self) -> String {
+        match (&self._dir, &self.pg_database) {
+            (Some(dir), _) => format!("sqlite://{}", dir.path().join("calendar.db").display()),
+            (None, Some(name)) => pg_url_for(name),
+            (None, None) => panic!("a second instance has no database of its own"),
+        }
+    }
+
     /// This instance's router, to send requests to it from other tasks.
     pub fn router(&self) -> axum::Router {
         self.router.clone()

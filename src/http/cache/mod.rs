@@ -32,6 +32,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
 mod answer;
+pub mod serve;
 
 use super::live_counts::Spliced;
 use crate::domain::changes::{Changes, Reads};

@@ -41,6 +41,12 @@ impl From<service::Error> for PageError {
     }
 }
 
+impl crate::http::cache::serve::Failure for PageError {
+    fn timed_out() -> Self {
+        PageError::Service(service::Error::Unavailable("the page took too long".into()))
+    }
+}
+
 impl PageError {
     /// For a read of one named thing: an unknown name is a missing page.
     pub fn of_lookup(err: service::Error) -> PageError {

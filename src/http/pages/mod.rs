@@ -196,22 +196,31 @@ pub fn not_found(app: &App, req: &Request) -> Option<Response> {
     } else {
         String::new()
     };
+    let lang = Arc::new(Lang {
+        code: lang.to_string(),
+        prefix,
+        namespace: crate::api::table::NAMESPACE,
+    });
+    let now = chrono::Utc::now().timestamp();
+    Some(failure(app.clone(), lang, path, now, PageError::NotFound))
+}
+
+/// The HTML page of a failure met outside a page's own rendering (no route, a
+/// time-out).
+fn failure(app: App, lang: Arc<Lang>, path: &str, now: i64, err: PageError) -> Response {
+    let path = match path.strip_prefix(lang.prefix.as_str()).unwrap_or(path) {
+        "" => "/",
+        rest => rest,
+    };
     let visit = Visit {
-        path: path
-            .strip_prefix(prefix.as_str())
-            .unwrap_or(path)
-            .to_string(),
-        lang: Arc::new(Lang {
-            code: lang.to_string(),
-            prefix,
-            namespace: crate::api::table::NAMESPACE,
-        }),
-        app: app.clone(),
+        path: path.to_string(),
+        lang,
+        app,
         query: Vec::new(),
-        now: chrono::Utc::now().timestamp(),
+        now,
         caller: Caller(None),
     };
-    Some(error::page(&visit, PageError::NotFound))
+    error::page(&visit, err)
 }
 
 /// A dated view's own URL with `?ical=1` stands for the feed the reference's
@@ -278,6 +287,7 @@ impl Visit {
             caller: &self.caller,
             now: self.now,
             condition: Default::default(),
+            as_id: None,
         }
     }
 

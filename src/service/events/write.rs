@@ -221,13 +221,16 @@ impl Service {
         let (mut c, known) = self.read_write(asking, args, invalid, inline, None).await?;
         let caller = asking.caller;
         rights::claim_new(caller, &mut c.post, asking.now)?;
+        c.post.id = asking.as_id;
         // Presentation flags omitted on create are false, as the running reference reports.
         c.post.show_map.get_or_insert(false);
         c.post.show_map_link.get_or_insert(false);
         for flag in [&mut c.hide_from_listings, &mut c.sticky, &mut c.featured] {
             flag.get_or_insert(false);
         }
-        let (event, counts) = match plain_create(&c, asking.now) {
+        // A batch numbers its events itself: one with its own ID is written alone.
+        let batched = plain_create(&c, asking.now).filter(|_| c.post.id.is_none());
+        let (event, counts) = match batched {
             Some(new) => match self.creates.create(new).await {
                 Ok(created) => (created.event, created.counts),
                 Err(BatchError::NotWritten) => self.create_alone(asking, &c).await?,

@@ -156,7 +156,10 @@ pub async fn find_or_create(
     // Two identical creates at once must find each other, not make two venues.
     let name = changes.title.as_deref().unwrap_or_default().to_lowercase();
     tx.lock_key(&format!("dedup:{}:{name}", t.as_str())).await?;
-    if let Some(id) = find_duplicate(tx, t, changes, visible, now).await? {
+    // An item created under its source's ID is that source's own, never merged.
+    if changes.id.is_none()
+        && let Some(id) = find_duplicate(tx, t, changes, visible, now).await?
+    {
         return Ok(Ok(id));
     }
     let image_id = match image {

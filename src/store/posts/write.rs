@@ -105,6 +105,9 @@ pub(in crate::store) fn insert_values(
     slug: String,
 ) -> Vec<(Posts, sea_query::Value)> {
     let mut values = change_values(changes);
+    if let Some(id) = changes.id {
+        values.push((Posts::Id, id.into()));
+    }
     if changes.date_utc.is_none() {
         values.push((Posts::DateUtc, now.into()));
     }

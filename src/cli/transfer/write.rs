@@ -1,8 +1,5 @@
-//! `export` and `import`: a whole calendar as JSON lines of the API's own
-//! representations, and back. Moves between instances (SQLite to PostgreSQL, one
-//! host to another) and backups.
-//!
-//! Import writes through the same argument checks and use cases as the API (a
+//! Writing what an import reads: each item, as the API represents it, becomes
+//! the create request it stands for. Import writes through the same argument checks and use cases as the API (a
 //! line is the create request its representation stands for, with the IDs it
 //! links to translated), as the administrator it is run as: invalid items are
 //! reported, never half-written. Where each item came from is kept
@@ -10,14 +7,13 @@
 //! and an interrupted run resumes.
 
 use std::collections::HashMap;
-use std::io::BufRead;
 
 use serde_json::{Map, Value};
 
 use crate::api::args::{self, Args, RawArgs};
 use crate::api::table::{By, Endpoint, Op, ROUTES};
-use crate::config::{DatabaseArgs, Settings};
-use crate::domain::permissions::{Caller, Role, User};
+use crate::config::Settings;
+use crate::domain::permissions::{Caller, User};
 use crate::domain::post::{PostType, Target, untrashed_slug};
 use crate::domain::term::Taxonomy;
 use crate::http::transfer::KINDS;
@@ -44,6 +40,7 @@ const VENUE_FIELDS: &[&str] = &[
     "geo_lat",
     "geo_lng",
     "date_utc",
+    "password",
 ];
 const ORGANIZER_FIELDS: &[&str] = &[
     "organizer",
@@ -55,6 +52,7 @@ const ORGANIZER_FIELDS: &[&str] = &[
     "website",
     "email",
     "date_utc",
+    "password",
 ];
 const EVENT_FIELDS: &[&str] = &[
     "title",
@@ -73,6 +71,7 @@ const EVENT_FIELDS: &[&str] = &[
     "sticky",
     "featured",
     "tickets",
+    "password",
 ];
 
 /// What an import did, per kind (in [`KINDS`] order).
@@ -83,6 +82,8 @@ pub struct Imported {
     pub updated: [u64; 5],
     /// Each item not imported: its kind, its ID in the export, and why.
     pub failed: Vec<(String, i64, String)>,
+    /// Whether the items kept their source's IDs (`None`: they have none).
+    pub kept_ids: Option<bool>,
 }
 
 /// Source ID → new ID, per kind.
@@ -344,7 +345,7 @@ fn defaults() -> &'static Settings {
 
 /// What identifies an item across runs: a post's `global_id` (its site and ID), a
 /// term's own API URL.
-fn source_of(kind: usize, item: &Value) -> Option<&str> {
+pub fn source_of(kind: usize, item: &Value) -> Option<&str> {
     match kind {
         0 | 1 => item["urls"]["self"].as_str(),
         _ => item["global_id"].as_str(),
@@ -373,6 +374,8 @@ struct ItemWrite<'a> {
     body: Map<String, Value>,
     /// Created (or written) as what it was before the trash, then trashed.
     trashed: bool,
+    /// The ID to create it under (its source's, kept).
+    as_id: Option<i64>,
 }
 
 /// Writes an item: over what an earlier import of the same source created, or as
@@ -392,15 +395,19 @@ async fn write(
             .map_err(|e| e.to_string())?,
         None => None,
     };
+    let creating = Asking {
+        as_id: w.as_id,
+        ..asking
+    };
     let written = match earlier {
         Some(local) => match update(service, asking, w.op, local, w.body.clone(), limits).await {
             Ok(true) => Ok((local, false)),
-            Ok(false) => create(service, asking, w.op, w.body, limits)
+            Ok(false) => create(service, creating, w.op, w.body, limits)
                 .await
                 .map(|n| (n, true)),
             Err(why) => Err(why),
         },
-        None => create(service, asking, w.op, w.body, limits)
+        None => create(service, creating, w.op, w.body, limits)
             .await
             .map(|n| (n, true)),
     };
@@ -419,161 +426,141 @@ async fn write(
     Ok(written)
 }
 
-/// Reads an export and creates everything in it, as `user` (an administrator).
-pub async fn import_lines(
-    service: &Service,
-    user: User,
-    lines: impl BufRead,
-) -> Result<Imported, String> {
-    let caller = Caller(Some(user));
-    let limits = defaults().limits;
-    let mut ids = Ids::default();
-    let mut done = Imported::default();
-    for (n, line) in lines.lines().enumerate() {
-        let line = line.map_err(|e| format!("reading line {}: {e}", n + 1))?;
+/// Writes items one after another, each linked by the IDs the earlier ones became,
+/// as an administrator.
+pub struct Importer<'a> {
+    service: &'a Service,
+    caller: Caller,
+    limits: args::Limits,
+    ids: Ids,
+    /// Whether each item is created under its source's ID (an import into an
+    /// empty calendar: links to `/events/{id}` stay valid).
+    keep_ids: bool,
+    pub done: Imported,
+}
+
+impl<'a> Importer<'a> {
+    pub fn new(service: &'a Service, user: User, keep_ids: bool) -> Importer<'a> {
+        Importer {
+            service,
+            caller: Caller(Some(user)),
+            limits: defaults().limits,
+            ids: Ids::default(),
+            keep_ids,
+            done: Imported::default(),
+        }
+    }
+
+    fn asking(&self) -> Asking<'_> {
+        Asking {
+            caller: &self.caller,
+            now: chrono::Utc::now().timestamp(),
+            condition: Default::default(),
+            as_id: None,
+        }
+    }
+
+    /// Writes one item of `KINDS[kind]`, given as the API represents it. The error
+    /// stops the import (the database failed); an item that cannot be written is
+    /// counted in `done.failed`.
+    pub async fn add(&mut self, kind: usize, item: &Value) -> Result<(), String> {
+        let old = item["id"].as_i64().unwrap_or(0);
+        let (op, body) = request(kind, item, &self.ids);
+        let w = ItemWrite {
+            kind: KINDS[kind],
+            source: source_of(kind, item),
+            op,
+            body,
+            trashed: is_trashed(item),
+            as_id: (self.keep_ids && old > 0).then_some(old),
+        };
+        let written = write(self.service, self.asking(), w, &self.limits).await?;
+        if let Ok((new, _)) = written {
+            self.ids.0.insert((kind, old), new);
+        }
+        self.tally(kind, old, written);
+        Ok(())
+    }
+
+    /// Writes one event of an iCalendar file: `source` names it (`ics:<UID>`), `n`
+    /// is its position in the file, by which a failure is reported.
+    pub async fn add_ics_event(
+        &mut self,
+        source: Option<&str>,
+        body: Map<String, Value>,
+        n: usize,
+    ) -> Result<(), String> {
+        let w = ItemWrite {
+            kind: "event",
+            source,
+            op: Op::EventCreate,
+            body,
+            trashed: false,
+            as_id: None,
+        };
+        let written = write(self.service, self.asking(), w, &self.limits).await?;
+        self.tally(4, n as i64, written);
+        Ok(())
+    }
+
+    fn tally(&mut self, kind: usize, old: i64, written: Result<(i64, bool), String>) {
+        match written {
+            Ok((_, true)) => self.done.created[kind] += 1,
+            Ok((_, false)) => self.done.updated[kind] += 1,
+            Err(why) => self.done.failed.push((KINDS[kind].to_string(), old, why)),
+        }
+    }
+}
+
+/// The largest post and term IDs among these items (and the images they show):
+/// what an import keeping its source's IDs numbers everything else after.
+pub fn largest_ids<'v>(items: impl IntoIterator<Item = (usize, &'v Value)>) -> (i64, i64) {
+    let (mut posts, mut terms) = (0, 0);
+    for (kind, item) in items {
+        let id = item["id"].as_i64().unwrap_or(0);
+        if kind < 2 {
+            terms = terms.max(id);
+        } else {
+            let image = item["image"]["id"].as_i64().unwrap_or(0);
+            posts = posts.max(id).max(image);
+        }
+    }
+    (posts, terms)
+}
+
+/// Reads the JSON lines of an export: each line's kind (a [`KINDS`] index) and item.
+pub fn parse_lines(text: &str) -> Result<Vec<(usize, Value)>, String> {
+    let mut items = Vec::new();
+    for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         let parsed: Value =
-            serde_json::from_str(&line).map_err(|e| format!("line {}: {e}", n + 1))?;
+            serde_json::from_str(line).map_err(|e| format!("line {}: {e}", n + 1))?;
         let Some(kind) = KINDS.iter().position(|k| parsed["kind"] == *k) else {
             return Err(format!("line {}: unknown kind {}", n + 1, parsed["kind"]));
         };
-        let item = &parsed["item"];
-        let old = item["id"].as_i64().unwrap_or(0);
-        let (op, body) = request(kind, item, &ids);
-        let asking = Asking {
-            caller: &caller,
-            now: chrono::Utc::now().timestamp(),
-            condition: Default::default(),
-        };
-        let source = source_of(kind, item);
-        let item_write = ItemWrite {
-            kind: KINDS[kind],
-            source,
-            op,
-            body,
-            trashed: is_trashed(item),
-        };
-        let written = write(service, asking, item_write, &limits).await?;
-        match written {
-            Ok((new, created)) => {
-                ids.0.insert((kind, old), new);
-                match created {
-                    true => done.created[kind] += 1,
-                    false => done.updated[kind] += 1,
-                }
-            }
-            Err(why) => done.failed.push((KINDS[kind].to_string(), old, why)),
+        items.push((kind, parsed.get("item").cloned().unwrap_or(Value::Null)));
+    }
+    Ok(items)
+}
+
+/// Orders items so that each comes after the one its `key` field names (a
+/// category's parent, an event's `post_parent`), otherwise keeping their order.
+pub fn parents_first(items: &mut [Value], key: &str) {
+    let parents: HashMap<i64, i64> = items
+        .iter()
+        .map(|i| (i["id"].as_i64().unwrap_or(0), i[key].as_i64().unwrap_or(0)))
+        .collect();
+    let depth = |item: &Value| {
+        let mut d = 0usize;
+        let mut at = item[key].as_i64().unwrap_or(0);
+        // Bounded: a cycle in a source's data must not hang the import.
+        while at != 0 && d < 64 {
+            d += 1;
+            at = parents.get(&at).copied().unwrap_or(0);
         }
-    }
-    Ok(done)
-}
-
-/// Reads an iCalendar file and creates (or, for a `UID` imported before, updates)
-/// each of its events, as `user` (an administrator).
-pub async fn import_ics(service: &Service, user: User, text: &str) -> Result<Imported, String> {
-    let caller = Caller(Some(user));
-    let limits = defaults().limits;
-    let mut done = Imported::default();
-    let events = crate::domain::ics_import::events_of(text)?;
-    for (n, e) in events.into_iter().enumerate() {
-        let asking = Asking {
-            caller: &caller,
-            now: chrono::Utc::now().timestamp(),
-            condition: Default::default(),
-        };
-        let source = e.uid.as_ref().map(|u| format!("ics:{u}"));
-        let event_write = ItemWrite {
-            kind: "event",
-            source: source.as_deref(),
-            op: Op::EventCreate,
-            body: e.body,
-            trashed: false,
-        };
-        let written = write(service, asking, event_write, &limits).await?;
-        match written {
-            Ok((_, created)) => match created {
-                true => done.created[4] += 1,
-                false => done.updated[4] += 1,
-            },
-            // Events of a file have no ID of their own: the position says which.
-            Err(why) => done.failed.push(("event".into(), n as i64 + 1, why)),
-        }
-    }
-    Ok(done)
-}
-
-async fn open(db: &DatabaseArgs) -> Result<Service, String> {
-    Service::open_for_admin(&db.database_url)
-        .await
-        .map_err(|e| e.to_string())
-}
-
-/// `calendar-events export [--output FILE] [--site URL] [--format jsonl|ics]`.
-pub async fn export(
-    db: &DatabaseArgs,
-    output: Option<std::path::PathBuf>,
-    site: Option<String>,
-    format: &str,
-) -> Result<(), String> {
-    let service = open(db).await?;
-    let settings = match site {
-        Some(url) => Settings::for_site(&url),
-        None => Settings::default(),
+        d
     };
-    let mut out: Box<dyn std::io::Write> = match output {
-        Some(path) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?,
-        )),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-    };
-    if format == "ics" {
-        let n = crate::http::transfer::export_ics(&service, &settings, &mut out).await?;
-        eprintln!("event: {n} exported");
-    } else {
-        let done = crate::http::transfer::export(&service, &settings, &mut out).await?;
-        for (kind, n) in KINDS.iter().zip(done.counts) {
-            eprintln!("{kind}: {n} exported");
-        }
-    }
-    out.flush().map_err(|e| format!("writing the export: {e}"))
-}
-
-/// `calendar-events import FILE [--as LOGIN]`.
-pub async fn import(
-    db: &DatabaseArgs,
-    file: std::path::PathBuf,
-    login: Option<String>,
-) -> Result<(), String> {
-    let service = open(db).await?;
-    let users = service.users().await.map_err(|e| e.to_string())?;
-    let user = users
-        .into_iter()
-        .find(|u| match &login {
-            Some(l) => &u.login == l,
-            None => u.role == Role::Administrator,
-        })
-        .ok_or("no such administrator: create one with `user create LOGIN --role administrator`")?;
-    if user.role != Role::Administrator {
-        return Err(format!("{} is not an administrator", user.login));
-    }
-    let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    // An iCalendar file, or the JSON lines of an export.
-    let done = match text.trim_start().starts_with("BEGIN:VCALENDAR") {
-        true => import_ics(&service, user, &text).await?,
-        false => import_lines(&service, user, text.as_bytes()).await?,
-    };
-    for (i, kind) in KINDS.iter().enumerate() {
-        let failed = done.failed.iter().filter(|f| f.0 == *kind).count();
-        let (created, updated) = (done.created[i], done.updated[i]);
-        println!("{kind}: {created} imported, {updated} updated, {failed} not");
-    }
-    for (kind, id, why) in &done.failed {
-        eprintln!("not imported: {kind} {id}: {why}");
-    }
-    match done.failed.is_empty() {
-        true => Ok(()),
-        false => Err(format!("{} items not imported", done.failed.len())),
-    }
+    items.sort_by_cached_key(depth);
 }
