@@ -37,6 +37,16 @@ async fn linked(app: &TestApp, path: &str, body: Value) -> (i64, String) {
     (r.id(), r.body["slug"].as_str().unwrap().to_string())
 }
 
+/// A three-day event, 10 to 12 March 2027.
+async fn long_festival(app: &TestApp) {
+    let body = event(
+        "Long Festival",
+        "2027-03-10 10:00:00",
+        "2027-03-12 18:00:00",
+    );
+    slug_of(app, body).await;
+}
+
 /// A crowded day: more events than a month cell shows.
 async fn five_sessions_on_the_15th(app: &TestApp) {
     for n in 1..=5 {
@@ -264,15 +274,7 @@ both!(hidden_events_are_html_404s, |app| async move {
 both!(
     the_month_grid_shows_events_on_every_day_they_cover,
     |app| async move {
-        slug_of(
-            &app,
-            event(
-                "Long Festival",
-                "2027-03-10 10:00:00",
-                "2027-03-12 18:00:00",
-            ),
-        )
-        .await;
+        long_festival(&app).await;
         slug_of(
             &app,
             with(
@@ -346,15 +348,7 @@ both!(
 );
 
 both!(the_day_view_shows_what_runs_that_day, |app| async move {
-    slug_of(
-        &app,
-        event(
-            "Long Festival",
-            "2027-03-10 10:00:00",
-            "2027-03-12 18:00:00",
-        ),
-    )
-    .await;
+    long_festival(&app).await;
     slug_of(
         &app,
         event("Later Talk", "2027-03-15 10:00:00", "2027-03-15 11:00:00"),
