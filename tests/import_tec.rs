@@ -378,55 +378,50 @@ async fn calendar(source: &TestApp, base: &str) {
         )
         .await
         .assert(201);
-    source.post_as(&at("events"), with(event("Winter Jazz", "2027-12-04 19:00:00", "2027-12-04 22:00:00"), json!({
-        "categories": [jazz], "tags": [tag], "venue": venue, "organizer": [organizer],
-        "cost": "15", "featured": true, "sticky": true, "timezone": "Europe/Paris",
-        "description": "<p>An <strong>evening</strong></p>", "image": "https://cdn.example/jazz.jpg"})), &admin).await.assert(201);
-    source
-        .post_as(
-            &at("events"),
-            with(
-                event("Craft Fair", "2027-12-11 00:00:00", "2027-12-13 23:59:59"),
-                json!({
-        "all_day": true, "categories": [parent], "website": "https://fair.example"}),
-            ),
-            &admin,
-        )
-        .await
-        .assert(201);
-    source
-        .post_as(
-            &at("events"),
-            with(
-                event("Long ago", "2001-05-01 10:00:00", "2001-05-01 12:00:00"),
-                json!({}),
-            ),
-            &admin,
-        )
-        .await
-        .assert(201);
-    source
-        .post_as(
-            &at("events"),
-            with(
-                event("Planning", "2027-06-01 10:00:00", "2027-06-01 12:00:00"),
-                json!({"status": "draft"}),
-            ),
-            &admin,
-        )
-        .await
-        .assert(201);
-    source
-        .post_as(
-            &at("events"),
-            with(
-                event("Board", "2027-06-02 10:00:00", "2027-06-02 12:00:00"),
-                json!({"status": "private", "hide_from_listings": true}),
-            ),
-            &admin,
-        )
-        .await
-        .assert(201);
+    let events = [
+        (
+            "Winter Jazz",
+            "2027-12-04 19:00:00",
+            "2027-12-04 22:00:00",
+            json!({
+            "categories": [jazz], "tags": [tag], "venue": venue, "organizer": [organizer],
+            "cost": "15", "featured": true, "sticky": true, "timezone": "Europe/Paris",
+            "description": "<p>An <strong>evening</strong></p>",
+            "image": "https://cdn.example/jazz.jpg"}),
+        ),
+        (
+            "Craft Fair",
+            "2027-12-11 00:00:00",
+            "2027-12-13 23:59:59",
+            json!({
+            "all_day": true, "categories": [parent], "website": "https://fair.example"}),
+        ),
+        (
+            "Long ago",
+            "2001-05-01 10:00:00",
+            "2001-05-01 12:00:00",
+            json!({}),
+        ),
+        (
+            "Planning",
+            "2027-06-01 10:00:00",
+            "2027-06-01 12:00:00",
+            json!({"status": "draft"}),
+        ),
+        (
+            "Board",
+            "2027-06-02 10:00:00",
+            "2027-06-02 12:00:00",
+            json!({"status": "private", "hide_from_listings": true}),
+        ),
+    ];
+    for (title, start, end, fields) in events {
+        let body = with(event(title, start, end), fields);
+        source
+            .post_as(&at("events"), body, &admin)
+            .await
+            .assert(201);
+    }
     let gone = source
         .post_as(
             &at("events"),
@@ -504,16 +499,7 @@ both!(
         // The second instance serves the reference's namespace too: its clients
         // change only the host they call.
         drop(app);
-        let target = match backend {
-            calendar_events::store::Backend::Sqlite => {
-                TestApp::sqlite_with(wordpress_like(settings())).await
-            }
-            calendar_events::store::Backend::Postgres => {
-                TestApp::postgres_with(wordpress_like(settings()))
-                    .await
-                    .unwrap()
-            }
-        };
+        let target = source.another(wordpress_like(settings())).await;
         let admin = &source.admin;
         import_tec(&target, &site, Some((&admin.login, &admin.password)), false)
             .await

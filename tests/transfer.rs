@@ -130,10 +130,7 @@ both!(
         );
         let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
 
-        let target = match app.backend() {
-            calendar_events::store::Backend::Sqlite => TestApp::sqlite().await,
-            calendar_events::store::Backend::Postgres => TestApp::postgres().await.unwrap(),
-        };
+        let target = app.another(settings()).await;
         let done = import(&target, &text).await;
         assert!(done.failed.is_empty(), "{:?}", done.failed);
         assert_eq!(done.created, [2, 1, 1, 1, 3]);
@@ -181,10 +178,7 @@ both!(
         calendar(&app).await;
         let mut lines = exported(&app).await;
         let text = |lines: &[Value]| -> String { lines.iter().map(|l| format!("{l}\n")).collect() };
-        let target = match app.backend() {
-            calendar_events::store::Backend::Sqlite => TestApp::sqlite().await,
-            calendar_events::store::Backend::Postgres => TestApp::postgres().await.unwrap(),
-        };
+        let target = app.another(settings()).await;
         // An interrupted first run (the first four lines), then the whole file: each
         // item once.
         let first = import(&target, &text(&lines[..4])).await;
@@ -286,10 +280,7 @@ both!(
         calendar_events::http::transfer::export_ics(&service, &settings(), &mut ics)
             .await
             .unwrap();
-        let target = match app.backend() {
-            calendar_events::store::Backend::Sqlite => TestApp::sqlite().await,
-            calendar_events::store::Backend::Postgres => TestApp::postgres().await.unwrap(),
-        };
+        let target = app.another(settings()).await;
         let done = import_ics(&target, &String::from_utf8(ics).unwrap()).await;
         assert!(done.failed.is_empty(), "{:?}", done.failed);
         let window =
@@ -338,10 +329,7 @@ both!(
         let line = lines.iter().find(|l| l["item"]["id"] == secret).unwrap();
         assert_eq!(line["item"]["password"], "vintage");
         let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-        let target = match app.backend() {
-            calendar_events::store::Backend::Sqlite => TestApp::sqlite().await,
-            calendar_events::store::Backend::Postgres => TestApp::postgres().await.unwrap(),
-        };
+        let target = app.another(settings()).await;
         let done = import(&target, &text).await;
         assert!(done.failed.is_empty(), "{:?}", done.failed);
         // Kept under its ID, and still protected.

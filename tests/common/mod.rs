@@ -366,6 +366,16 @@ impl TestApp {
         }
     }
 
+    /// Another app with an empty database of its own, on the same backend.
+    pub async fn another(&self, settings: Settings) -> TestApp {
+        match self.backend() {
+            Backend::Sqlite => TestApp::sqlite_with(settings).await,
+            Backend::Postgres => TestApp::postgres_with(settings)
+                .await
+                .expect("PostgreSQL, which this app runs on"),
+        }
+    }
+
     /// The URL the command line opens this app's database with.
     pub fn database_url(&self) -> String {
         match (&self._dir, &self.pg_database) {

@@ -299,7 +299,11 @@ fn report(done: &Imported, dry_run: bool) -> Result<(), String> {
     }
     match done.kept_ids {
         Some(true) => println!("ids: kept from the source (the calendar was empty)"),
-        Some(false) => println!("ids: new ones, links follow them (the calendar had items)"),
+        // Only what is created gets an ID; what a re-run updates keeps its own.
+        Some(false) if done.created.iter().any(|n| *n > 0) => {
+            println!("ids: new ones, links follow them (the calendar had items)")
+        }
+        Some(false) => {}
         None => {}
     }
     for (kind, id, why) in &done.failed {
