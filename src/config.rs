@@ -65,6 +65,12 @@ pub struct ServeArgs {
     )]
     pub site_description: String,
 
+    /// A stylesheet the calendar's pages load after their own, to brand them
+    /// (a path on this site or an absolute URL, whose origin the pages'
+    /// Content-Security-Policy then allows).
+    #[arg(long, env = "CALENDAR_SITE_STYLESHEET")]
+    pub site_stylesheet: Option<String>,
+
     /// Most events in one iCalendar feed; a feed whose window holds more is cut
     /// (and says so) after the earliest this many.
     #[arg(long, env = "CALENDAR_FEED_MAX_EVENTS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
@@ -184,6 +190,8 @@ pub struct Settings {
     pub per_page_max: u64,
     pub site_title: String,
     pub site_description: String,
+    /// The pages' stylesheet override.
+    pub site_stylesheet: Option<String>,
     pub feed_max_events: u64,
     /// Seconds the tombstones incremental sync reports are kept.
     pub tombstone_retention_secs: i64,
@@ -234,6 +242,12 @@ impl Settings {
             per_page_max: args.per_page_max,
             site_title: args.site_title.trim().to_string(),
             site_description: args.site_description.trim().to_string(),
+            site_stylesheet: args
+                .site_stylesheet
+                .as_deref()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string),
             feed_max_events: args.feed_max_events,
             tombstone_retention_secs: i64::from(args.tombstone_days) * 86_400,
             jsonp: args.jsonp,

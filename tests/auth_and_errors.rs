@@ -233,7 +233,7 @@ both!(
         app.get("/nothing-here")
             .await
             .assert_error(404, "rest_no_route");
-        // The home page answers: a small page naming the calendar, its feed and API.
+        // The home page answers: the calendar's list of upcoming events.
         app.get("/").await.assert(200);
     }
 );

@@ -363,8 +363,13 @@ both!(
         outlook.assert(200);
         assert!(!outlook.text.contains("X-WR-CALNAME"));
         assert_eq!(summaries(&outlook.text), vec!["Night\\, across the change"]);
-        // The pages themselves are not served; their feeds are.
-        app.get("/events/").await.assert_error(404, "rest_no_route");
+        // Without a feed asked for, the URL is the calendar page (tests/pages.rs).
+        let page = app.get("/events/").await;
+        page.assert(200);
+        assert_eq!(
+            page.header("content-type"),
+            Some("text/html; charset=utf-8")
+        );
         app.get("/events/2027-13-45/ical/")
             .await
             .assert_error(404, "rest_no_route");

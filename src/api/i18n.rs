@@ -157,6 +157,7 @@ mod tests {
         needed.extend(Msg::ALL.iter().map(|m| m.key().to_string()));
         needed.extend(DOC_KEYS.iter().map(|k| k.to_string()));
         needed.extend(summary_keys());
+        needed.extend(crate::http::pages::KEYS.iter().map(|k| k.to_string()));
         for (lang, _) in CATALOGUES {
             let have = keys(lang);
             let missing: Vec<&String> = needed.iter().filter(|k| !have.contains(k)).collect();
@@ -170,6 +171,7 @@ mod tests {
         known.extend(Msg::ALL.iter().map(|m| m.key().to_string()));
         known.extend(DOC_KEYS.iter().map(|k| k.to_string()));
         known.extend(summary_keys());
+        known.extend(crate::http::pages::KEYS.iter().map(|k| k.to_string()));
         for (lang, _) in CATALOGUES {
             let extra: Vec<String> = keys(lang)
                 .into_iter()

@@ -66,27 +66,43 @@ const PASSED_ON: &[&str] = &[
     "password",
 ];
 
+/// Every served language, with the prefix its pages are under (English also
+/// without one).
+pub(super) fn languages(languages: &[String]) -> Vec<Arc<Lang>> {
+    let prefixes = std::iter::once(String::new()).chain(languages.iter().map(|l| format!("/{l}")));
+    prefixes
+        .map(|prefix| {
+            let code = prefix.trim_start_matches('/');
+            Arc::new(Lang {
+                code: if code.is_empty() { "en" } else { code }.to_string(),
+                prefix: prefix.clone(),
+                namespace: NAMESPACE,
+            })
+        })
+        .collect()
+}
+
+/// A route and its twin with or without the trailing slash.
+pub(super) fn both_forms(path: &str) -> Vec<String> {
+    let slashed = format!("{}/", path.trim_end_matches('/'));
+    let mut out = vec![slashed.clone()];
+    if path != slashed && !path.is_empty() {
+        out.push(path.to_string());
+    }
+    out
+}
+
 /// The feed routes, under every served language's prefix.
 pub fn routes(languages: &[String]) -> Router<App> {
     let mut router = Router::new();
-    let prefixes = std::iter::once(String::new()).chain(languages.iter().map(|l| format!("/{l}")));
-    for prefix in prefixes {
-        let code = prefix.trim_start_matches('/');
-        let lang = Arc::new(Lang {
-            code: if code.is_empty() { "en" } else { code }.to_string(),
-            prefix: prefix.clone(),
-            namespace: NAMESPACE,
-        });
+    for lang in self::languages(languages) {
         for &(path, page) in PAGES {
             let handler = {
                 let lang = lang.clone();
                 move |State(app): State<App>, req: Request| feed(app, page, lang, req)
             };
-            let path = format!("{prefix}{path}");
-            let slashed = format!("{}/", path.trim_end_matches('/'));
-            router = router.route(&slashed, get(handler.clone()));
-            if path != slashed && !path.is_empty() {
-                router = router.route(&path, get(handler));
+            for path in both_forms(&format!("{}{path}", lang.prefix)) {
+                router = router.route(&path, get(handler.clone()));
             }
         }
     }
@@ -105,11 +121,7 @@ async fn feed(app: App, page: Page, lang: Arc<Lang>, req: Request) -> Response {
         _ => "ical",
     };
     if !(always || asked.is_some()) {
-        if req.uri().path().trim_end_matches('/') == lang.prefix {
-            return super::home::page(&app, &lang);
-        }
-        // The calendar's pages are not served (yet): only their feeds.
-        return super::no_route(req.uri().clone()).await;
+        return super::pages::page(app, lang, req).await;
     }
     let base = format!("{}{}/{NAMESPACE}", lang.prefix, app.settings.rest_root);
     let (endpoint, path, mut pairs) = match page {
@@ -195,7 +207,7 @@ fn list_pairs(
 /// How long before a day or month an event may have started and still be shown
 /// on it: a day or month view shows the events that run during it, not only those
 /// that start in it, and this bound keeps the query's range bounded too.
-const RUNNING_SINCE_DAYS: u64 = 366;
+pub(super) const RUNNING_SINCE_DAYS: u64 = 366;
 
 /// The events that run at some time from `first` to `last` (whole days).
 fn overlapping(first: NaiveDate, last: NaiveDate) -> Vec<(String, String)> {

@@ -9,12 +9,12 @@ mod doc;
 pub mod error;
 mod events;
 mod feeds;
-mod home;
 mod index;
 mod json;
 mod linked;
 mod lists;
 mod live_counts;
+pub(crate) mod pages;
 mod state;
 mod sync;
 mod terms;
@@ -93,11 +93,12 @@ pub fn router(app: App) -> Router {
     router
         .route("/health", axum::routing::get(health))
         .merge(feeds::routes(&app.settings.languages))
+        .merge(pages::routes(&app.settings.languages))
         .merge(viewer::routes(
             &app.settings.languages,
             &app.settings.rest_root,
         ))
-        .fallback(no_route)
+        .fallback(unmatched)
         .method_not_allowed_fallback(no_route)
         .with_state(app)
 }
@@ -214,6 +215,15 @@ fn cors(origins: &[String]) -> Option<tower_http::cors::CorsLayer> {
 /// A fixed answer from the process itself: liveness, and the ceiling of the benchmark.
 async fn health() -> Response {
     json::json(StatusCode::OK, &serde_json::json!({"status": "ok"}))
+}
+
+/// A request no route takes: under the calendar pages' paths, their HTML 404
+/// page; elsewhere the API's error.
+async fn unmatched(State(app): State<App>, req: Request) -> Response {
+    match pages::not_found(&app, &req) {
+        Some(page) => page,
+        None => no_route(req.uri().clone()).await,
+    }
 }
 
 /// Unmatched requests answer in the language of their first path segment, if it names one.

@@ -154,6 +154,7 @@ pub fn settings() -> Settings {
         per_page_max: 50,
         site_title: "Test calendar".into(),
         site_description: "Events, for tests".into(),
+        site_stylesheet: None,
         feed_max_events: 1000,
         tombstone_retention_secs: 90 * 86_400,
         jsonp: false,

@@ -262,8 +262,8 @@ fn iso(zone: &EventZone, ts: i64) -> String {
     format!("{wall}{sign}{:02}:{:02}", abs / 3600, (abs % 3600) / 60)
 }
 
-/// schema.org `Event` for a single event.
-fn json_ld(e: &Event, links: &EventLinks, zone: &EventZone, urls: &Urls) -> Value {
+/// schema.org `Event` for a single event (its API answer and its page).
+pub fn json_ld(e: &Event, links: &EventLinks, zone: &EventZone, urls: &Urls) -> Value {
     let (venue, organizers) = (links.venue.as_ref(), &links.organizers);
     let p = &e.post;
     let mut ld = json!({

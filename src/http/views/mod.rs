@@ -13,7 +13,7 @@ pub mod wire;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-pub use event::{EventList, EventView, ViewContext};
+pub use event::{EventList, EventView, ViewContext, json_ld};
 pub use linked::{OrganizerView, VenueView};
 pub use schema::{ErrorBody, ListSchemas, empty_array, image_or_false_schema};
 pub use term::{TermUrls, TermView};

@@ -1,0 +1,202 @@
+//! The list views: upcoming events (`/`, `/events/`, `/events/list/`, paginated
+//! with `?page=N`) and one day (`/events/today/`, `/events/YYYY-MM-DD/`).
+
+use askama::Template;
+use chrono::{Days, NaiveDate};
+
+use super::archive::Details;
+use super::chrome::Chrome;
+use super::filters::{self, FilterForm, Filters};
+use super::text::Tr;
+use super::views::{DayGroup, EventItem, MonthGroup, group};
+use super::{PageError, Visit, dates};
+use crate::domain::args::EventListArgs;
+use crate::http::urls::with_query;
+use crate::service::ShownEvent;
+
+/// The list page and every view built like it (day, archives).
+#[derive(Template)]
+#[template(path = "list.html")]
+pub struct ListPage {
+    pub chrome: Chrome,
+    pub heading: String,
+    /// Above the events, when the page is about something else first.
+    pub events_heading: Option<String>,
+    pub details: Option<Details>,
+    pub groups: Vec<MonthGroup>,
+    pub pager: Pager,
+    pub form: Option<FilterForm>,
+}
+
+/// The links to the neighbouring pages, days or months.
+#[derive(Default)]
+pub struct Pager {
+    pub previous: Option<Link>,
+    pub next: Option<Link>,
+    pub label: Option<String>,
+}
+
+pub struct Link {
+    pub href: String,
+    pub text: String,
+}
+
+/// `GET /events/`
+pub async fn upcoming(visit: &Visit) -> Result<String, PageError> {
+    let tr = Tr::new(&visit.lang.code);
+    let filters = Filters::of(visit);
+    let (groups, pager) = upcoming_events(visit, &filters, EventListArgs::default()).await?;
+    let form = FilterForm::new(visit, &filters, ("/events/", Vec::new())).await?;
+    let heading = tr.t("page-upcoming");
+    Ok(ListPage::filtered(visit, heading, groups, pager, form).render()?)
+}
+
+impl ListPage {
+    /// A view of events only, with its filter form.
+    pub fn filtered(
+        visit: &Visit,
+        heading: String,
+        groups: Vec<MonthGroup>,
+        pager: Pager,
+        form: FilterForm,
+    ) -> ListPage {
+        ListPage {
+            chrome: visit.chrome(heading.clone()),
+            heading,
+            events_heading: None,
+            details: None,
+            groups,
+            pager,
+            form: Some(form),
+        }
+    }
+}
+
+/// The `?page=N` asked for (the first when none).
+fn page_number(visit: &Visit) -> Result<i64, PageError> {
+    match visit.arg("page") {
+        None => Ok(1),
+        Some(n) => n
+            .parse::<i64>()
+            .ok()
+            .filter(|n| *n >= 1)
+            .ok_or(PageError::NotFound),
+    }
+}
+
+/// One page of upcoming events, narrowed by `base` (an archive's term, venue or
+/// organizer) and the visitor's filters, grouped by month and day.
+pub async fn upcoming_events(
+    visit: &Visit,
+    filters: &Filters,
+    base: EventListArgs,
+) -> Result<(Vec<MonthGroup>, Pager), PageError> {
+    let tr = Tr::new(&visit.lang.code);
+    let page = page_number(visit)?;
+    let settings = visit.settings();
+    let mut args = EventListArgs {
+        page,
+        per_page: settings.per_page_default as i64,
+        ..base
+    };
+    filters.apply(&mut args);
+    let found = visit
+        .app
+        .service
+        .list_events(visit.asking(), &args, &[])
+        .await?;
+    let items = items(visit, &tr, &found.events);
+    let last_page = found.total.div_ceil(settings.per_page_default.max(1)) as i64;
+    let link = |n: i64, key: &str| {
+        let mut pairs = filters.pairs();
+        if n > 1 {
+            pairs.push(("page".into(), n.to_string()));
+        }
+        Link {
+            href: with_query(&format!("{}{}", visit.lang.prefix, visit.path), &pairs),
+            text: tr.t(key),
+        }
+    };
+    let pager = Pager {
+        previous: (page > 1).then(|| link(page - 1, "page-previous-events")),
+        next: (page < last_page).then(|| link(page + 1, "page-next-events")),
+        label: (last_page > 1).then(|| tr.with("page-page-of", &format!("{page} / {last_page}"))),
+    };
+    Ok((group(tr.lang(), items), pager))
+}
+
+/// The entries of a listing (the use case already leaves out the events hidden
+/// from listings).
+pub fn items(visit: &Visit, tr: &Tr, shown: &[ShownEvent]) -> Vec<EventItem> {
+    let zone = visit.settings().timezone;
+    shown
+        .iter()
+        .map(|s| EventItem::new(s, tr, &visit.lang.prefix, zone))
+        .collect()
+}
+
+/// `GET /events/YYYY-MM-DD/`, `/events/today/`
+pub async fn day(visit: &Visit, day: Option<NaiveDate>) -> Result<String, PageError> {
+    let tr = Tr::new(&visit.lang.code);
+    let day = day.unwrap_or_else(|| visit.today());
+    let filters = Filters::of(visit);
+    let most = visit.settings().feed_max_events;
+    let (events, _) = running_events(visit, &tr, &filters, (day, day), most).await?;
+    let long = dates::long_date(tr.lang(), day);
+    let groups = match events.is_empty() {
+        true => Vec::new(),
+        false => vec![MonthGroup {
+            label: dates::month_year(tr.lang(), day),
+            days: vec![DayGroup {
+                label: long.clone(),
+                date: day.to_string(),
+                events,
+            }],
+        }],
+    };
+    let link = |d: NaiveDate, key: &str| Link {
+        href: with_query(
+            &visit_path(visit, &format!("/events/{d}/")),
+            &filters.pairs(),
+        ),
+        text: tr.t(key),
+    };
+    let pager = Pager {
+        previous: day.pred_opt().map(|d| link(d, "page-previous-day")),
+        next: day
+            .checked_add_days(Days::new(1))
+            .map(|d| link(d, "page-next-day")),
+        label: None,
+    };
+    let feed = (
+        "/events/day/",
+        vec![("tribe-bar-date".into(), day.to_string())],
+    );
+    let form = FilterForm::new(visit, &filters, feed).await?;
+    let heading = tr.with("page-events-on", &long);
+    Ok(ListPage::filtered(visit, heading, groups, pager, form).render()?)
+}
+
+/// The first `most` events (by start) that run on some day from `first` to
+/// `last`, as the filters narrow them, and how many there are in all.
+pub async fn running_events(
+    visit: &Visit,
+    tr: &Tr,
+    filters: &Filters,
+    (first, last): (NaiveDate, NaiveDate),
+    most: u64,
+) -> Result<(Vec<EventItem>, u64), PageError> {
+    let mut args = filters::running(first, last, most);
+    filters.apply(&mut args);
+    let found = visit
+        .app
+        .service
+        .list_events_up_to(visit.asking(), &args, &[], most)
+        .await?;
+    Ok((items(visit, tr, &found.events), found.total))
+}
+
+/// A path in the visit's language.
+pub fn visit_path(visit: &Visit, path: &str) -> String {
+    format!("{}{path}", visit.lang.prefix)
+}
