@@ -654,3 +654,27 @@ async fn a_month_busier_than_one_list_is_read_day_by_day() {
         "{html}"
     );
 }
+
+both!(
+    a_scheduled_event_goes_live_on_the_pages_by_itself,
+    |app| async move {
+        let live_at = (chrono::Utc::now() + chrono::Duration::seconds(2))
+            .format("%Y-%m-%d %H:%M:%S")
+            .to_string();
+        let slug = slug_of(
+            &app,
+            with(
+                event("Premiere", "2027-06-10 20:00:00", "2027-06-10 22:00:00"),
+                json!({"status": "future", "date_utc": live_at}),
+            ),
+        )
+        .await;
+        let path = format!("/event/{slug}/");
+        page(&app, &path).await.assert(404);
+        assert!(!ok(&app, "/events/list/").await.contains("Premiere"));
+        tokio::time::sleep(std::time::Duration::from_millis(2300)).await;
+        // Only pages are asked: nothing else makes the post go live.
+        assert!(ok(&app, &path).await.contains("Premiere"));
+        assert!(ok(&app, "/events/list/").await.contains("Premiere"));
+    }
+);

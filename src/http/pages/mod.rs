@@ -143,6 +143,17 @@ async fn compute(app: App, lang: Arc<Lang>, req: Request, now: i64) -> Response 
         lang,
         query,
     };
+    // Pages take the same limited turns as the API's requests, and see what the API
+    // sees: scheduled posts that are due go live before a read.
+    let turns = visit.app.clone();
+    let Ok(_turn) = turns.turns.acquire().await else {
+        let stopping = crate::service::Error::Unavailable("the server is stopping".into());
+        return error::page(&visit, PageError::Service(stopping));
+    };
+    if let Err(e) = visit.app.service.publish_due(now).await {
+        // The page shows what there is; the next request tries again.
+        tracing::warn!(error = %e, "publishing scheduled posts failed");
+    }
     let route = Route::parse(&visit.path, visit.arg("tribe-bar-date"));
     if let Some(feed) = route
         .as_ref()
