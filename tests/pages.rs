@@ -678,3 +678,34 @@ both!(
         assert!(ok(&app, "/events/list/").await.contains("Premiere"));
     }
 );
+
+both!(
+    titles_with_entities_read_as_their_characters,
+    |app| async move {
+        // As The Events Calendar's API hands titles out, and `import tec` keeps them.
+        let slug = slug_of(
+            &app,
+            event(
+                "New Year&#8217;s Day &amp; Night",
+                "2027-01-01 10:00:00",
+                "2027-01-01 23:00:00",
+            ),
+        )
+        .await;
+        let html = ok(&app, &format!("/event/{slug}/")).await;
+        assert!(
+            html.contains("<h1>New Year\u{2019}s Day &#38; Night</h1>"),
+            "{html}"
+        );
+        assert!(!html.contains("&amp;#8217;"), "{html}");
+        let list = ok(&app, "/events/month/2027-01/").await;
+        assert!(list.contains("New Year\u{2019}s Day &#38; Night"), "{list}");
+        let feed = app.get(&format!("/event/{slug}/?ical=1")).await;
+        assert!(
+            feed.text
+                .contains("SUMMARY:New Year\u{2019}s Day & Night\r\n"),
+            "{}",
+            feed.text
+        );
+    }
+);

@@ -216,9 +216,28 @@ pub fn plain_text(html: &str) -> String {
     text.out.trim().to_string()
 }
 
+/// A title as its reader sees it. Titles may hold HTML entities, as WordPress
+/// keeps them (`New Year&#8217;s Day`, which The Events Calendar's API hands out,
+/// and `import` keeps): shown as text, they are decoded once.
+pub fn title_text(title: &str) -> String {
+    if title.contains('&') {
+        plain_text(title)
+    } else {
+        title.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::plain_text;
+    use super::{plain_text, title_text};
+
+    #[test]
+    fn titles_show_their_entities_decoded() {
+        assert_eq!(title_text("New Year&#8217;s Day"), "New Year\u{2019}s Day");
+        assert_eq!(title_text("Rock &amp; Roll"), "Rock & Roll");
+        assert_eq!(title_text("Rock & Roll"), "Rock & Roll");
+        assert_eq!(title_text("A < B"), "A < B");
+    }
 
     #[test]
     fn blocks_lists_and_links_become_text() {

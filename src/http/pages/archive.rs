@@ -1,6 +1,7 @@
 //! The pages of a venue, an organizer, a category and a tag: what the API says
 //! of each, and their upcoming events.
 
+use crate::domain::plain_text::title_text;
 use askama::Template;
 
 use super::filters::{FilterForm, Filters};
@@ -139,8 +140,8 @@ async fn linked(visit: &Visit, t: PostType, slug: &str) -> Result<String, PageEr
     };
     let (groups, pager) = upcoming_events(visit, &Filters::default(), base).await?;
     let page = ListPage {
-        chrome: visit.chrome(post.title.clone()),
-        heading: post.title.clone(),
+        chrome: visit.chrome(title_text(&post.title)),
+        heading: title_text(&post.title),
         events_heading: Some(tr.t(key)),
         details: Some(Details::of(&post, reveal)),
         groups,

@@ -1,6 +1,7 @@
 //! `/event/<slug>/`: one event, as the API's single read shows it to anyone,
 //! or its password form when it is protected.
 
+use crate::domain::plain_text::title_text;
 use askama::Template;
 use chrono::Days;
 
@@ -98,7 +99,7 @@ fn page(visit: &Visit, shown: &ShownEvent) -> EventPage {
     let named = |kind: &str, p: &Post| {
         let link = Link {
             href: format!("{prefix}/{kind}/{}/", views::segment(&p.slug)),
-            text: p.title.clone(),
+            text: title_text(&p.title),
         };
         (link, Details::of(p, visit.reveal(p)))
     };
@@ -108,8 +109,8 @@ fn page(visit: &Visit, shown: &ShownEvent) -> EventPage {
         views::event_path(prefix, &e.post.slug)
     );
     EventPage {
-        chrome: visit.chrome(e.post.title.clone()),
-        title: e.post.title.clone(),
+        chrome: visit.chrome(title_text(&e.post.title)),
+        title: title_text(&e.post.title),
         when: views::when(&tr, e, &zone),
         start: dates::iso(&zone, e.start_utc),
         zone: zone_label(&zone, e.start_utc),
@@ -150,7 +151,7 @@ const NEIGHBOUR_WINDOWS: [i64; 3] = [1, 31, 366];
 async fn neighbours(visit: &Visit, e: &Event) -> Result<(Option<Link>, Option<Link>), PageError> {
     let link = |shown: ShownEvent| Link {
         href: views::event_path(&visit.lang.prefix, &shown.event.post.slug),
-        text: shown.event.post.title,
+        text: title_text(&shown.event.post.title),
     };
     let previous = nearest(visit, e.start_utc, true).await?;
     let next = nearest(visit, e.start_utc, false).await?;
@@ -230,7 +231,7 @@ fn google_link(e: &Event, shown: &ShownEvent, page_url: &str) -> String {
     };
     let mut pairs = vec![
         ("action", "TEMPLATE".to_string()),
-        ("text", e.post.title.clone()),
+        ("text", title_text(&e.post.title)),
         ("dates", dates),
         ("details", page_url.to_string()),
     ];

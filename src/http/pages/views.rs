@@ -1,6 +1,7 @@
 //! Pieces several pages show: an event as a line of a list, its dates as a
 //! visitor reads them, and the day-by-day grouping of the list views.
 
+use crate::domain::plain_text::title_text;
 use chrono::{Datelike, NaiveDate};
 
 use super::dates;
@@ -29,11 +30,11 @@ impl EventItem {
         let zone = zone_of(e, site);
         let (first_day, last_day) = dates::days_covered(&zone, e.start_utc, e.end_utc);
         EventItem {
-            title: e.post.title.clone(),
+            title: title_text(&e.post.title),
             href: event_path(prefix, &e.post.slug),
             when: when(tr, e, &zone),
             datetime: dates::iso(&zone, e.start_utc),
-            venue: shown.links.venue.as_ref().map(|v| v.title.clone()),
+            venue: shown.links.venue.as_ref().map(|v| title_text(&v.title)),
             featured: e.featured,
             first_day,
             last_day,

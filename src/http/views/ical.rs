@@ -224,7 +224,10 @@ fn vevent(out: &mut Lines, s: &ShownEvent, cx: &ViewContext<'_>) {
         &p.revision.clamp(0, i64::from(i32::MAX)).to_string(),
     );
     dates(out, e, cx.site_zone);
-    out.prop("SUMMARY", &newlines(&p.title));
+    out.prop(
+        "SUMMARY",
+        &newlines(&crate::domain::plain_text::title_text(&p.title)),
+    );
     let permalink = cx.urls.permalink(PostType::Event, &p.slug, p.id);
     out.put(
         Property::new("URL", permalink)
