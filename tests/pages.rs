@@ -709,3 +709,28 @@ both!(
         );
     }
 );
+
+both!(
+    an_event_that_started_last_month_is_on_this_months_days,
+    |app| async move {
+        slug_of(
+            &app,
+            event(
+                "Winter residency",
+                "2027-02-20 10:00:00",
+                "2027-03-04 18:00:00",
+            ),
+        )
+        .await;
+        let day = ok(&app, "/events/2027-03-03/").await;
+        assert!(day.contains("Winter residency"), "{day}");
+        let month = ok(&app, "/events/month/2027-03/").await;
+        // Monday 1 March (the grid's first day) to Thursday 4 March.
+        assert_eq!(month.matches("Winter residency").count(), 4, "{month}");
+        assert!(
+            !ok(&app, "/events/2027-03-05/")
+                .await
+                .contains("Winter residency")
+        );
+    }
+);

@@ -253,3 +253,20 @@ pub(in crate::store) async fn seek(
     // bound may not hold, and the page walks from the window's start.
     Ok((skipped <= offset).then_some((start, skipped)))
 }
+
+/// The most days a listed event runs past the day it starts (its end day less its
+/// start day, in UTC days): how far back a view of a day must look for events
+/// still running on it. One short range of the per-day counts of every event.
+pub async fn longest_listed_days(conn: &mut Conn) -> Result<i64, StoreError> {
+    let span = Expr::col(EventKeyDays::EndDay).sub(Expr::col(EventKeyDays::StartDay));
+    let longest = conn
+        .query_one(
+            Query::select()
+                .expr(Func::max(span))
+                .from(EventKeyDays::Table)
+                .and_where(Expr::col(EventKeyDays::Kind).eq(0)),
+            |r| r.opt_i64(0),
+        )
+        .await?;
+    Ok(longest.unwrap_or(0))
+}

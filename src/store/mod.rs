@@ -4,7 +4,7 @@ pub mod auth_failures;
 pub mod changes;
 pub mod db;
 pub mod event_batch;
-mod event_count;
+pub mod event_count;
 pub mod events;
 pub mod imports;
 mod migrate;

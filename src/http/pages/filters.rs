@@ -221,8 +221,8 @@ async fn linked(visit: &Visit, t: PostType) -> Result<Vec<(String, String)>, Pag
 
 /// Every event that runs at some time from `first` to `last` (whole days in the
 /// site zone), as the feeds of the day and month views ask for them.
-pub fn running(first: NaiveDate, last: NaiveDate, most: u64) -> EventListArgs {
-    let since_days = Days::new(super::super::feeds::RUNNING_SINCE_DAYS);
+pub fn running(first: NaiveDate, last: NaiveDate, most: u64, look_back: u64) -> EventListArgs {
+    let since_days = Days::new(look_back);
     let since = first.checked_sub_days(since_days).unwrap_or(first);
     let until = last.checked_add_days(since_days).unwrap_or(last);
     EventListArgs {

@@ -186,7 +186,7 @@ pub async fn running_events(
     (first, last): (NaiveDate, NaiveDate),
     most: u64,
 ) -> Result<(Vec<EventItem>, u64), PageError> {
-    let mut args = filters::running(first, last, most);
+    let mut args = filters::running(first, last, most, visit.look_back().await?);
     filters.apply(&mut args);
     let found = visit
         .app

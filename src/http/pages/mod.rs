@@ -142,6 +142,7 @@ async fn compute(app: App, lang: Arc<Lang>, req: Request, now: i64) -> Response 
         app,
         lang,
         query,
+        look_back: Default::default(),
     };
     // Pages take the same limited turns as the API's requests, and see what the API
     // sees: scheduled posts that are due go live before a read.
@@ -230,6 +231,7 @@ fn failure(app: App, lang: Arc<Lang>, path: &str, now: i64, err: PageError) -> R
         query: Vec::new(),
         now,
         caller: Caller(None),
+        look_back: Default::default(),
     };
     error::page(&visit, err)
 }
@@ -290,6 +292,8 @@ pub struct Visit {
     pub query: Vec<(String, String)>,
     pub now: i64,
     caller: Caller,
+    /// How far back a view of a day looks for events still running on it.
+    look_back: tokio::sync::OnceCell<u64>,
 }
 
 impl Visit {
@@ -322,6 +326,22 @@ impl Visit {
 
     pub fn chrome(&self, page_title: String) -> chrome::Chrome {
         chrome::Chrome::new(self.settings(), &self.lang, &self.path, page_title)
+    }
+
+    /// How many days before a day an event still running on it may have started:
+    /// the longest a listed event runs, a day more for the site's zone, and never
+    /// more than the feeds' year. Read once a visit; exact, so a view misses no
+    /// event, and its start range stays days long, not a year.
+    pub async fn look_back(&self) -> Result<u64, PageError> {
+        let days = self
+            .look_back
+            .get_or_try_init(|| async {
+                let longest = self.app.service.longest_event_days().await?;
+                let days = u64::try_from(longest).unwrap_or(0) + 1;
+                Ok::<_, crate::service::Error>(days.min(super::feeds::RUNNING_SINCE_DAYS))
+            })
+            .await?;
+        Ok(*days)
     }
 
     /// Today in the site's zone.

@@ -114,9 +114,12 @@ async fn days(
     end: NaiveDate,
 ) -> Result<Vec<(NaiveDate, (Vec<Shown>, u64))>, PageError> {
     let most = visit.settings().feed_max_events;
-    let (events, total) = running_events(visit, tr, filters, (start, end), most).await?;
+    // The grid's count first (one event read): a busy month is read day by day,
+    // and loading a thousand events only to learn that would cost more than it.
+    let (_, total) = running_events(visit, tr, filters, (start, end), 1).await?;
     let dates = start.iter_days().take_while(|d| *d <= end);
-    if total <= events.len() as u64 {
+    if total <= most {
+        let (events, _) = running_events(visit, tr, filters, (start, end), most).await?;
         return Ok(dates
             .map(|d| {
                 let on: Vec<&EventItem> = events

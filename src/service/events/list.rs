@@ -46,6 +46,13 @@ impl Service {
             .await
     }
 
+    /// How many days a listed event runs past its start day, at most: how far back
+    /// a view of a day looks for the events still running on it.
+    pub async fn longest_event_days(&self) -> Result<i64, Error> {
+        let mut conn = self.store.pool.read().await?;
+        Ok(crate::store::event_count::longest_listed_days(&mut conn).await?)
+    }
+
     /// As `list_events`, with pages of up to `per_page_max` events: a feed's one
     /// page holds more than an API page may.
     pub async fn list_events_up_to(
