@@ -136,28 +136,35 @@ impl Ctx {
     }
 
     /// How long an answer that changes by the clock only when a scheduled post goes
-    /// live stays true: `None` (the second it is computed in) when it is not going
-    /// to be cached, or when that moment is not known yet for this data version. The
-    /// lookup then runs in the background, once per version and shared by every
-    /// answer: a request never waits for it, nor runs it among its own statements.
+    /// live stays true ([`until_next_go_live`]).
     pub fn until_next_go_live(&self) -> Option<Freshness> {
-        let version = self.cache_version?;
-        let cache = &self.app.cache;
-        if let Some(next) = cache.known_go_live(version, self.now) {
-            return Some(Freshness::until_earliest(next));
-        }
-        if cache.start_go_live_lookup(version) {
-            let (app, now) = (self.app.clone(), self.now);
-            tokio::spawn(async move {
-                match app.service.next_go_live(now).await {
-                    Ok(next) => app.cache.remember_go_live(version, now, next),
-                    Err(e) => {
-                        tracing::debug!(error = %e, "looking up the next scheduled post failed");
-                        app.cache.go_live_unknown(version);
-                    }
-                }
-            });
-        }
-        None
+        until_next_go_live(&self.app, self.cache_version, self.now)
     }
+}
+
+/// How long an answer that changes by the clock only when a scheduled post goes
+/// live stays true: `None` (the second it is computed in) when it is not going
+/// to be cached (no data `version`), or when that moment is not known yet for
+/// this data version. The lookup then runs in the background, once per version
+/// and shared by every answer: a request never waits for it, nor runs it among
+/// its own statements.
+pub fn until_next_go_live(app: &App, version: Option<u64>, now: i64) -> Option<Freshness> {
+    let version = version?;
+    let cache = &app.cache;
+    if let Some(next) = cache.known_go_live(version, now) {
+        return Some(Freshness::until_earliest(next));
+    }
+    if cache.start_go_live_lookup(version) {
+        let app = app.clone();
+        tokio::spawn(async move {
+            match app.service.next_go_live(now).await {
+                Ok(next) => app.cache.remember_go_live(version, now, next),
+                Err(e) => {
+                    tracing::debug!(error = %e, "looking up the next scheduled post failed");
+                    app.cache.go_live_unknown(version);
+                }
+            }
+        });
+    }
+    None
 }

@@ -32,13 +32,13 @@ pub async fn answer(app: App, lang: Arc<Lang>, req: Request) -> Response {
         req,
         key,
         now,
-        move |req, _| async move {
+        move |req, version| async move {
             let (app, lang) = computing;
-            Ok::<_, PageError>(super::compute(app, lang, req, now).await)
+            Ok::<_, PageError>(super::compute(app, lang, req, now, version).await)
         },
-        move |req, _| async move {
+        move |req, version| async move {
             let (app, lang) = refreshing;
-            Ok(super::compute(app, lang, req, now).await)
+            Ok(super::compute(app, lang, req, now, Some(version)).await)
         },
         move |err| super::failure(failing.0, failing.1, &path, now, err),
     )

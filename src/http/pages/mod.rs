@@ -25,6 +25,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use chrono::NaiveDate;
 
+use super::cache::Freshness;
 use super::state::{App, Lang};
 use crate::domain::permissions::Caller;
 use crate::service::Asking;
@@ -116,8 +117,15 @@ pub async fn page(app: App, lang: Arc<Lang>, req: Request) -> Response {
     cache::answer(app, lang, req).await
 }
 
-/// Renders a page request as of `now`.
-async fn compute(app: App, lang: Arc<Lang>, req: Request, now: i64) -> Response {
+/// Renders a page request as of `now`; `version` is the data version the cache
+/// keeps the page under, if it does.
+async fn compute(
+    app: App,
+    lang: Arc<Lang>,
+    req: Request,
+    now: i64,
+    version: Option<u64>,
+) -> Response {
     let (parts, body) = req.into_parts();
     let mut query: Vec<(String, String)> =
         form_urlencoded::parse(parts.uri.query().unwrap_or("").as_bytes())
@@ -162,6 +170,7 @@ async fn compute(app: App, lang: Arc<Lang>, req: Request, now: i64) -> Response 
     {
         return axum::response::Redirect::to(&feed).into_response();
     }
+    let fresh = route.as_ref().and_then(|r| fresh_until(&visit, r, version));
     let answer = match route {
         Some(route) => render(&visit, route).await,
         None => Err(PageError::NotFound),
@@ -170,6 +179,9 @@ async fn compute(app: App, lang: Arc<Lang>, req: Request, now: i64) -> Response 
         Ok(html) => chrome::html(&visit.app.settings, axum::http::StatusCode::OK, html),
         Err(err) => error::page(&visit, err),
     };
+    if let Some(fresh) = fresh {
+        resp.extensions_mut().insert(fresh);
+    }
     if parts.method == axum::http::Method::POST || visit.arg("password").is_some() {
         // What a password reveals is for this visitor only.
         resp.headers_mut().insert(
@@ -267,6 +279,26 @@ fn feed_of(route: &Route, visit: &Visit, query: Option<&str>) -> Option<String> 
     }
     let base = format!("{}{path}", visit.lang.prefix);
     Some(crate::http::urls::with_query(&base, &pairs))
+}
+
+/// How long a page stays true while nothing is written, when that is longer than
+/// the second it is computed in: an event's page until a scheduled post goes live
+/// (it may become a neighbour), a month or a day also until midnight (today is
+/// marked). The lists of upcoming events change with the clock.
+fn fresh_until(visit: &Visit, route: &Route, version: Option<u64>) -> Option<Freshness> {
+    let go_live = super::context::until_next_go_live(&visit.app, version, visit.now)?;
+    let midnight = || {
+        let tomorrow = visit.today().succ_opt()?.and_hms_opt(0, 0, 0)?;
+        let zone = visit.settings().timezone;
+        Some(tomorrow.and_local_timezone(zone).earliest()?.timestamp())
+    };
+    match route {
+        Route::Event(_) => Some(go_live),
+        Route::Month(_) | Route::Day(_) => Some(Freshness::until_earliest(
+            go_live.changes_at().into_iter().chain(midnight()),
+        )),
+        _ => None,
+    }
 }
 
 async fn render(visit: &Visit, route: Route) -> Result<String, PageError> {
