@@ -444,16 +444,24 @@ async fn everything(app: &TestApp, prefix: &str, site_from: &[(&str, &str)]) -> 
     // The sync lists everything (events hidden from listings too); by ID, as
     // the order of changes differs between the two.
     for key in ["categories", "tags", "venues", "organizers", "events"] {
-        let r = app
-            .get_as(&format!("{prefix}{key}?cursor=0&per_page=50"), &admin)
-            .await;
-        r.assert(200);
-        assert!(r.body["next_rest_url"].is_null(), "one page holds them");
-        let mut text = r.body[key].to_string();
-        for (from, to) in site_from {
-            text = text.replace(from, to);
+        let mut items: Vec<Value> = Vec::new();
+        let mut cursor = "0".to_string();
+        // Pages until nothing more may follow (a long transaction elsewhere in the
+        // PostgreSQL cluster can hold changes back for a moment).
+        loop {
+            let path = format!("{prefix}{key}?cursor={cursor}&per_page=50");
+            let r = app.get_as(&path, &admin).await;
+            r.assert(200);
+            let mut text = r.body[key].to_string();
+            for (from, to) in site_from {
+                text = text.replace(from, to);
+            }
+            items.extend(serde_json::from_str::<Vec<Value>>(&text).unwrap());
+            cursor = r.body["cursor"].as_str().unwrap().to_string();
+            if r.body["next_rest_url"].is_null() {
+                break;
+            }
         }
-        let mut items: Vec<Value> = serde_json::from_str(&text).unwrap();
         items.sort_by_key(|i| i["id"].as_i64());
         all.extend(items.iter().map(comparable));
     }

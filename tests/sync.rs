@@ -499,3 +499,54 @@ async fn a_mirror_through_one_instance_sees_the_writes_of_another() {
         }
     }
 }
+
+/// A transaction in another database of the PostgreSQL cluster that outlives a
+/// sync read's wait holds back what was committed after it began: the answer
+/// says more may follow (`next_rest_url`) rather than ending short, so a reader
+/// that wants everything (an export) gets it once that transaction ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_transaction_elsewhere_in_the_cluster_delays_the_sync_but_loses_nothing() {
+    let Some(app) = TestApp::postgres().await else {
+        return;
+    };
+    let url = pg_url_for("postgres");
+    let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    let driver = tokio::spawn(conn);
+    // An open transaction with an ID: the cluster's oldest running one.
+    client
+        .batch_execute("BEGIN; SELECT pg_current_xact_id();")
+        .await
+        .unwrap();
+    let id = app
+        .event(event("Late", "2027-05-01 10:00:00", "2027-05-01 11:00:00"))
+        .await;
+    let first = app.get("events?cursor=0&per_page=50").await;
+    first.assert(200);
+    assert!(
+        first.body["events"].as_array().unwrap().is_empty(),
+        "{}",
+        first.text
+    );
+    assert!(
+        first.body["next_rest_url"].is_string(),
+        "more may follow: {}",
+        first.text
+    );
+    // The export waits for it, and holds the event once it ends.
+    let ender = tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        client.batch_execute("COMMIT").await.unwrap();
+        drop(client);
+    });
+    let service = calendar_events::service::Service::configured(app.store.clone(), &settings());
+    let mut out = Vec::new();
+    calendar_events::http::transfer::export(&service, &settings(), &mut out)
+        .await
+        .unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains(&format!("\"id\":{id},")), "{text}");
+    ender.await.unwrap();
+    let _ = driver.await;
+}

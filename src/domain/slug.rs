@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 /// Turns a title into a slug. Returns an empty string when nothing usable remains.
 pub fn slugify(title: &str) -> String {
-    let ascii = deunicode::deunicode(title).to_lowercase();
+    let ascii = deunicode::deunicode(&without_entities(title)).to_lowercase();
     let mut out = String::with_capacity(ascii.len());
     for ch in ascii.chars() {
         if ch.is_ascii_alphanumeric() || ch == '_' {
@@ -22,6 +22,37 @@ pub fn slugify(title: &str) -> String {
         out.pop();
     }
     out
+}
+
+/// `text` without its HTML entities (`&amp;`, `&#8217;`), as WordPress makes
+/// slugs: `New Year&#8217;s Day` is `new-years-day`, not `new-year-8217-s-day`.
+fn without_entities(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('&') {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        let entity = tail[1..]
+            .find(';')
+            .filter(|&end| end > 0 && end <= 10)
+            .filter(|&end| {
+                tail[1..=end]
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'#')
+            });
+        match entity {
+            Some(end) => rest = &tail[end + 2..],
+            None => {
+                out.push('&');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out.into()
 }
 
 /// The first of `base`, `base-2`, `base-3`, … that `taken` does not contain.
@@ -46,6 +77,14 @@ pub fn unique_in(base: &str, is_taken: impl Fn(&str) -> bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn drops_html_entities_as_wordpress_does() {
+        assert_eq!(slugify("New Year&#8217;s Day"), "new-years-day");
+        assert_eq!(slugify("Rock &amp; Roll"), "rock-roll");
+        assert_eq!(slugify("Rock & Roll; live"), "rock-roll-live");
+        assert_eq!(slugify("AT&T"), "at-t");
+    }
 
     #[test]
     fn folds_accents_and_punctuation() {

@@ -50,9 +50,16 @@ where
 {
     let mut cursor = "0".to_string();
     let mut items = Vec::new();
+    let mut waiting = 0;
     loop {
         let p = page(sync_args(&cursor)).await.map_err(|e| e.to_string())?;
         cursor = p.cursor.to_string();
+        // An empty page that says more may follow waits on a transaction running
+        // elsewhere in the PostgreSQL cluster (each such read waits half a second).
+        waiting = if p.items.is_empty() { waiting + 1 } else { 0 };
+        if waiting > UNSETTLED_PAGES {
+            return Err(UNSETTLED.into());
+        }
         items.extend(p.items.into_iter().filter_map(|s| match s {
             Synced::Item(t) => Some(t),
             Synced::Deleted { .. } => None,
@@ -62,6 +69,15 @@ where
         }
     }
 }
+
+/// How many empty pages in a row a walk reads while a transaction elsewhere
+/// holds the changes back (about a minute), before it gives up.
+pub const UNSETTLED_PAGES: u32 = 120;
+
+/// Why a walk gave up: it could not be sure to hold every change.
+pub const UNSETTLED: &str = "a transaction elsewhere in the PostgreSQL cluster has run for over \
+     a minute, so changes made before it may not be readable yet; end it (see \
+     pg_stat_activity) and try again";
 
 fn line(out: &mut impl Write, kind: &str, item: Value) -> Result<(), String> {
     let text = json!({"kind": kind, "item": item}).to_string();

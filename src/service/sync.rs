@@ -29,7 +29,8 @@ pub struct SyncPage<T> {
     /// Where the next request goes on from: after this page, or, when there is no
     /// more now, after everything settled so far.
     pub cursor: SyncCursor,
-    /// Whether more changes follow now.
+    /// Whether more changes follow now, or may: a long transaction elsewhere in
+    /// a PostgreSQL cluster leaves what is settled short of what was written.
     pub more: bool,
 }
 
@@ -101,7 +102,8 @@ impl Service {
         if sync::forgotten(conn).await?.expired(query.start) {
             return Err(Error::Refused(Refusal::SyncExpired));
         }
-        let below = sync::horizon(conn).await?;
+        let horizon = sync::horizon(conn).await?;
+        let below = horizon.below;
         let (from, since) = match query.start {
             SyncStart::Cursor(c) => (c, None),
             SyncStart::Since(t) => {
@@ -113,9 +115,13 @@ impl Service {
         let mut rows =
             sync::changes_after(conn, set, from, below, since, audience, query.per_page + 1)
                 .await?;
-        let more = rows.len() as u64 > query.per_page;
+        let full = rows.len() as u64 > query.per_page;
+        // A transaction that outlived the wait may still commit changes below the
+        // next horizon: the answer says more may follow, so that a reader that
+        // wants everything up to now (an export, an import) asks again.
+        let more = full || !horizon.settled;
         rows.truncate(usize::try_from(query.per_page).unwrap_or(usize::MAX));
-        let cursor = match (more, rows.last()) {
+        let cursor = match (full, rows.last()) {
             (true, Some(last)) => last.cursor,
             _ => from.max(SyncCursor::before(below)),
         };

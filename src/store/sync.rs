@@ -35,20 +35,35 @@ impl ChangeSet {
     }
 }
 
-/// The first position no reader may serve yet: every change below it has
-/// committed or never will.
+/// How far a read of changes may go.
+#[derive(Clone, Copy, Debug)]
+pub struct Horizon {
+    /// The first position no reader may serve yet: every change below it has
+    /// committed or never will.
+    pub below: i64,
+    /// Whether every transaction running when the read began has ended: if not,
+    /// changes the reader is entitled to may still come below a later horizon.
+    pub settled: bool,
+}
+
+/// How far a read of changes may go.
 ///
 /// On PostgreSQL that is the oldest transaction still running, anywhere in the
 /// cluster. A read waits (briefly, see [`SETTLE_WAIT`]) for the transactions
 /// already running when it began, so that a client reads its own acknowledged
-/// writes and a stranger's short transaction does not hold the answer back.
-pub async fn horizon(conn: &mut Conn) -> Result<i64, StoreError> {
+/// writes and a stranger's short transaction does not hold the answer back; a
+/// longer one leaves the horizon unsettled, and the answer says more may follow.
+pub async fn horizon(conn: &mut Conn) -> Result<Horizon, StoreError> {
     if conn.backend() == Backend::Sqlite {
         let q = Query::select()
             .expr(Expr::col(ChangeClock::Position).add(1))
             .from(ChangeClock::Table)
             .take();
-        return conn.query_one(&q, |r| r.i64(0)).await;
+        let below = conn.query_one(&q, |r| r.i64(0)).await?;
+        return Ok(Horizon {
+            below,
+            settled: true,
+        });
     }
     let snapshot = Query::select()
         .expr(Expr::cust(
@@ -66,7 +81,10 @@ pub async fn horizon(conn: &mut Conn) -> Result<i64, StoreError> {
         tokio::time::sleep(std::time::Duration::from_millis(2)).await;
         settled = conn.query_one(&snapshot, |r| r.i64(0)).await?;
     }
-    Ok(settled)
+    Ok(Horizon {
+        below: settled,
+        settled: settled >= began,
+    })
 }
 
 /// The longest a PostgreSQL read of changes waits for transactions that were

@@ -33,6 +33,7 @@ impl Site {
         let bar = progress::counter(&format!("reading {key}"));
         let mut cursor = "0".to_string();
         let mut items = Vec::new();
+        let mut waiting = 0;
         loop {
             let query = format!("cursor={cursor}&per_page={PER_PAGE}");
             let url = self.api.url(path, &query);
@@ -40,6 +41,12 @@ impl Site {
             let Some(Value::Array(page)) = body.get_mut(key).map(Value::take) else {
                 return Err(format!("{url}: the answer has no `{key}` list"));
             };
+            // An empty page that says more may follow: the site waits on a long
+            // transaction (this server on a busy PostgreSQL cluster).
+            waiting = if page.is_empty() { waiting + 1 } else { 0 };
+            if waiting > crate::http::transfer::UNSETTLED_PAGES {
+                return Err(format!("{url}: {}", crate::http::transfer::UNSETTLED));
+            }
             bar.inc(page.len() as u64);
             items.extend(page.into_iter().filter(|i| i["status"] != "deleted"));
             cursor = match &body["cursor"] {
