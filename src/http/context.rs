@@ -127,12 +127,7 @@ impl Ctx {
 
     /// Who asks, and when, as the use cases take it.
     pub fn asking(&self) -> Asking<'_> {
-        Asking {
-            caller: &self.caller,
-            now: self.now,
-            condition: Default::default(),
-            as_id: None,
-        }
+        Asking::of(&self.caller, self.now)
     }
 
     /// How long an answer that changes by the clock only when a scheduled post goes

@@ -124,12 +124,7 @@ fn exporter() -> Caller {
 }
 
 fn reading_as(caller: &Caller) -> Asking<'_> {
-    Asking {
-        caller,
-        now: chrono::Utc::now().timestamp(),
-        condition: Default::default(),
-        as_id: None,
-    }
+    Asking::of(caller, chrono::Utc::now().timestamp())
 }
 
 /// Every event the exporter reads, of every status.

@@ -57,6 +57,18 @@ pub struct Asking<'a> {
     pub as_id: Option<i64>,
 }
 
+impl<'a> Asking<'a> {
+    /// A plain request of `caller` at `now`: no condition, no ID of its own.
+    pub fn of(caller: &'a Caller, now: i64) -> Asking<'a> {
+        Asking {
+            caller,
+            now,
+            condition: Condition::default(),
+            as_id: None,
+        }
+    }
+}
+
 /// A conditional write's condition, checked under the write's lock: the post it
 /// changes is still at the revision the writer read (`If-Match`).
 #[derive(Clone, Copy, Debug, Default)]

@@ -452,12 +452,7 @@ impl<'a> Importer<'a> {
     }
 
     fn asking(&self) -> Asking<'_> {
-        Asking {
-            caller: &self.caller,
-            now: chrono::Utc::now().timestamp(),
-            condition: Default::default(),
-            as_id: None,
-        }
+        Asking::of(&self.caller, chrono::Utc::now().timestamp())
     }
 
     /// Writes one item of `KINDS[kind]`, given as the API represents it. The error

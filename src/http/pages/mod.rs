@@ -330,12 +330,7 @@ pub struct Visit {
 
 impl Visit {
     pub fn asking(&self) -> Asking<'_> {
-        Asking {
-            caller: &self.caller,
-            now: self.now,
-            condition: Default::default(),
-            as_id: None,
-        }
+        Asking::of(&self.caller, self.now)
     }
 
     /// A non-blank query (or form) value.
