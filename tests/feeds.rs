@@ -470,3 +470,27 @@ both!(sequence_counts_every_edit, |app| async move {
         .assert(200);
     assert_eq!(sequence().await, "2");
 });
+
+both!(
+    a_month_feed_holds_what_started_before_it_and_runs_into_it,
+    |app| async move {
+        // Twelve days, from February into March; and one that ended in February.
+        app.event(event(
+            "Residency",
+            "2027-02-20 10:00:00",
+            "2027-03-03 18:00:00",
+        ))
+        .await;
+        app.event(event("Short", "2027-02-26 10:00:00", "2027-02-26 12:00:00"))
+            .await;
+        let march = app
+            .get("/events/month/?ical=1&tribe-bar-date=2027-03")
+            .await;
+        march.assert(200);
+        assert_eq!(summaries(&march.text), vec!["Residency"]);
+        let day = app.get("/events/2027-03-02/ical/").await;
+        assert_eq!(summaries(&day.text), vec!["Residency"]);
+        let after = app.get("/events/2027-03-04/ical/").await;
+        assert!(summaries(&after.text).is_empty(), "{}", after.text);
+    }
+);

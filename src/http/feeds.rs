@@ -129,7 +129,13 @@ async fn feed(app: App, page: Page, lang: Arc<Lang>, req: Request) -> Response {
             let path = format!("{base}/events/by-slug/{}", last_segment(req.uri()));
             (endpoint(Op::EventGet(By::Slug)), path, Vec::new())
         }
-        _ => match list_pairs(page, &app, req.uri(), &query) {
+        _ => match list_pairs(
+            page,
+            &app,
+            req.uri(),
+            &query,
+            running_since(&app, page).await,
+        ) {
             Some(pairs) => (endpoint(Op::EventList), format!("{base}/events"), pairs),
             None => return super::no_route(req.uri().clone()).await,
         },
@@ -172,6 +178,7 @@ fn list_pairs(
     app: &App,
     uri: &Uri,
     query: &[(String, String)],
+    look_back: u64,
 ) -> Option<Vec<(String, String)>> {
     let zone = app.settings.timezone;
     let today = zone
@@ -181,14 +188,14 @@ fn list_pairs(
         .iter()
         .find(|(k, _)| k == "tribe-bar-date")
         .map(|(_, v)| v.trim().to_string());
-    let day = |d: NaiveDate| overlapping(d, d);
+    let day = |d: NaiveDate| overlapping(d, d, look_back);
     let slug = || last_segment(uri).to_string();
     let mut pairs = match page {
         Page::Upcoming | Page::UpcomingFeed => match bar_date.as_deref().and_then(parse_day) {
             Some(d) => vec![("start_date".to_string(), format!("{d} 00:00:00"))],
             None => Vec::new(),
         },
-        Page::Month => month(bar_date.as_deref(), today),
+        Page::Month => month(bar_date.as_deref(), today, look_back),
         Page::Day => day(bar_date.as_deref().and_then(parse_day).unwrap_or(today)),
         Page::DayFeed => {
             let segments: Vec<&str> = uri.path().trim_end_matches('/').rsplit('/').collect();
@@ -204,15 +211,36 @@ fn list_pairs(
     Some(pairs)
 }
 
-/// How long before a day or month an event may have started and still be shown
-/// on it: a day or month view shows the events that run during it, not only those
-/// that start in it, and this bound keeps the query's range bounded too.
+/// The most days before a day or month an event may have started and still be
+/// shown on it: a day or month view shows the events that run during it, not only
+/// those that start in it, and this bound keeps the query's range bounded too.
 pub(super) const RUNNING_SINCE_DAYS: u64 = 366;
 
-/// The events that run at some time from `first` to `last` (whole days).
-fn overlapping(first: NaiveDate, last: NaiveDate) -> Vec<(String, String)> {
+/// How many days before a day an event still running on it may have started,
+/// given the most days a listed event runs past its start day: that, a day more
+/// for the site's zone, and never more than [`RUNNING_SINCE_DAYS`]. Exact, so no
+/// running event is missed, and a day's start range is days long, not a year.
+pub(super) fn look_back_days(longest: i64) -> u64 {
+    (u64::try_from(longest).unwrap_or(0) + 1).min(RUNNING_SINCE_DAYS)
+}
+
+/// [`look_back_days`] of the calendar as it is, for the views of days (a year
+/// when it cannot be read; none is needed elsewhere).
+async fn running_since(app: &App, page: Page) -> u64 {
+    if !matches!(page, Page::Month | Page::Day | Page::DayFeed) {
+        return RUNNING_SINCE_DAYS;
+    }
+    match app.service.longest_event_days().await {
+        Ok(longest) => look_back_days(longest),
+        Err(_) => RUNNING_SINCE_DAYS,
+    }
+}
+
+/// The events that run at some time from `first` to `last` (whole days), looking
+/// `look_back` days back for the ones that started before.
+fn overlapping(first: NaiveDate, last: NaiveDate, look_back: u64) -> Vec<(String, String)> {
     let since = first
-        .checked_sub_days(Days::new(RUNNING_SINCE_DAYS))
+        .checked_sub_days(Days::new(look_back))
         .unwrap_or(first);
     vec![
         ("start_date".to_string(), format!("{since} 00:00:00")),
@@ -220,8 +248,7 @@ fn overlapping(first: NaiveDate, last: NaiveDate) -> Vec<(String, String)> {
             "end_date".to_string(),
             format!(
                 "{} 23:59:59",
-                last.checked_add_days(Days::new(RUNNING_SINCE_DAYS))
-                    .unwrap_or(last)
+                last.checked_add_days(Days::new(look_back)).unwrap_or(last)
             ),
         ),
         (
@@ -236,7 +263,7 @@ fn overlapping(first: NaiveDate, last: NaiveDate) -> Vec<(String, String)> {
 
 /// A month view's window: the month `tribe-bar-date` names (`YYYY-MM` or a day in
 /// it), or, as the reference does, the rest of the current month from now.
-fn month(bar_date: Option<&str>, today: NaiveDate) -> Vec<(String, String)> {
+fn month(bar_date: Option<&str>, today: NaiveDate, look_back: u64) -> Vec<(String, String)> {
     let named = bar_date.and_then(|s| parse_day(s).or_else(|| parse_day(&format!("{s}-01"))));
     let first = named.map(|d| d.with_day(1).unwrap_or(d));
     let anchor = first.unwrap_or(today);
@@ -245,7 +272,7 @@ fn month(bar_date: Option<&str>, today: NaiveDate) -> Vec<(String, String)> {
         .and_then(|d| d.checked_add_months(chrono::Months::new(1)))
         .unwrap_or(anchor);
     let last = next_month.checked_sub_days(Days::new(1)).unwrap_or(anchor);
-    overlapping(first.unwrap_or(today), last)
+    overlapping(first.unwrap_or(today), last, look_back)
 }
 
 /// The last segment of a page URL's path: the slug of `/event/<slug>/` and of the

@@ -364,8 +364,7 @@ impl Visit {
             .look_back
             .get_or_try_init(|| async {
                 let longest = self.app.service.longest_event_days().await?;
-                let days = u64::try_from(longest).unwrap_or(0) + 1;
-                Ok::<_, crate::service::Error>(days.min(super::feeds::RUNNING_SINCE_DAYS))
+                Ok::<_, crate::service::Error>(super::feeds::look_back_days(longest))
             })
             .await?;
         Ok(*days)
