@@ -303,15 +303,26 @@ mod tests {
 
     #[test]
     fn a_named_month_is_every_event_running_in_it() {
-        let pairs = month(Some("2027-02"), day("2026-11-25"));
+        let pairs = month(Some("2027-02"), day("2026-11-25"), 3);
         assert_eq!(value(&pairs, "ends_after"), "2027-02-01 00:00:00");
         assert_eq!(value(&pairs, "starts_before"), "2027-03-01 00:00:00");
         assert_eq!(value(&pairs, "strict_dates"), "1");
+        // Events of up to three days: one started three days before may still run.
+        assert_eq!(value(&pairs, "start_date"), "2027-01-29 00:00:00");
+        assert_eq!(value(&pairs, "end_date"), "2027-03-03 23:59:59");
+    }
+
+    #[test]
+    fn the_look_back_is_the_longest_event_and_a_day_at_most_a_year() {
+        assert_eq!(look_back_days(0), 1);
+        assert_eq!(look_back_days(3), 4);
+        assert_eq!(look_back_days(5000), RUNNING_SINCE_DAYS);
+        assert_eq!(look_back_days(-2), 1);
     }
 
     #[test]
     fn no_month_is_the_rest_of_this_one() {
-        let pairs = month(None, day("2026-12-05"));
+        let pairs = month(None, day("2026-12-05"), RUNNING_SINCE_DAYS);
         assert_eq!(value(&pairs, "ends_after"), "2026-12-05 00:00:00");
         assert_eq!(value(&pairs, "starts_before"), "2027-01-01 00:00:00");
     }
