@@ -734,3 +734,33 @@ both!(
         );
     }
 );
+
+both!(
+    another_language_keeps_the_filters_but_never_a_password,
+    |app| async move {
+        slug_of(
+            &app,
+            event("Jazz Night", "2027-03-10 19:00:00", "2027-03-10 21:00:00"),
+        )
+        .await;
+        let html = ok(&app, "/events/list/?search=jazz&page=1").await;
+        assert!(
+            html.contains("href=\"/fr/events/list/?search=jazz&#38;page=1\""),
+            "{html}"
+        );
+        let protected = slug_of(
+            &app,
+            with(
+                event("Tasting", "2027-03-11 19:00:00", "2027-03-11 21:00:00"),
+                json!({"password": "vintage"}),
+            ),
+        )
+        .await;
+        let opened = ok(&app, &format!("/event/{protected}/?password=vintage")).await;
+        assert!(!opened.contains("vintage\""), "{opened}");
+        assert!(
+            opened.contains(&format!("href=\"/fr/event/{protected}/\"")),
+            "{opened}"
+        );
+    }
+);

@@ -36,8 +36,14 @@ pub struct Chrome {
 }
 
 impl Chrome {
-    /// `path` is the page's path without its language segment.
-    pub fn new(settings: &Settings, lang: &Lang, path: &str, page_title: String) -> Chrome {
+    /// `path` is the page's path without its language segment; `query` what the
+    /// language links keep of the request's (its filters, its page).
+    pub fn new(
+        settings: &Settings,
+        lang: &Lang,
+        (path, query): (&str, &str),
+        page_title: String,
+    ) -> Chrome {
         let site = &settings.site_url;
         let mut alternates = vec![("x-default".to_string(), format!("{site}{path}"))];
         let mut languages = Vec::new();
@@ -48,7 +54,7 @@ impl Chrome {
                 format!("/{code}")
             };
             alternates.push((code.clone(), format!("{site}{prefix}{path}")));
-            languages.push((code.clone(), format!("{prefix}{path}")));
+            languages.push((code.clone(), format!("{prefix}{path}{query}")));
         }
         let mut stylesheets = vec![format!("{STYLESHEET_PATH}?v={}", *STYLESHEET_VERSION)];
         stylesheets.extend(settings.site_stylesheet.clone());

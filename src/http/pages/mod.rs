@@ -352,7 +352,19 @@ impl Visit {
     }
 
     pub fn chrome(&self, page_title: String) -> chrome::Chrome {
-        chrome::Chrome::new(self.settings(), &self.lang, &self.path, page_title)
+        // The same view in another language keeps its filters, never a password.
+        let kept: Vec<&(String, String)> =
+            self.query.iter().filter(|(k, _)| k != "password").collect();
+        let query = match kept.is_empty() {
+            true => String::new(),
+            false => {
+                let mut q = form_urlencoded::Serializer::for_suffix(String::from("?"), 1);
+                q.extend_pairs(kept.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+                q.finish()
+            }
+        };
+        let path = (self.path.as_str(), query.as_str());
+        chrome::Chrome::new(self.settings(), &self.lang, path, page_title)
     }
 
     /// How many days before a day an event still running on it may have started:
