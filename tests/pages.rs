@@ -764,3 +764,27 @@ both!(
         );
     }
 );
+
+both!(
+    a_busy_day_is_paged_then_leads_on_to_the_next_day,
+    |app| async move {
+        for n in 0..53 {
+            let start = format!("2027-04-02 {:02}:{:02}:00", 8 + n / 6, (n % 6) * 10);
+            let end = format!("2027-04-02 {:02}:{:02}:00", 8 + n / 6, (n % 6) * 10 + 5);
+            app.event(event(&format!("Talk {n:02}"), &start, &end))
+                .await;
+        }
+        let first = ok(&app, "/events/2027-04-02/").await;
+        assert_eq!(first.matches("Talk ").count(), 50, "{first}");
+        assert!(
+            first.contains("href=\"/events/2027-04-02/?page=2\""),
+            "{first}"
+        );
+        assert!(first.contains("href=\"/events/2027-04-01/\""), "{first}");
+        let second = ok(&app, "/events/2027-04-02/?page=2").await;
+        assert_eq!(second.matches("Talk ").count(), 3, "{second}");
+        assert!(second.contains("Talk 52"), "{second}");
+        assert!(second.contains("href=\"/events/2027-04-03/\""), "{second}");
+        page(&app, "/events/2027-04-02/?page=3").await.assert(404);
+    }
+);

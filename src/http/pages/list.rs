@@ -135,13 +135,19 @@ pub fn items(visit: &Visit, tr: &Tr, shown: &[ShownEvent]) -> Vec<EventItem> {
         .collect()
 }
 
-/// `GET /events/YYYY-MM-DD/`, `/events/today/`
+/// Events a day's page lists; a busier day has more pages.
+const DAY_PAGE: u64 = 50;
+
+/// `GET /events/YYYY-MM-DD/`, `/events/today/`: the day's events, a page of
+/// [`DAY_PAGE`] at a time (`?page=N`). Its pager walks through the day's pages,
+/// then on to the next or previous day.
 pub async fn day(visit: &Visit, day: Option<NaiveDate>) -> Result<String, PageError> {
     let tr = Tr::new(&visit.lang.code);
     let day = day.unwrap_or_else(|| visit.today());
     let filters = Filters::of(visit);
-    let most = visit.settings().feed_max_events;
-    let (events, _) = running_events(visit, &tr, &filters, (day, day), most).await?;
+    let page = page_number(visit)?;
+    let window = (day, day);
+    let (events, total) = running_page(visit, &tr, &filters, window, DAY_PAGE, page).await?;
     let long = dates::long_date(tr.lang(), day);
     let groups = match events.is_empty() {
         true => Vec::new(),
@@ -154,19 +160,29 @@ pub async fn day(visit: &Visit, day: Option<NaiveDate>) -> Result<String, PageEr
             }],
         }],
     };
-    let link = |d: NaiveDate, key: &str| Link {
-        href: with_query(
-            &visit_path(visit, &format!("/events/{d}/")),
-            &filters.pairs(),
-        ),
-        text: tr.t(key),
+    let link = |d: NaiveDate, n: i64, key: &str| {
+        let mut pairs = filters.pairs();
+        if n > 1 {
+            pairs.push(("page".into(), n.to_string()));
+        }
+        Link {
+            href: with_query(&visit_path(visit, &format!("/events/{d}/")), &pairs),
+            text: tr.t(key),
+        }
     };
+    let last_page = total.div_ceil(DAY_PAGE).max(1) as i64;
     let pager = Pager {
-        previous: day.pred_opt().map(|d| link(d, "page-previous-day")),
-        next: day
-            .checked_add_days(Days::new(1))
-            .map(|d| link(d, "page-next-day")),
-        label: None,
+        previous: match page {
+            1 => day.pred_opt().map(|d| link(d, 1, "page-previous-day")),
+            n => Some(link(day, n - 1, "page-previous-events")),
+        },
+        next: match page < last_page {
+            true => Some(link(day, page + 1, "page-next-events")),
+            false => day
+                .checked_add_days(Days::new(1))
+                .map(|d| link(d, 1, "page-next-day")),
+        },
+        label: (last_page > 1).then(|| tr.with("page-page-of", &format!("{page} / {last_page}"))),
     };
     let feed = (
         "/events/day/",
@@ -183,15 +199,28 @@ pub async fn running_events(
     visit: &Visit,
     tr: &Tr,
     filters: &Filters,
-    (first, last): (NaiveDate, NaiveDate),
+    window: (NaiveDate, NaiveDate),
     most: u64,
 ) -> Result<(Vec<EventItem>, u64), PageError> {
-    let mut args = filters::running(first, last, most, visit.look_back().await?);
+    running_page(visit, tr, filters, window, most, 1).await
+}
+
+/// Page `page` of [`running_events`], `per_page` a page.
+async fn running_page(
+    visit: &Visit,
+    tr: &Tr,
+    filters: &Filters,
+    (first, last): (NaiveDate, NaiveDate),
+    per_page: u64,
+    page: i64,
+) -> Result<(Vec<EventItem>, u64), PageError> {
+    let mut args = filters::running(first, last, per_page, visit.look_back().await?);
+    args.page = page;
     filters.apply(&mut args);
     let found = visit
         .app
         .service
-        .list_events_up_to(visit.asking(), &args, &[], most)
+        .list_events_up_to(visit.asking(), &args, &[], per_page)
         .await?;
     Ok((items(visit, tr, &found.events), found.total))
 }
