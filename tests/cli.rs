@@ -21,6 +21,20 @@ fn run(args: &[&str]) -> (bool, String, String) {
     )
 }
 
+/// Makes `root` an administrator of the calendar at `url`.
+fn create_administrator(url: &str) {
+    let (ok, _, err) = run(&[
+        "user",
+        "create",
+        "root",
+        "--role",
+        "administrator",
+        "--database-url",
+        url,
+    ]);
+    assert!(ok, "{err}");
+}
+
 fn logins(url: &str) -> Vec<String> {
     let (ok, stdout, stderr) = run(&["user", "list", "--database-url", url]);
     assert!(ok, "user list: {stderr}");
@@ -147,16 +161,7 @@ fn export_and_import_move_a_calendar_between_databases() {
     assert!(err.contains("event: 0 exported"), "{err}");
     let (ok, _, err) = run(&["import", file, "--database-url", &to]);
     assert!(!ok && err.contains("administrator"), "{err}");
-    let (ok, _, err) = run(&[
-        "user",
-        "create",
-        "root",
-        "--role",
-        "administrator",
-        "--database-url",
-        &to,
-    ]);
-    assert!(ok, "{err}");
+    create_administrator(&to);
     std::fs::write(
         file,
         concat!(
@@ -211,16 +216,7 @@ fn import_names_its_source_checks_with_a_dry_run_and_reads_icalendar() {
     let url = format!("sqlite://{}", dir.path().join("calendar.db").display());
     let (ok, _, err) = run(&["import", "--database-url", &url]);
     assert!(!ok && err.contains("name what to import"), "{err}");
-    let (ok, _, err) = run(&[
-        "user",
-        "create",
-        "root",
-        "--role",
-        "administrator",
-        "--database-url",
-        &url,
-    ]);
-    assert!(ok, "{err}");
+    create_administrator(&url);
     let file = dir.path().join("feed.ics");
     std::fs::write(
         &file,

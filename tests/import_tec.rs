@@ -32,6 +32,8 @@ struct Fixture {
     asked: Mutex<Vec<(String, bool)>>,
     /// Page 2 of the events fails once, as a busy site does.
     failed_once: AtomicBool,
+    /// A site on plain permalinks: its REST API is at `/?rest_route=/…`.
+    plain: bool,
 }
 
 fn recorded(name: &str, site: &str) -> Value {
@@ -49,7 +51,12 @@ fn recorded(name: &str, site: &str) -> Value {
 }
 
 async fn home(State(f): State<Arc<Fixture>>) -> Response {
-    let link = format!("<{}/wp-json/>; rel=\"https://api.w.org/\"", f.site);
+    let root = if f.plain {
+        "/?rest_route=/"
+    } else {
+        "/wp-json/"
+    };
+    let link = format!("<{}{root}>; rel=\"https://api.w.org/\"", f.site);
     (
         [("link", link)],
         "<!doctype html><title>TEC Reference</title>",
@@ -129,12 +136,42 @@ async fn single(State(f): State<Arc<Fixture>>, Path(id): Path<i64>) -> Response 
 }
 
 async fn fixture_site() -> (Arc<Fixture>, tokio::task::JoinHandle<std::io::Result<()>>) {
+    fixture_on(false).await
+}
+
+/// WordPress on plain permalinks answers `/?rest_route=/X&…` as `/wp-json/X?…`,
+/// and has no `/wp-json/` of its own.
+fn plain_route(mut req: axum::extract::Request) -> axum::extract::Request {
+    if req.uri().path().starts_with("/wp-json") {
+        *req.uri_mut() = "/no-pretty-permalinks".parse().unwrap();
+        return req;
+    }
+    let query = req.uri().query().unwrap_or("").to_string();
+    let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
+        .into_owned()
+        .collect();
+    if let Some((_, route)) = pairs.iter().find(|(k, _)| k == "rest_route") {
+        let rest: String = form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(pairs.iter().filter(|(k, _)| k != "rest_route"))
+            .finish();
+        let path = if route == "/" {
+            "/".to_string()
+        } else {
+            route.clone()
+        };
+        *req.uri_mut() = format!("/wp-json{path}?{rest}").parse().unwrap();
+    }
+    req
+}
+
+async fn fixture_on(plain: bool) -> (Arc<Fixture>, tokio::task::JoinHandle<std::io::Result<()>>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let fixture = Arc::new(Fixture {
         site: format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port()),
+        plain,
         ..Default::default()
     });
-    let router = axum::Router::new()
+    let routes = axum::Router::new()
         .route("/", axum::routing::get(home))
         .route("/wp-json/", axum::routing::get(index))
         .route("/wp-json/tribe/events/v1/{name}", axum::routing::get(list))
@@ -144,6 +181,13 @@ async fn fixture_site() -> (Arc<Fixture>, tokio::task::JoinHandle<std::io::Resul
         )
         .route("/wp-json/wp/v2/tribe_events", axum::routing::get(core_ids))
         .with_state(fixture.clone());
+    // The path is rewritten before the router picks a route by it.
+    let router = match plain {
+        true => {
+            axum::Router::new().fallback_service(tower::util::MapRequest::new(routes, plain_route))
+        }
+        false => routes,
+    };
     let server = tokio::spawn(async move { axum::serve(listener, router).await });
     (fixture, server)
 }
@@ -559,3 +603,23 @@ both!(an_icalendar_feed_is_read_from_its_url, |app| async move {
     let r = app.get("events?start_date=2027-09-01").await;
     assert_eq!(titles(&r), ["Night walk"]);
 });
+
+both!(
+    a_site_on_plain_permalinks_is_read_through_rest_route,
+    |app| async move {
+        let (fixture, _server) = fixture_on(true).await;
+        import_tec(&app, &fixture.site, Some(("admin", "xxxx xxxx")), false)
+            .await
+            .unwrap();
+        let admin = app.admin.auth();
+        let here = app
+            .get_as("events?start_date=2000-01-01&per_page=50", &admin)
+            .await;
+        assert_eq!(ids(&here.body["events"]), (10..=19).collect::<Vec<_>>());
+        assert_eq!(
+            app.get_as("events/20", &admin).await.body["title"],
+            "Members only"
+        );
+        assert_eq!(app.get("venues").await.body["total"], 3);
+    }
+);

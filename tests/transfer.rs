@@ -24,13 +24,19 @@ async fn exported(app: &TestApp) -> Vec<Value> {
         .collect()
 }
 
-async fn import(app: &TestApp, lines: &str) -> calendar_events::cli::transfer::Imported {
+/// The app's use cases, and its administrator as an import runs as them.
+fn importer(app: &TestApp) -> (Service, User) {
     let service = Service::configured(app.store.clone(), &settings());
     let user = User {
         id: app.admin.id,
         login: app.admin.login.clone(),
         role: Role::Administrator,
     };
+    (service, user)
+}
+
+async fn import(app: &TestApp, lines: &str) -> calendar_events::cli::transfer::Imported {
+    let (service, user) = importer(app);
     calendar_events::cli::transfer::import_lines(&service, user, lines)
         .await
         .unwrap()
@@ -218,12 +224,7 @@ BEGIN:VEVENT\r\nUID:fair@elsewhere\r\nSUMMARY:Fair\r\nDTSTART;VALUE=DATE:2027060
 DTEND;VALUE=DATE:20270603\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
 
 async fn import_ics(app: &TestApp, text: &str) -> calendar_events::cli::transfer::Imported {
-    let service = Service::configured(app.store.clone(), &settings());
-    let user = User {
-        id: app.admin.id,
-        login: app.admin.login.clone(),
-        role: Role::Administrator,
-    };
+    let (service, user) = importer(app);
     calendar_events::cli::transfer::import_ics(&service, user, text)
         .await
         .unwrap()

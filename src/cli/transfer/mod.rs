@@ -21,6 +21,7 @@ pub use tec::Credentials;
 pub use write::{Imported, Importer, parse_lines};
 
 use crate::config::{DatabaseArgs, Settings};
+use crate::domain::ics_import::{IcsEvent, events_of};
 use crate::domain::permissions::{Role, User};
 use crate::http::transfer::KINDS;
 use crate::service::Service;
@@ -51,7 +52,8 @@ pub struct Options {
 enum Items {
     /// Items as the API represents them, `(kind, item)` in write order.
     Represented(Vec<(usize, Value)>),
-    Ics(String),
+    /// The events of an iCalendar file, read once.
+    Ics(Vec<IcsEvent>),
 }
 
 async fn open(db: &DatabaseArgs) -> Result<Service, String> {
@@ -122,7 +124,10 @@ async fn administrator(service: &Service, login: Option<&str>) -> Result<User, S
 async fn read(source: Source) -> Result<(Items, Vec<(String, i64, String)>), String> {
     let text = match source {
         Source::File(path) => read_file(&path)?,
-        Source::Ics(location) => return Ok((Items::Ics(read_location(location).await?), vec![])),
+        Source::Ics(location) => {
+            let text = read_location(location).await?;
+            return Ok((Items::Ics(events_of(&text)?), vec![]));
+        }
         Source::Tec {
             url,
             credentials,
@@ -138,7 +143,7 @@ async fn read(source: Source) -> Result<(Items, Vec<(String, i64, String)>), Str
     };
     // An iCalendar file, or the JSON lines of an export.
     let items = match text.trim_start().starts_with("BEGIN:VCALENDAR") {
-        true => Items::Ics(text),
+        true => Items::Ics(events_of(&text)?),
         false => Items::Represented(parse_lines(&text)?),
     };
     Ok((items, Vec::new()))
@@ -169,7 +174,7 @@ pub async fn import_lines(service: &Service, user: User, text: &str) -> Result<I
 
 /// Imports an iCalendar file's events into `service`, as `user` (an administrator).
 pub async fn import_ics(service: &Service, user: User, text: &str) -> Result<Imported, String> {
-    import_into(service, user, &Items::Ics(text.to_string())).await
+    import_into(service, user, &Items::Ics(events_of(text)?)).await
 }
 
 /// Writes every item into `service`, keeping the source's IDs when it is empty.
@@ -203,12 +208,11 @@ async fn write_all(importer: &mut Importer<'_>, items: &Items) -> Result<(), Str
             }
             bar.finish_and_clear();
         }
-        Items::Ics(text) => {
-            let events = crate::domain::ics_import::events_of(text)?;
-            for (n, e) in events.into_iter().enumerate() {
-                let source = e.uid.as_ref().map(|u| format!("ics:{u}"));
+        Items::Ics(events) => {
+            for (n, e) in events.iter().enumerate() {
+                let source = ics_source(e);
                 importer
-                    .add_ics_event(source.as_deref(), e.body, n + 1)
+                    .add_ics_event(source.as_deref(), e.body.clone(), n + 1)
                     .await?;
             }
         }
@@ -277,13 +281,18 @@ async fn earlier_imports(service: &Service, items: &Items) -> Result<[u64; 5], S
                 count(*kind, write::source_of(*kind, item).map(str::to_string)).await?;
             }
         }
-        Items::Ics(text) => {
-            for e in crate::domain::ics_import::events_of(text)? {
-                count(4, e.uid.map(|u| format!("ics:{u}"))).await?;
+        Items::Ics(events) => {
+            for e in events {
+                count(4, ics_source(e)).await?;
             }
         }
     }
     Ok(known)
+}
+
+/// What identifies an iCalendar event across imports: its `UID`.
+fn ics_source(e: &IcsEvent) -> Option<String> {
+    e.uid.as_ref().map(|u| format!("ics:{u}"))
 }
 
 /// One line per kind; every item not imported, and why, on standard error.
