@@ -191,6 +191,7 @@ doc-if-match = Das gelesene ETag (wie es ein GET desselben Aufrufers liefert): d
 doc-if-unmodified-since = Ein HTTP-Datum: das Schreiben wird mit 412 abgelehnt, wenn sich der Beitrag danach geändert hat (mit If-Match ignoriert)
 doc-etag = Ein starkes Entity-Tag des Körpers, auf jeder Instanz gleich
 doc-sync-cursor = Nur Antworten der inkrementellen Synchronisation: der Cursor, ab dem es weitergeht (das Argument `cursor` der nächsten Anfrage)
+doc-total-floor = Nur bei Suchen, wenn vorhanden: die Summen sind Untergrenzen, da eine Suche ihre Treffer bis 1.000 zählt (oder bis zum Ende der angefragten Seite)
 doc-not-modified = Nicht geändert: der mit If-None-Match benannte Körper ist aktuell
 doc-ical = Als iCalendar-Feed (text/calendar) antworten: bei einer Liste das ganze Zeitfenster bis zur konfigurierten Höchstzahl, nicht eine Seite
 doc-calendar = Dieselben Veranstaltungen als iCalendar-Kalender (RFC 5545), mit ical=1 oder Accept: text/calendar

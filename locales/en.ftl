@@ -191,6 +191,7 @@ doc-if-match = The ETag you read (as a GET by the same caller gives it): the wri
 doc-if-unmodified-since = An HTTP date: the write is refused with 412 if the post changed after it (ignored with If-Match)
 doc-etag = A strong entity tag of the body, the same on every instance
 doc-sync-cursor = Incremental sync answers only: the cursor to go on from (the `cursor` argument of the next request)
+doc-total-floor = Searches only, when present: the totals are floors, since a search counts its matches up to 1,000 (or the end of the page asked)
 doc-not-modified = Not modified: the body named by If-None-Match is current
 doc-ical = Answer as an iCalendar feed (text/calendar): for a list, the whole window up to the configured most events, not one page
 doc-calendar = The same events as an iCalendar (RFC 5545) calendar, with ical=1 or Accept: text/calendar

@@ -191,6 +191,7 @@ doc-if-match = El ETag que leyó (como lo da un GET del mismo llamante): la escr
 doc-if-unmodified-since = Una fecha HTTP: la escritura se rechaza con 412 si la entrada cambió después (se ignora con If-Match)
 doc-etag = Una etiqueta de entidad fuerte del cuerpo, igual en todas las instancias
 doc-sync-cursor = Solo respuestas de sincronización incremental: el cursor desde el que seguir (el argumento `cursor` de la siguiente petición)
+doc-total-floor = Solo búsquedas, cuando aparece: los totales son mínimos, pues una búsqueda cuenta sus resultados hasta 1.000 (o hasta el final de la página pedida)
 doc-not-modified = No modificado: el cuerpo nombrado por If-None-Match está vigente
 doc-ical = Responder como feed iCalendar (text/calendar): para una lista, toda la ventana hasta el máximo configurado, no una página
 doc-calendar = Los mismos eventos como calendario iCalendar (RFC 5545), con ical=1 o Accept: text/calendar

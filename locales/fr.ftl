@@ -191,6 +191,7 @@ doc-if-match = L'ETag que vous avez lu (tel qu'un GET du même appelant le donne
 doc-if-unmodified-since = Une date HTTP : l'écriture est refusée avec 412 si la publication a changé après elle (ignorée avec If-Match)
 doc-etag = Une étiquette d'entité forte du corps, la même sur chaque instance
 doc-sync-cursor = Réponses de synchronisation incrémentale seulement : le curseur d'où reprendre (l'argument `cursor` de la requête suivante)
+doc-total-floor = Recherches seulement, quand il est présent : les totaux sont des minima, car une recherche compte ses résultats jusqu'à 1 000 (ou jusqu'à la fin de la page demandée)
 doc-not-modified = Non modifié : le corps nommé par If-None-Match est à jour
 doc-ical = Répondre par un flux iCalendar (text/calendar) : pour une liste, toute la fenêtre jusqu’au maximum configuré, pas une page
 doc-calendar = Les mêmes événements en calendrier iCalendar (RFC 5545), avec ical=1 ou Accept: text/calendar

@@ -76,6 +76,12 @@ pub struct ServeArgs {
     #[arg(long, env = "CALENDAR_FEED_MAX_EVENTS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub feed_max_events: u64,
 
+    /// How many matches an event search counts: past them, its total is a floor
+    /// (`X-Calendar-Total: at-least`; docs/departures.md). Higher costs searches for
+    /// common words time at a million events.
+    #[arg(long, env = "CALENDAR_SEARCH_COUNT_LIMIT", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..=10_000_000))]
+    pub search_count_limit: u64,
+
     /// Days the tombstones of deleted posts and terms are kept for incremental sync
     /// (`modified_after`, `cursor`); a mirror that comes back later starts over.
     #[arg(long, env = "CALENDAR_TOMBSTONE_DAYS", default_value_t = crate::domain::sync::DEFAULT_RETENTION_DAYS, value_parser = clap::value_parser!(u32).range(1..=36_500))]
@@ -193,6 +199,8 @@ pub struct Settings {
     /// The pages' stylesheet override.
     pub site_stylesheet: Option<String>,
     pub feed_max_events: u64,
+    /// How many matches an event search counts.
+    pub search_count_limit: u64,
     /// Seconds the tombstones incremental sync reports are kept.
     pub tombstone_retention_secs: i64,
     /// Whether `_jsonp` is answered.
@@ -249,6 +257,7 @@ impl Settings {
                 .filter(|s| !s.is_empty())
                 .map(str::to_string),
             feed_max_events: args.feed_max_events,
+            search_count_limit: args.search_count_limit,
             tombstone_retention_secs: i64::from(args.tombstone_days) * 86_400,
             jsonp: args.jsonp,
             tribe_namespace: args.tribe_namespace,

@@ -102,6 +102,7 @@ pub const DOC_IF_UNMODIFIED_SINCE: &str = "doc-if-unmodified-since";
 pub const DOC_ETAG: &str = "doc-etag";
 pub const DOC_NOT_MODIFIED: &str = "doc-not-modified";
 pub const DOC_SYNC_CURSOR: &str = "doc-sync-cursor";
+pub const DOC_TOTAL_FLOOR: &str = "doc-total-floor";
 pub const DOC_AUTH_BASIC: &str = "doc-auth-basic";
 pub const DOC_AUTH_BEARER: &str = "doc-auth-bearer";
 pub const DOC_ICAL: &str = "doc-ical";
@@ -118,6 +119,7 @@ const DOC_KEYS: &[&str] = &[
     DOC_ETAG,
     DOC_NOT_MODIFIED,
     DOC_SYNC_CURSOR,
+    DOC_TOTAL_FLOOR,
     DOC_AUTH_BASIC,
     DOC_AUTH_BEARER,
     DOC_ICAL,

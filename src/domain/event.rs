@@ -118,6 +118,9 @@ pub struct EventFilter {
     pub post_parent: Option<i64>,
     pub ticketed: Option<bool>,
     pub now_utc: i64,
+    /// How many matches a search counts before its total becomes a floor
+    /// ([`SEARCH_COUNT_LIMIT`] unless the operator sets another).
+    pub count_limit: u64,
 }
 
 impl EventChanges {
@@ -192,6 +195,36 @@ pub const DAY_SECONDS: i64 = 86_400;
 /// The UTC day an instant falls on (days before 1970 are negative).
 pub fn utc_day(t: i64) -> i64 {
     t.div_euclid(DAY_SECONDS)
+}
+
+/// How many matches a search counts by default (`--search-count-limit`): past
+/// them its total is a floor (`Total::at_least`), since an exact count of a common
+/// word's matches costs seconds at a million events (docs/departures.md, "Totals
+/// of searches").
+pub const SEARCH_COUNT_LIMIT: u64 = 1_000;
+
+/// A list's total: exact, or, for a search with more matches than it counts, how
+/// many it found at least.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Total {
+    pub count: u64,
+    pub at_least: bool,
+}
+
+impl Total {
+    pub fn exact(count: u64) -> Total {
+        Total {
+            count,
+            at_least: false,
+        }
+    }
+
+    pub fn at_least(count: u64) -> Total {
+        Total {
+            count,
+            at_least: true,
+        }
+    }
 }
 
 /// Splits a search into the words that must all match, lower-cased.

@@ -8,10 +8,17 @@ use serde::ser::SerializeMap;
 use super::error::ApiError;
 use super::json::json;
 use super::urls::with_query;
+use crate::domain::event::Total;
+
+/// The header saying that a list's totals are floors (docs/departures.md, "Totals of
+/// searches"), and its value.
+pub const TOTAL_IS_FLOOR: (&str, &str) = ("x-calendar-total", "at-least");
 
 /// Where the page is and where the neighbours are.
 pub struct Paging {
     pub total: u64,
+    /// The total is a floor: a search counted its matches up to a limit.
+    pub at_least: bool,
     pub total_pages: u64,
     pub rest_url: String,
     pub next: Option<String>,
@@ -25,11 +32,12 @@ impl Paging {
         base: &str,
         page: u64,
         per_page: u64,
-        total: u64,
+        total: Total,
         echo: &[(String, String)],
         page_in_rest_url: bool,
     ) -> Paging {
-        let total_pages = total.div_ceil(per_page.max(1));
+        let Total { count, at_least } = total;
+        let total_pages = count.div_ceil(per_page.max(1));
         let with_page = |n: u64, first: bool| {
             let mut pairs = Vec::with_capacity(echo.len() + 1);
             if first {
@@ -42,14 +50,16 @@ impl Paging {
             with_query(base, &pairs)
         };
         Paging {
-            total,
+            total: count,
+            at_least,
             total_pages,
             rest_url: if page_in_rest_url {
                 with_page(page, true)
             } else {
                 with_query(base, echo)
             },
-            next: (page < total_pages).then(|| with_page(page + 1, false)),
+            // A floor counts at least to the end of the page asked: more follow it.
+            next: (page < total_pages || at_least).then(|| with_page(page + 1, false)),
             previous: (page > 1).then(|| with_page(page - 1, false)),
         }
     }
@@ -125,6 +135,12 @@ pub fn respond<T: Serialize>(
     h.insert(HeaderName::from_static("x-tec-totalpages"), pages.clone());
     h.insert(HeaderName::from_static("x-wp-total"), total);
     h.insert(HeaderName::from_static("x-wp-totalpages"), pages);
+    if paging.at_least {
+        h.insert(
+            HeaderName::from_static(TOTAL_IS_FLOOR.0),
+            HeaderValue::from_static(TOTAL_IS_FLOOR.1),
+        );
+    }
     let mut links = Vec::new();
     if let Some(n) = &paging.next {
         links.push(format!("<{n}>; rel=\"next\""));
@@ -147,7 +163,7 @@ mod tests {
     #[test]
     fn neighbours_put_page_last_and_drop_it_for_page_one() {
         let echo = vec![("per_page".to_string(), "5".to_string())];
-        let p = Paging::new("http://x/api/events/", 2, 5, 50, &echo, true);
+        let p = Paging::new("http://x/api/events/", 2, 5, Total::exact(50), &echo, true);
         assert_eq!(p.rest_url, "http://x/api/events/?page=2&per_page=5");
         assert_eq!(
             p.next.as_deref(),
@@ -162,8 +178,17 @@ mod tests {
 
     #[test]
     fn empty_collection_has_zero_pages_and_no_neighbours() {
-        let p = Paging::new("http://x/", 1, 10, 0, &[], true);
+        let p = Paging::new("http://x/", 1, 10, Total::exact(0), &[], true);
         assert_eq!(p.total_pages, 0);
         assert!(p.next.is_none() && p.previous.is_none());
+    }
+
+    #[test]
+    fn a_floor_total_has_a_next_page_past_its_last() {
+        let p = Paging::new("http://x/", 100, 10, Total::at_least(1_000), &[], true);
+        assert_eq!((p.total, p.total_pages), (1_000, 100));
+        assert_eq!(p.next.as_deref(), Some("http://x/?page=101"));
+        let exact = Paging::new("http://x/", 100, 10, Total::exact(1_000), &[], true);
+        assert!(exact.next.is_none());
     }
 }

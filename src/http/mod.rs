@@ -204,6 +204,7 @@ fn cors(origins: &[String]) -> Option<tower_http::cors::CorsLayer> {
             header::HeaderName::from_static("x-tec-totalpages"),
             header::HeaderName::from_static("x-wp-total"),
             header::HeaderName::from_static("x-wp-totalpages"),
+            header::HeaderName::from_static(lists::TOTAL_IS_FLOOR.0),
             header::LINK,
             header::ETAG,
             header::HeaderName::from_static(sync::CURSOR_HEADER),

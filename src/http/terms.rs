@@ -1,5 +1,6 @@
 //! The category and tag routes: typed input → use case (`service`) → view.
 
+use crate::domain::event::Total;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
@@ -72,7 +73,14 @@ pub async fn list(ctx: &Ctx, tax: Taxonomy, args: &Args) -> Result<Response, Api
         }
     }
     let base = format!("{}/", ctx.urls.collection(tax.collection()));
-    let paging = Paging::new(&base, q.page, q.per_page, page.total, &echo, false);
+    let paging = Paging::new(
+        &base,
+        q.page,
+        q.per_page,
+        Total::exact(page.total),
+        &echo,
+        false,
+    );
     let views: Vec<TermView> = page
         .terms
         .iter()

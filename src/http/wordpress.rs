@@ -259,6 +259,7 @@ fn envelope_headers(headers: &HeaderMap) -> Value {
         ("x-wp-totalpages", "X-WP-TotalPages"),
         ("x-tec-total", "X-TEC-Total"),
         ("x-tec-totalpages", "X-TEC-TotalPages"),
+        ("x-calendar-total", "X-Calendar-Total"),
         ("link", "Link"),
         ("location", "Location"),
         ("x-calendar-events-cursor", "X-Calendar-Events-Cursor"),

@@ -37,6 +37,8 @@ pub struct Service {
     zone: chrono_tz::Tz,
     /// The largest page a list returns.
     per_page_max: u64,
+    /// How many matches an event search counts.
+    search_count_limit: u64,
     /// When the next scheduled post goes live.
     schedule: schedule::Schedule,
     /// Failed authentications.
@@ -100,6 +102,7 @@ impl Service {
             store,
             zone: settings.timezone,
             per_page_max: settings.per_page_max,
+            search_count_limit: settings.search_count_limit,
             schedule: schedule::Schedule::default(),
             failures,
             tombstone_retention: settings.tombstone_retention_secs,

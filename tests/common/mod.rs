@@ -51,6 +51,32 @@ macro_rules! both {
     };
 }
 
+/// As [`both!`], on a server with the given settings:
+/// `both_with!(name, settings(), |app| async move { … });`
+#[macro_export]
+macro_rules! both_with {
+    ($name:ident, $settings:expr, |$app:ident| $body:expr) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                let $app = $crate::common::TestApp::sqlite_with($settings).await;
+                $body.await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                let Some($app) = $crate::common::TestApp::postgres_with($settings).await else {
+                    return;
+                };
+                $body.await;
+            }
+        }
+    };
+}
+
 /// A response as a client sees it.
 #[derive(Debug)]
 pub struct Resp {
@@ -156,6 +182,7 @@ pub fn settings() -> Settings {
         site_description: "Events, for tests".into(),
         site_stylesheet: None,
         feed_max_events: 1000,
+        search_count_limit: 1000,
         tombstone_retention_secs: 90 * 86_400,
         jsonp: false,
         tribe_namespace: false,

@@ -503,6 +503,15 @@ fn responses(lang: &str, endpoint: &Endpoint, method: &Method) -> Responses {
         let mut cursor = Header::new(typed(Type::String).build());
         cursor.description = Some(i18n::text(lang, i18n::DOC_SYNC_CURSOR));
         ok = ok.header("X-Calendar-Events-Cursor", cursor);
+        if endpoint.op == Op::EventList {
+            let mut floor = Header::new(
+                typed(Type::String)
+                    .enum_values(Some([crate::http::lists::TOTAL_IS_FLOOR.1]))
+                    .build(),
+            );
+            floor.description = Some(i18n::text(lang, i18n::DOC_TOTAL_FLOOR));
+            ok = ok.header("X-Calendar-Total", floor);
+        }
     }
     let read = *method == Method::GET;
     if read {

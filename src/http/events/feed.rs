@@ -25,15 +25,23 @@ pub async fn list(ctx: &Ctx, args: &Args, outlook: bool) -> Result<Response, Api
         .list_events_up_to(ctx.asking(), &typed, args.invalid(), max)
         .await?;
     let shown = page.events.len();
-    let cut = (page.total > shown as u64).then_some(Cut {
+    let cut = (page.total_at_least || page.total > shown as u64).then_some(Cut {
         shown,
         total: page.total,
+        at_least: page.total_at_least,
     });
     let mut resp = respond(ctx, &page.events, outlook, cut, "events.ics");
     let total = HeaderValue::from(page.total);
     let h = resp.headers_mut();
     h.insert(HeaderName::from_static("x-wp-total"), total.clone());
     h.insert(HeaderName::from_static("x-tec-total"), total);
+    if page.total_at_least {
+        let (name, value) = crate::http::lists::TOTAL_IS_FLOOR;
+        h.insert(
+            HeaderName::from_static(name),
+            HeaderValue::from_static(value),
+        );
+    }
     list_cache_rules(ctx, &page, &mut resp);
     Ok(resp)
 }

@@ -1,6 +1,7 @@
 //! The event routes: typed input → use case (`service`) → view. The
 //! representation itself is in `view.rs`.
 
+use crate::domain::event::Total;
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Map, Value};
@@ -67,7 +68,17 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
         .map(|s| EventView::new(&s.event, &s.links, &cx, s.reveal, false))
         .collect();
     let base = format!("{}/", ctx.urls.collection("events"));
-    let paging = Paging::new(&base, q.page, q.per_page, page.total, &q.echo, true);
+    let paging = Paging::new(
+        &base,
+        q.page,
+        q.per_page,
+        Total {
+            count: page.total,
+            at_least: page.total_at_least,
+        },
+        &q.echo,
+        true,
+    );
     let mut resp = lists::respond("events", &views, &paging, Layout::Posts)?;
     list_cache_rules(ctx, &page, &mut resp);
     Ok(resp)

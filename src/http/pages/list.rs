@@ -106,7 +106,9 @@ pub async fn upcoming_events(
         .list_events(visit.asking(), &args, &[])
         .await?;
     let items = items(visit, &tr, &found.events);
-    let last_page = found.total.div_ceil(settings.per_page_default.max(1)) as i64;
+    // A search's floor total has more after it: one more event makes its next page.
+    let shown_total = found.total + u64::from(found.total_at_least);
+    let last_page = shown_total.div_ceil(settings.per_page_default.max(1)) as i64;
     let link = |n: i64, key: &str| {
         let mut pairs = filters.pairs();
         if n > 1 {
@@ -222,7 +224,9 @@ async fn running_page(
         .service
         .list_events_up_to(visit.asking(), &args, &[], per_page)
         .await?;
-    Ok((items(visit, tr, &found.events), found.total))
+    // A search's floor total counts as one more, so that the day reads on.
+    let total = found.total + u64::from(found.total_at_least);
+    Ok((items(visit, tr, &found.events), total))
 }
 
 /// A path in the visit's language.

@@ -33,6 +33,8 @@ pub struct CalendarMeta<'a> {
 pub struct Cut {
     pub shown: usize,
     pub total: u64,
+    /// `total` is a floor (a search's).
+    pub at_least: bool,
 }
 
 /// The `PRODID` of every calendar this server writes.
@@ -66,8 +68,10 @@ pub fn calendar(shown: &[ShownEvent], cx: &ViewContext<'_>, meta: &CalendarMeta<
         // Calendar applications ignore what they do not know; people reading the
         // feed, and scripts, learn that it is incomplete and how to narrow it.
         let note = format!(
-            "{} of {} events; narrow the window with start_date and end_date",
-            cut.shown, cut.total
+            "{} of {}{} events; narrow the window with start_date and end_date",
+            cut.shown,
+            if cut.at_least { "at least " } else { "" },
+            cut.total
         );
         out.prop("X-CALENDAR-EVENTS-CUT", &note);
     }

@@ -4,7 +4,7 @@
 use super::{ShownEvent, readable_links};
 use crate::domain::args::EventListArgs;
 use crate::domain::changes::Window;
-use crate::domain::event::{EventFilter, EventLinks, distance_km};
+use crate::domain::event::{EventFilter, EventLinks, SEARCH_COUNT_LIMIT, distance_km};
 use crate::domain::event_list::{EventQuery, ListContext, Near, event_query};
 use crate::domain::post::PostType;
 use crate::domain::term::Taxonomy;
@@ -17,7 +17,10 @@ pub struct EventPage {
     /// The request as read: its echo for the list's URLs, and how its window moves.
     pub query: EventQuery,
     pub events: Vec<ShownEvent>,
+    /// How many events the list holds; for a search with more matches than it
+    /// counts, how many at least (`total_at_least`).
     pub total: u64,
+    pub total_at_least: bool,
     /// The starts and ends of every event the list could show.
     pub window: Window,
 }
@@ -73,7 +76,8 @@ impl Service {
         let mut conn = self.store.pool.read().await?;
         let resolved = resolve(&mut conn, &query, asking, &mut p).await?;
         p.finish::<Error>()?;
-        let filter = filter(&query, resolved, asking);
+        let mut filter = filter(&query, resolved, asking);
+        filter.count_limit = self.search_count_limit;
         let window = filter.window();
         let (items, total) = events::list(&mut conn, &filter).await?;
         if items.is_empty() && query.page > 1 {
@@ -97,7 +101,8 @@ impl Service {
         Ok(EventPage {
             query,
             events,
-            total,
+            total: total.count,
+            total_at_least: total.at_least,
             window,
         })
     }
@@ -169,6 +174,7 @@ fn filter(q: &EventQuery, r: Resolved, asking: Asking<'_>) -> EventFilter {
         post_parent: r.post_parent,
         ticketed: q.ticketed,
         now_utc: asking.now,
+        count_limit: SEARCH_COUNT_LIMIT,
     }
 }
 

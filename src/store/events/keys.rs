@@ -43,7 +43,7 @@ pub(super) fn d(c: EventKeys) -> Expr {
 }
 
 /// `posts` of the key row's event has a row matching `cond` (alias `p`).
-fn event_row(cond: SimpleExpr) -> SimpleExpr {
+pub(super) fn event_row(cond: SimpleExpr) -> SimpleExpr {
     let p = Alias::new("p");
     crate::store::exists(
         Query::select()
@@ -120,13 +120,42 @@ fn has_key(backend: Backend, key: &KeyFilter) -> SimpleExpr {
     }
 }
 
+/// How a keyed list checks its search words.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Texts {
+    /// Each word's matches from the search index, as a set of IDs.
+    InSet,
+    /// Each event's own text, read from its row as the list reaches it.
+    OnRow,
+    /// By the caller, which reads the search index's matches and looks up each
+    /// one's keys (`d.event_id` equals it): only what the index cannot tell is left
+    /// here, a protected event's title and, on SQLite, words too short for it.
+    ByCaller,
+}
+
 /// The key rows of every event the list shows (once per driver value it has):
 /// `keys[0]`'s range, narrowed by every other condition of the list.
 fn keyed(backend: Backend, eq: &EventFilter, keys: &[KeyFilter]) -> SelectStatement {
+    keyed_with(backend, eq, keys, Texts::InSet)
+}
+
+/// [`keyed`], with the search words checked as `texts` says.
+pub(super) fn keyed_with(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    texts: Texts,
+) -> SelectStatement {
     let (first, others) = keys.split_first().expect("a keyed list has a key");
     let mut q = Query::select();
     q.from_as(EventKeys::Table, driver());
-    if first.kind == KeyKind::Every && !eq.include.is_empty() {
+    if texts == Texts::ByCaller {
+        // One event's keys, looked up by its ID (`event_keys_event`): the unary `+`
+        // keeps SQLite off the primary key, whose range of the kind it would walk
+        // for every match instead.
+        q.and_where(Expr::cust("+d.kind").eq(code(first.kind)))
+            .and_where(Expr::cust("+d.value").is_in(first.values.iter().copied()));
+    } else if first.kind == KeyKind::Every && !eq.include.is_empty() {
         // A few events by ID: from the event index, not every event's key in list
         // order, which SQLite prefers for the order it gives (a unary `+` keeps a
         // column off its indexes; PostgreSQL weighs costs and is not misled).
@@ -149,16 +178,28 @@ fn keyed(backend: Backend, eq: &EventFilter, keys: &[KeyFilter]) -> SelectStatem
     for key in others {
         q.and_where(has_key(backend, key));
     }
-    for word in &eq.search_words {
-        q.and_where(d(EventKeys::EventId).in_subquery(matching_events(backend, word)));
-        // A protected event matches on its title alone for those who may not read it:
-        // matching its hidden text would tell them what that text contains.
-        if eq.visibility != Visibility::All {
-            q.cond_where(
-                Cond::any()
-                    .add(d(EventKeys::Protected).eq(false))
-                    .add(event_row(contains((Alias::new("p"), Posts::Title), word))),
-            );
+    match texts {
+        Texts::OnRow if !eq.search_words.is_empty() => {
+            q.and_where(event_row(super::list::text_on_row(eq)));
+        }
+        Texts::OnRow => {}
+        Texts::InSet | Texts::ByCaller => {
+            for word in &eq.search_words {
+                if texts == Texts::InSet {
+                    q.and_where(d(EventKeys::EventId).in_subquery(matching_events(backend, word)));
+                } else if !super::list::indexed(backend, word) {
+                    q.and_where(event_row(super::list::on_row(word)));
+                }
+                // A protected event matches on its title alone for those who may not
+                // read it: matching its hidden text would tell them what it contains.
+                if eq.visibility != Visibility::All {
+                    q.cond_where(
+                        Cond::any()
+                            .add(d(EventKeys::Protected).eq(false))
+                            .add(event_row(contains((Alias::new("p"), Posts::Title), word))),
+                    );
+                }
+            }
         }
     }
     if let Some(parent) = eq.post_parent {

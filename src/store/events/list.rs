@@ -1,83 +1,121 @@
 //! The event list: one page of events and its total, and the venues in a bounding box
 //! that a search near a place narrows the list to. Lists read `event_keys` (see
 //! `keys`) and count from its per-day counts where they can (`store::event_count`);
-//! a PostgreSQL search with no other filter reads `posts`, with the filters below.
+//! a search finds its matches as `search` chooses.
 
-use sea_query::{Cond, Expr, ExprTrait, Order, Query, SelectStatement};
+use sea_query::{Alias, Cond, Expr, ExprTrait, Order, Query, SelectStatement, SimpleExpr};
 
 use super::{event_from_row, select_events};
-use crate::domain::event::{Event, EventFilter};
+use crate::domain::event::{Event, EventFilter, Total};
 use crate::domain::event_keys::{KeyFilter, key_filters};
 use crate::domain::post::{PostType, Visibility};
-use crate::store::posts::{self, col};
+use crate::store::posts::{self, col, contains};
 use crate::store::schema::Posts;
 use crate::store::{Backend, Conn, StoreError};
+
+/// Whether SQLite's trigram index can find `word`: FTS5's trigrams need three
+/// characters. PostgreSQL's index serves any `LIKE`.
+pub(super) fn indexed(backend: Backend, word: &str) -> bool {
+    backend == Backend::Postgres || word.chars().count() >= 3
+}
 
 /// The events whose title, excerpt or description contains `word` (lower-cased), as
 /// a subquery of their IDs. SQLite's trigram index serves words of three characters
 /// or more; PostgreSQL's serves the `LIKE` itself. Shorter words still match
 /// correctly, through `LIKE`, just without an index.
 pub(super) fn matching_events(backend: Backend, word: &str) -> SelectStatement {
-    let pattern = format!("%{}%", posts::escape_like(word));
-    if backend == Backend::Sqlite && word.chars().count() >= 3 {
-        let phrase = format!("\"{}\"", word.replace('"', "\"\""));
-        // Events written since the last indexing batch wait in `search_queue`, not
-        // yet in the index: they are scanned (see `SQLITE_AFTER_COMMIT`). CROSS JOIN
-        // keeps SQLite from scanning `posts` for the few queued rows.
-        return Query::select()
-            .expr(Expr::cust_with_values(
-                "rowid FROM posts_fts WHERE posts_fts MATCH ? \
-                 UNION ALL SELECT queued.id FROM search_queue queued \
-                 CROSS JOIN posts unindexed ON unindexed.id = queued.id \
-                 WHERE LOWER(unindexed.title || ' ' || unindexed.excerpt || ' ' || \
-                 unindexed.description) LIKE ? ESCAPE '\\'",
-                [phrase, pattern],
-            ))
-            .take();
+    let words = [word.to_string()];
+    if backend == Backend::Sqlite && indexed(backend, word) {
+        return index_matches(backend, &words).expect("the word is indexed");
     }
     let mut q = Query::select();
     q.column((Posts::Table, Posts::Id))
         .from(Posts::Table)
         .and_where(col(Posts::PostType).eq(PostType::Event.as_str()))
-        .and_where(Expr::cust(HAYSTACK).like(sea_query::LikeExpr::new(pattern).escape('\\')));
+        .and_where(haystack("posts").like(like(word)));
     q
 }
 
-/// What a search matches in, as the trigram indexes hold it.
-const HAYSTACK: &str = "LOWER(posts.title || ' ' || posts.excerpt || ' ' || posts.description)";
-
-/// A search on `posts` itself (PostgreSQL's searches without key filters): on the
-/// row, so that PostgreSQL can AND the trigram index's bitmap with the start
-/// index's (migration 4).
-fn search_filter(q: &mut SelectStatement, words: &[String], protected_content: bool) {
-    for word in words {
-        let pattern = format!("%{}%", posts::escape_like(word));
-        if !protected_content {
-            // A password-protected event may match on its title only: matching on its
-            // hidden text would tell the searcher what that text contains.
-            q.cond_where(
-                Cond::any()
-                    .add(col(Posts::Password).eq(""))
-                    .add(posts::contains((Posts::Table, Posts::Title), word)),
-            );
-        }
-        q.and_where(Expr::cust(HAYSTACK).like(sea_query::LikeExpr::new(pattern).escape('\\')));
+/// The IDs of the events whose text holds every indexed word (see [`indexed`]), as
+/// the search index finds them, in no particular order and one at a time: `None`
+/// when no word is indexed. Words the index cannot serve are the caller's.
+pub(super) fn index_matches(backend: Backend, words: &[String]) -> Option<SelectStatement> {
+    let words: Vec<&String> = words.iter().filter(|w| indexed(backend, w)).collect();
+    if words.is_empty() {
+        return None;
     }
+    if backend == Backend::Postgres {
+        let mut q = Query::select();
+        q.expr_as(Expr::col((Posts::Table, Posts::Id)), Alias::new("id"))
+            .from(Posts::Table)
+            .and_where(col(Posts::PostType).eq(PostType::Event.as_str()));
+        for word in words {
+            q.and_where(haystack("posts").like(like(word)));
+        }
+        return Some(q);
+    }
+    let phrases: Vec<String> = words
+        .iter()
+        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+        .collect();
+    let mut values = vec![phrases.join(" AND ")];
+    values.extend(words.iter().map(|w| format!("%{}%", posts::escape_like(w))));
+    let queued = vec![format!("{HAYSTACK_QUEUED} LIKE ? ESCAPE '\\'"); words.len()].join(" AND ");
+    // Events written since the last indexing batch wait in `search_queue`, not
+    // yet in the index: they are scanned (see `SQLITE_AFTER_COMMIT`). CROSS JOIN
+    // keeps SQLite from scanning `posts` for the few queued rows.
+    Some(
+        Query::select()
+            .expr(Expr::cust_with_values(
+                format!(
+                    "rowid AS id FROM posts_fts WHERE posts_fts MATCH ? \
+                     UNION ALL SELECT queued.id FROM search_queue queued \
+                     CROSS JOIN posts unindexed ON unindexed.id = queued.id WHERE {queued}"
+                ),
+                values,
+            ))
+            .take(),
+    )
 }
 
-/// The filters of a PostgreSQL search with no key filter, on `posts` itself.
-fn list_filters(q: &mut SelectStatement, eq: &EventFilter) {
-    q.and_where(col(Posts::PostType).eq(PostType::Event.as_str()))
-        .and_where(col(Posts::HideFromListings).eq(false));
-    posts::status_filters(q, &eq.statuses, &eq.visibility, eq.now_utc);
-    if !eq.include.is_empty() {
-        q.and_where(col(Posts::Id).is_in(eq.include.iter().copied()));
+/// What a search matches in, as the trigram indexes hold it, for `posts` under
+/// the given name.
+fn haystack(table: &str) -> Expr {
+    Expr::cust(format!(
+        "LOWER({table}.title || ' ' || {table}.excerpt || ' ' || {table}.description)"
+    ))
+}
+
+/// The text of a queued event, not yet in SQLite's index.
+const HAYSTACK_QUEUED: &str =
+    "LOWER(unindexed.title || ' ' || unindexed.excerpt || ' ' || unindexed.description)";
+
+/// `LIKE '%word%'`, escaped.
+fn like(word: &str) -> sea_query::LikeExpr {
+    sea_query::LikeExpr::new(format!("%{}%", posts::escape_like(word))).escape('\\')
+}
+
+/// `word` is in the text of the event row `p`.
+pub(super) fn on_row(word: &str) -> SimpleExpr {
+    haystack("p").like(like(word))
+}
+
+/// Every search word is in the text of the event row `p`, and a protected event,
+/// for those who may not read it, matches on its title alone: matching its hidden
+/// text would tell them what that text contains.
+pub(super) fn text_on_row(eq: &EventFilter) -> SimpleExpr {
+    let mut all = Cond::all();
+    for word in &eq.search_words {
+        all = all.add(on_row(word));
+        if eq.visibility != Visibility::All {
+            all = all.add(
+                Cond::any()
+                    .add(Expr::col((Alias::new("p"), Posts::Password)).eq(""))
+                    .add(contains((Alias::new("p"), Posts::Title), word)),
+            );
+        }
     }
-    date_filters(q, eq, || col(Posts::StartUtc), || col(Posts::EndUtc));
-    search_filter(q, &eq.search_words, eq.visibility == Visibility::All);
-    if let Some(parent) = eq.post_parent {
-        q.and_where(col(Posts::PostParent).eq(parent));
-    }
+    all.into()
 }
 
 /// The date bounds on the given start and end columns.
@@ -118,11 +156,14 @@ pub(super) fn date_filters(
 const SEEK_FROM: u64 = 1_000;
 
 /// One page of events, ordered by start then ID, and the total.
-pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<(Vec<Event>, u64), StoreError> {
+pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<(Vec<Event>, Total), StoreError> {
     let Some(mut keys) = key_filters(eq) else {
-        return Ok((Vec::new(), 0));
+        return Ok((Vec::new(), Total::exact(0)));
     };
     super::keys::largest_first(conn, &mut keys).await?;
+    if keys.is_empty() {
+        keys.push(KeyFilter::every());
+    }
     let backend = conn.backend();
     let may_scan = super::keys::aggregate_window(eq, &keys).is_none();
     crate::store::sqlite::scanning(backend, may_scan, page_and_total(conn, eq, &keys)).await
@@ -132,75 +173,18 @@ async fn page_and_total(
     conn: &mut Conn,
     eq: &EventFilter,
     keys: &[KeyFilter],
-) -> Result<(Vec<Event>, u64), StoreError> {
-    let backend = conn.backend();
-    // On PostgreSQL a search with no key filter reads `posts`, where it can AND its
-    // trigram index's bitmap with the start index's (migration 4); every other list
-    // reads keys, every event being one when no filter names another.
-    let on_posts = backend == Backend::Postgres && keys.is_empty() && !eq.search_words.is_empty();
-    let every = [KeyFilter::every()];
-    let keys = if keys.is_empty() { &every[..] } else { keys };
-    let window = super::keys::aggregate_window(eq, keys);
-    let first_value = match &window {
-        None => super::keys::first_value_window(backend, eq, keys),
-        Some(_) => None,
-    };
-    let total = if let Some(window) = &window {
-        crate::store::event_count::window(conn, window).await?
-    } else if let Some((first, others)) = &first_value {
-        let first = crate::store::event_count::window(conn, first).await?;
-        let others = conn.query(others, |r| r.i64(0)).await?;
-        first
-            + others
-                .into_iter()
-                .map(|n| u64::try_from(n).unwrap_or(0))
-                .sum::<u64>()
+) -> Result<(Vec<Event>, Total), StoreError> {
+    // A search counts its matches up to a limit (`search`); nothing else does.
+    let (ids, total) = if !eq.search_words.is_empty() && !keys[0].may_repeat() {
+        let found = super::search::page(conn, eq, keys).await?;
+        (found.ids, found.total)
     } else {
-        let count = if on_posts {
-            let mut count = Query::select();
-            count.expr(col(Posts::Id).count()).from(Posts::Table);
-            list_filters(&mut count, eq);
-            count
-        } else {
-            super::keys::count(backend, eq, keys)
-        };
-        let parts = conn.query(&count, |r| r.i64(0)).await?;
-        parts
-            .into_iter()
-            .map(|n| u64::try_from(n).unwrap_or(0))
-            .sum()
+        let total = Total::exact(exact_total(conn, eq, keys).await?);
+        let ids = page_ids(conn, eq, keys, total.count).await?;
+        (ids, total)
     };
-    let mut offset = (eq.page - 1).saturating_mul(eq.per_page);
-    if total == 0 || offset >= total {
+    let Some(ids) = ids else {
         return Ok((Vec::new(), total));
-    }
-    // A deep page of a window the per-day counts serve starts reading at the day
-    // its first event is on, not at the window's start.
-    let mut sought;
-    let mut eq = eq;
-    if let Some(window) = &window
-        && offset >= SEEK_FROM
-        && let Some((start, skipped)) =
-            crate::store::event_count::seek(conn, window, offset).await?
-    {
-        sought = eq.clone();
-        sought.start_min = Some(Ord::max(start, eq.start_min.unwrap_or(start)));
-        offset -= skipped;
-        eq = &sought;
-    }
-    // The page's IDs first, from an index alone, then its rows: skipping to a deep
-    // page then reads index entries, not the wide rows of every event before it.
-    let ids = if on_posts {
-        let mut ids = Query::select();
-        ids.column((Posts::Table, Posts::Id)).from(Posts::Table);
-        list_filters(&mut ids, eq);
-        ids.order_by((Posts::Table, Posts::StartUtc), Order::Asc)
-            .order_by((Posts::Table, Posts::Id), Order::Asc)
-            .limit(eq.per_page)
-            .offset(offset);
-        ids
-    } else {
-        super::keys::page_ids(backend, eq, keys, offset)
     };
     let mut page = select_events();
     page.and_where(col(Posts::Id).in_subquery(ids))
@@ -208,6 +192,65 @@ async fn page_and_total(
         .order_by((Posts::Table, Posts::Id), Order::Asc);
     let events = conn.query(&page, event_from_row).await?;
     Ok((events, total))
+}
+
+/// The number of events a list shows: from the per-day counts where they serve it.
+async fn exact_total(
+    conn: &mut Conn,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+) -> Result<u64, StoreError> {
+    let backend = conn.backend();
+    let sum = |parts: Vec<i64>| -> u64 {
+        parts
+            .into_iter()
+            .map(|n| u64::try_from(n).unwrap_or(0))
+            .sum()
+    };
+    if let Some(window) = super::keys::aggregate_window(eq, keys) {
+        return crate::store::event_count::window(conn, &window).await;
+    }
+    if let Some((first, others)) = super::keys::first_value_window(backend, eq, keys) {
+        let first = crate::store::event_count::window(conn, &first).await?;
+        return Ok(first + sum(conn.query(&others, |r| r.i64(0)).await?));
+    }
+    let count = super::keys::count(backend, eq, keys);
+    Ok(sum(conn.query(&count, |r| r.i64(0)).await?))
+}
+
+/// The IDs of the page's events, in list order, from an index alone (skipping to
+/// a deep page then reads index entries, not the wide rows of every event before
+/// it): `None` past the last page.
+async fn page_ids(
+    conn: &mut Conn,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    total: u64,
+) -> Result<Option<SelectStatement>, StoreError> {
+    let mut offset = (eq.page - 1).saturating_mul(eq.per_page);
+    if total == 0 || offset >= total {
+        return Ok(None);
+    }
+    // A deep page of a window the per-day counts serve starts reading at the day
+    // its first event is on, not at the window's start.
+    let mut sought;
+    let mut eq = eq;
+    if let Some(window) = super::keys::aggregate_window(eq, keys)
+        && offset >= SEEK_FROM
+        && let Some((start, skipped)) =
+            crate::store::event_count::seek(conn, &window, offset).await?
+    {
+        sought = eq.clone();
+        sought.start_min = Some(Ord::max(start, eq.start_min.unwrap_or(start)));
+        offset -= skipped;
+        eq = &sought;
+    }
+    Ok(Some(super::keys::page_ids(
+        conn.backend(),
+        eq,
+        keys,
+        offset,
+    )))
 }
 
 /// Venues with coordinates inside a bounding box: `(id, lat, lng)`.

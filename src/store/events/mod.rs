@@ -14,6 +14,7 @@ mod read;
 mod relations;
 mod row;
 mod schedule;
+mod search;
 mod term_counts;
 mod write;
 

@@ -1,0 +1,222 @@
+//! A list with a search: its page and a total counted up to a limit.
+//!
+//! A search's matches come from the trigram index (`list::index_matches`), in no
+//! useful order, or from the events' own text, read row by row as the list walks
+//! its window in list order. Which is cheaper depends on how common the words are
+//! in the window, which nothing stored tells: a short walk of the window's first
+//! events measures it (the probe). Counting every match of a common word costs
+//! seconds at a million events whichever way, so the total stops at the filter's
+//! `count_limit` (or the end of the asked page, if deeper) and says so.
+
+use sea_query::{Alias, Expr, ExprTrait, Order, Query, SelectStatement};
+
+use super::keys::{Texts, d, event_row, keyed_with};
+use super::list::{index_matches, text_on_row};
+use crate::domain::event::{EventFilter, Total};
+use crate::domain::event_keys::KeyFilter;
+use crate::store::posts::col;
+use crate::store::schema::{EventKeys, Posts};
+use crate::store::{Backend, Conn, StoreError};
+
+/// How many of the window's first events the probe reads, per match counted: it
+/// must be able to see more matches than are counted.
+const PROBE_ROWS_PER_MATCH: u64 = 2;
+
+/// How many events a walk of the window may be expected to read, per match counted,
+/// before the index is the cheaper way (a row's text costs some microseconds to
+/// read and match; the index's matches, a lookup of their keys each).
+const WALK_ROWS_PER_MATCH: u64 = 20;
+
+/// A search's page (its IDs in list order; `None` past the last) and total.
+pub(super) struct Found {
+    pub ids: Option<SelectStatement>,
+    pub total: Total,
+}
+
+pub(super) async fn page(
+    conn: &mut Conn,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+) -> Result<Found, StoreError> {
+    let backend = conn.backend();
+    let offset = (eq.page - 1).saturating_mul(eq.per_page);
+    let enough = offset.saturating_add(eq.per_page);
+    let count_limit = Ord::max(eq.count_limit, 1);
+    let limit = Ord::max(count_limit, enough);
+    let probe_rows = count_limit.saturating_mul(PROBE_ROWS_PER_MATCH);
+    let walk_rows = count_limit.saturating_mul(WALK_ROWS_PER_MATCH);
+    let (seen, matched) = probe(conn, eq, keys, probe_rows).await?;
+    let walk = || Some(walk_page(backend, eq, keys, offset));
+    if seen < probe_rows {
+        // The probe read the whole window: its count is the total.
+        let total = Total::exact(matched);
+        let ids = if offset < matched { walk() } else { None };
+        return Ok(Found { ids, total });
+    }
+    if matched > limit {
+        return Ok(Found {
+            ids: walk(),
+            total: Total::at_least(limit),
+        });
+    }
+    // The rows a walk is expected to read to find `n` matches, at the probe's rate.
+    let rows_for = |n: u64| n.saturating_mul(probe_rows) / Ord::max(matched, 1);
+    let indexed = index_matches(backend, &eq.search_words);
+    let (total, walked) = match &indexed {
+        Some(matches) if rows_for(limit + 1) > walk_rows => (
+            count(conn, index_count(backend, eq, keys, matches, limit)).await?,
+            false,
+        ),
+        _ => (
+            count(conn, walk_count(backend, eq, keys, limit)).await?,
+            true,
+        ),
+    };
+    let total = if total > limit {
+        Total::at_least(limit)
+    } else {
+        Total::exact(total)
+    };
+    let ids = if offset >= total.count {
+        None
+    } else if walked || rows_for(enough) <= walk_rows {
+        walk()
+    } else if let (Some(matches), false) = (&indexed, total.at_least) {
+        Some(index_page(backend, eq, keys, matches, offset))
+    } else {
+        // More matches than counted, too rare in the window for a short walk: the
+        // list's usual page, its words' matches as sets of IDs.
+        Some(super::keys::page_ids(backend, eq, keys, offset))
+    };
+    Ok(Found { ids, total })
+}
+
+/// The list without its search: the window the search narrows.
+fn unsearched(eq: &EventFilter) -> EventFilter {
+    EventFilter {
+        search_words: Vec::new(),
+        ..eq.clone()
+    }
+}
+
+/// How many of the window's first `rows` events exist, and how many of them match.
+async fn probe(
+    conn: &mut Conn,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    rows: u64,
+) -> Result<(u64, u64), StoreError> {
+    let backend = conn.backend();
+    let mut first = keyed_with(backend, &unsearched(eq), keys, Texts::OnRow);
+    first
+        .expr_as(event_row(text_on_row(eq)), Alias::new("hit"))
+        .order_by((Alias::new("d"), EventKeys::StartUtc), Order::Asc)
+        .order_by((Alias::new("d"), EventKeys::EventId), Order::Asc)
+        .limit(rows);
+    let q = Query::select()
+        .expr(Expr::cust("COUNT(*)"))
+        .expr(Expr::cust(
+            "COALESCE(SUM(CASE WHEN probe.hit THEN 1 ELSE 0 END), 0)",
+        ))
+        .from_subquery(first, Alias::new("probe"))
+        .take();
+    let (seen, matched) = conn.query_one(&q, |r| Ok((r.i64(0)?, r.i64(1)?))).await?;
+    Ok((
+        u64::try_from(seen).unwrap_or(0),
+        u64::try_from(matched).unwrap_or(0),
+    ))
+}
+
+async fn count(conn: &mut Conn, q: SelectStatement) -> Result<u64, StoreError> {
+    let n = conn.query_one(&q, |r| r.i64(0)).await?;
+    Ok(u64::try_from(n).unwrap_or(0))
+}
+
+/// `COUNT(*)` of at most `limit + 1` rows of `rows`.
+fn bounded_count(mut rows: SelectStatement, limit: u64) -> SelectStatement {
+    rows.limit(limit.saturating_add(1));
+    Query::select()
+        .expr(Expr::cust("COUNT(*)"))
+        .from_subquery(rows, Alias::new("counted"))
+        .take()
+}
+
+/// The window's events in list order, each one's text read as it is reached.
+fn walk(backend: Backend, eq: &EventFilter, keys: &[KeyFilter]) -> SelectStatement {
+    let mut q = keyed_with(backend, eq, keys, Texts::OnRow);
+    q.order_by((Alias::new("d"), EventKeys::StartUtc), Order::Asc)
+        .order_by((Alias::new("d"), EventKeys::EventId), Order::Asc);
+    q
+}
+
+fn walk_count(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    limit: u64,
+) -> SelectStatement {
+    let mut q = walk(backend, eq, keys);
+    q.expr(Expr::cust("1"));
+    bounded_count(q, limit)
+}
+
+fn walk_page(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    offset: u64,
+) -> SelectStatement {
+    let mut q = walk(backend, eq, keys);
+    q.column((Alias::new("d"), EventKeys::EventId))
+        .limit(eq.per_page)
+        .offset(offset);
+    q
+}
+
+/// The index's matches that the list shows: each one's keys looked up by its ID.
+fn shown_matches(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    matches: &SelectStatement,
+) -> SelectStatement {
+    let m = Alias::new("m");
+    let mut shown = keyed_with(backend, eq, keys, Texts::ByCaller);
+    shown
+        .expr(Expr::cust("1"))
+        .and_where(d(EventKeys::EventId).equals((m.clone(), Alias::new("id"))));
+    Query::select()
+        .column((m.clone(), Alias::new("id")))
+        .from_subquery(matches.clone(), m)
+        .and_where(crate::store::exists(shown))
+        .take()
+}
+
+fn index_count(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    matches: &SelectStatement,
+    limit: u64,
+) -> SelectStatement {
+    bounded_count(shown_matches(backend, eq, keys, matches), limit)
+}
+
+/// A page of a search whose matches in the window are few: all of them, sorted.
+fn index_page(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    matches: &SelectStatement,
+    offset: u64,
+) -> SelectStatement {
+    Query::select()
+        .column((Posts::Table, Posts::Id))
+        .from(Posts::Table)
+        .and_where(col(Posts::Id).in_subquery(shown_matches(backend, eq, keys, matches)))
+        .order_by((Posts::Table, Posts::StartUtc), Order::Asc)
+        .order_by((Posts::Table, Posts::Id), Order::Asc)
+        .limit(eq.per_page)
+        .offset(offset)
+        .take()
+}

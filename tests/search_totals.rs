@@ -1,0 +1,244 @@
+//! A search counts its matches up to `--search-count-limit`: past it the totals are
+//! floors, said by `X-Calendar-Total: at-least`, and paging on finds every match in
+//! list order. Each way a search can take (the probe of the window's first events,
+//! a walk of the window, the search index's matches) is reached here by a word whose
+//! matches sit where it leads, with a limit of 20 instead of 1,000.
+
+mod common;
+
+use calendar_events::config::Settings;
+use common::*;
+use serde_json::{Value, json};
+
+const LIMIT: u64 = 20;
+const WINDOW: &str = "start_date=2027-01-01&end_date=2027-12-31";
+
+fn limited() -> Settings {
+    Settings {
+        search_count_limit: LIMIT,
+        ..settings()
+    }
+}
+
+/// The day `n` of 2027 at `hour`, as the API takes dates.
+fn day(n: u32, hour: u32) -> String {
+    let d = chrono::NaiveDate::from_ymd_opt(2027, 1, 1).unwrap() + chrono::Days::new(n.into());
+    format!("{d} {hour:02}:00:00")
+}
+
+async fn create(app: &TestApp, title: &str, n: u32, hour: u32, extra: Value) -> i64 {
+    app.event(with(event(title, &day(n, hour), &day(n, hour + 1)), extra))
+        .await
+}
+
+/// What the calendar holds, by the words the searches look for.
+struct Calendar {
+    /// On every day but every third: common from the window's start.
+    zebra: Vec<i64>,
+    /// On every third day: a third of the window.
+    quiet: Vec<i64>,
+    /// Late in the year only: none among the window's first events.
+    late: Vec<i64>,
+    /// One published; a draft, a protected event with the word in its description,
+    /// and one hidden from listings are not shown to visitors.
+    aardvark: i64,
+    aardvark_draft: i64,
+    aardvark_protected: i64,
+}
+
+async fn calendar(app: &TestApp) -> Calendar {
+    let (mut zebra, mut quiet, mut late) = (Vec::new(), Vec::new(), Vec::new());
+    for n in 0..180 {
+        if n % 3 == 0 {
+            quiet.push(create(app, &format!("Quiet evening {n}"), n, 18, json!({})).await);
+        } else {
+            zebra.push(create(app, &format!("Zebra night {n}"), n, 20, json!({})).await);
+        }
+    }
+    for n in 300..330 {
+        late.push(create(app, &format!("Late show {n}"), n, 22, json!({})).await);
+    }
+    let aardvark = create(app, "Aardvark talk", 200, 10, json!({})).await;
+    let aardvark_draft = create(app, "Aardvark draft", 201, 10, json!({"status": "draft"})).await;
+    let aardvark_protected = create(
+        app,
+        "Members only",
+        202,
+        10,
+        json!({"password": "pw", "description": "An aardvark visits"}),
+    )
+    .await;
+    create(
+        app,
+        "Aardvark unlisted",
+        203,
+        10,
+        json!({"hide_from_listings": true}),
+    )
+    .await;
+    // Past the search queue's age, one more write indexes every event queued so
+    // far (SQLite): the searches below read the index, not the queue.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    create(app, "Indexing trigger", 340, 10, json!({})).await;
+    Calendar {
+        zebra,
+        quiet,
+        late,
+        aardvark,
+        aardvark_draft,
+        aardvark_protected,
+    }
+}
+
+fn ids(r: &Resp) -> Vec<i64> {
+    r.body["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_i64().unwrap())
+        .collect()
+}
+
+fn floor_header(r: &Resp) -> Option<&str> {
+    r.header("x-calendar-total")
+}
+
+/// Every page of a list, following `next_rest_url`: the IDs in order, and each
+/// page's (total, whether it is a floor).
+async fn every_page(app: &TestApp, query: &str, auth: &Auth) -> (Vec<i64>, Vec<(u64, bool)>) {
+    let mut url = format!("events?{query}");
+    let (mut all, mut totals) = (Vec::new(), Vec::new());
+    for _ in 0..100 {
+        let r = app.get_as(&url, auth).await;
+        r.assert(200);
+        let total = r.body["total"].as_u64().unwrap();
+        assert_eq!(r.header("x-wp-total"), Some(total.to_string().as_str()));
+        totals.push((total, floor_header(&r) == Some("at-least")));
+        all.extend(ids(&r));
+        match r.body["next_rest_url"].as_str() {
+            Some(next) => {
+                url = next
+                    .split_once("/calendar/events/v1/")
+                    .unwrap()
+                    .1
+                    .to_string()
+            }
+            None => return (all, totals),
+        }
+    }
+    panic!("more than 100 pages of {query}");
+}
+
+fn sorted_by_creation(mut v: Vec<i64>) -> Vec<i64> {
+    // Each word's events were created in list order.
+    v.sort();
+    v
+}
+
+both_with!(
+    a_common_word_has_a_floor_total_and_every_match_pages_in_order,
+    limited(),
+    |app| async move {
+        let cal = calendar(&app).await;
+        let r = app
+            .get(&format!("events?{WINDOW}&search=zebra&per_page=5"))
+            .await;
+        r.assert(200);
+        assert_eq!(r.body["total"], LIMIT);
+        assert_eq!(r.body["total_pages"], LIMIT / 5);
+        assert_eq!(floor_header(&r), Some("at-least"));
+        assert_eq!(r.header("x-wp-total"), Some("20"));
+        assert_eq!(ids(&r), cal.zebra[..5]);
+        assert!(r.body["next_rest_url"].as_str().is_some());
+
+        let anonymous = Auth::None;
+        let (all, totals) = every_page(
+            &app,
+            &format!("{WINDOW}&search=zebra&per_page=7"),
+            &anonymous,
+        )
+        .await;
+        assert_eq!(all, sorted_by_creation(cal.zebra.clone()));
+        // Floors until the asked page reaches the end, which is then counted exactly.
+        let (last_total, last_floor) = *totals.last().unwrap();
+        assert_eq!((last_total, last_floor), (cal.zebra.len() as u64, false));
+        assert!(totals[0].1, "{totals:?}");
+
+        // A page past the floor's pages is still served.
+        let r = app
+            .get(&format!("events?{WINDOW}&search=zebra&per_page=5&page=10"))
+            .await;
+        r.assert(200);
+        assert_eq!(ids(&r), cal.zebra[45..50]);
+        assert_eq!(r.body["total"], 50);
+        assert_eq!(floor_header(&r), Some("at-least"));
+    }
+);
+
+both_with!(
+    words_common_late_or_rare_find_the_same_events_as_each_page_shows,
+    limited(),
+    |app| async move {
+        let cal = calendar(&app).await;
+        let anonymous = Auth::None;
+        for (word, expected) in [("quiet", &cal.quiet), ("late", &cal.late)] {
+            for per_page in [5, 50] {
+                let q = format!("{WINDOW}&search={word}&per_page={per_page}");
+                let (all, totals) = every_page(&app, &q, &anonymous).await;
+                assert_eq!(&all, expected, "{q}");
+                assert_eq!(
+                    *totals.last().unwrap(),
+                    (expected.len() as u64, false),
+                    "{q}"
+                );
+                if per_page == 5 {
+                    assert_eq!(totals[0], (LIMIT, true), "{q}");
+                }
+            }
+        }
+        // A window smaller than the probe: counted exactly.
+        let r = app
+            .get("events?start_date=2027-11-01&end_date=2027-11-10&search=late")
+            .await;
+        assert_eq!(r.body["total"], 10);
+        assert_eq!(floor_header(&r), None);
+
+        // A rare word: exact, whoever asks, and only what the caller may see.
+        let r = app.get(&format!("events?{WINDOW}&search=aardvark")).await;
+        assert_eq!(ids(&r), [cal.aardvark]);
+        assert_eq!(
+            (r.body["total"].as_u64(), floor_header(&r)),
+            (Some(1), None)
+        );
+        let admin = app.admin.auth();
+        let r = app
+            .get_as(&format!("events?{WINDOW}&search=aardvark"), &admin)
+            .await;
+        assert_eq!(
+            ids(&r),
+            [cal.aardvark, cal.aardvark_draft, cal.aardvark_protected]
+        );
+        assert_eq!(r.body["total"], 3);
+        // A word too short for SQLite's index, beside one it serves.
+        let r = app
+            .get(&format!("events?{WINDOW}&search=aardvark+lk"))
+            .await;
+        assert_eq!(ids(&r), [cal.aardvark]);
+        let r = app.get(&format!("events?{WINDOW}&search=zebra+t+98")).await;
+        assert_eq!(titles(&r), ["Zebra night 98"]);
+        assert_eq!(r.body["total"], 1);
+        // The protected event's description is not searched for visitors.
+        let r = app.get(&format!("events?{WINDOW}&search=visits")).await;
+        assert_eq!(r.body["total"], 0);
+        let r = app
+            .get_as(&format!("events?{WINDOW}&search=visits"), &admin)
+            .await;
+        assert_eq!(ids(&r), [cal.aardvark_protected]);
+        // No match at all.
+        let r = app.get(&format!("events?{WINDOW}&search=zeppelin")).await;
+        assert_eq!(
+            (r.body["total"].as_u64(), floor_header(&r)),
+            (Some(0), None)
+        );
+    }
+);
