@@ -129,7 +129,7 @@ pub(super) enum Texts {
     OnRow,
     /// By the caller, which reads the search index's matches and looks up each
     /// one's keys (`d.event_id` equals it): only what the index cannot tell is left
-    /// here, a protected event's title and, on SQLite, words too short for it.
+    /// here, a protected event's title and words too short for it.
     ByCaller,
 }
 
@@ -187,7 +187,7 @@ pub(super) fn keyed_with(
             for word in &eq.search_words {
                 if texts == Texts::InSet {
                     q.and_where(d(EventKeys::EventId).in_subquery(matching_events(backend, word)));
-                } else if !super::list::indexed(backend, word) {
+                } else if !super::list::indexed(word) {
                     q.and_where(event_row(super::list::on_row(word)));
                 }
                 // A protected event matches on its title alone for those who may not

@@ -13,10 +13,10 @@ use crate::store::posts::{self, col, contains};
 use crate::store::schema::Posts;
 use crate::store::{Backend, Conn, StoreError};
 
-/// Whether SQLite's trigram index can find `word`: FTS5's trigrams need three
-/// characters. PostgreSQL's index serves any `LIKE`.
-pub(super) fn indexed(backend: Backend, word: &str) -> bool {
-    backend == Backend::Postgres || word.chars().count() >= 3
+/// Whether the trigram indexes can find `word`: they need three characters.
+/// (PostgreSQL's serves a shorter `LIKE` too, by checking nearly every event.)
+pub(super) fn indexed(word: &str) -> bool {
+    word.chars().count() >= 3
 }
 
 /// The events whose title, excerpt or description contains `word` (lower-cased), as
@@ -25,7 +25,7 @@ pub(super) fn indexed(backend: Backend, word: &str) -> bool {
 /// correctly, through `LIKE`, just without an index.
 pub(super) fn matching_events(backend: Backend, word: &str) -> SelectStatement {
     let words = [word.to_string()];
-    if backend == Backend::Sqlite && indexed(backend, word) {
+    if backend == Backend::Sqlite && indexed(word) {
         return index_matches(backend, &words).expect("the word is indexed");
     }
     let mut q = Query::select();
@@ -40,15 +40,17 @@ pub(super) fn matching_events(backend: Backend, word: &str) -> SelectStatement {
 /// the search index finds them, in no particular order and one at a time: `None`
 /// when no word is indexed. Words the index cannot serve are the caller's.
 pub(super) fn index_matches(backend: Backend, words: &[String]) -> Option<SelectStatement> {
-    let words: Vec<&String> = words.iter().filter(|w| indexed(backend, w)).collect();
+    let words: Vec<&String> = words.iter().filter(|w| indexed(w)).collect();
     if words.is_empty() {
         return None;
     }
     if backend == Backend::Postgres {
+        // No condition on the type: the matches' keys are looked up next, which only
+        // events have, and a condition would have PostgreSQL AND the trigram index's
+        // bitmap with every event's.
         let mut q = Query::select();
         q.expr_as(Expr::col((Posts::Table, Posts::Id)), Alias::new("id"))
-            .from(Posts::Table)
-            .and_where(col(Posts::PostType).eq(PostType::Event.as_str()));
+            .from(Posts::Table);
         for word in words {
             q.and_where(haystack("posts").like(like(word)));
         }
