@@ -222,11 +222,28 @@ pub enum TokenCommand {
     Revoke { token: String },
 }
 
+/// The threads a server starts besides the runtime's workers. SQLite's long work
+/// runs in `block_in_place` (`store::sqlite::blocking`), which hands the worker's
+/// core to a thread of the blocking pool at every call, starting one when none is
+/// idle: a burst of such calls (a thousand event pages computed at once, each
+/// looking for its neighbours) started 35 to 39 threads within a second at a
+/// million events, each keeping its stack, its glibc arena of SQLite's allocations
+/// and its allocator pages while the load went on (bench/HISTORY.md). No more
+/// calls can block at once than there are SQLite connections, the readers and the
+/// writer, so these never wait for a thread; one more is left for the rest (a
+/// PostgreSQL host name's lookup). A core handed over waits only while all are
+/// busy, and the thread that handed it over takes it back when it is done.
+fn serve_blocking_threads() -> usize {
+    crate::store::sqlite_readers() + 2
+}
+
 pub fn run(cli: Cli) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    builder.enable_all();
+    if matches!(cli.command, None | Some(Command::Serve(_))) {
+        builder.max_blocking_threads(serve_blocking_threads());
+    }
+    let runtime = match builder.build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");

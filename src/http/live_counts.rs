@@ -71,12 +71,15 @@ struct Hole {
 }
 
 impl Spliced {
-    /// Fills the marks of `body` (which has none when none was written).
+    /// Fills the marks of `body` (which has none when none was written). The text
+    /// is kept at its exact size, as the response cache counts it: a body written
+    /// into a growing buffer (a page's template, a JSON writer) keeps that buffer's
+    /// spare capacity, up to as much again, for as long as the cache keeps it.
     pub fn new(body: Bytes) -> Spliced {
         let finder = memchr::memmem::Finder::new(prefix());
         if finder.find(&body).is_none() {
             return Spliced {
-                text: body,
+                text: Bytes::copy_from_slice(&body),
                 holes: Vec::new(),
             };
         }

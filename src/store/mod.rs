@@ -20,7 +20,7 @@ use std::path::Path;
 use std::time::Duration;
 
 pub use db::{Backend, Conn, Pool, Row, Tx};
-pub use sqlite::SEARCH_INDEX_BATCH;
+pub use sqlite::{SEARCH_INDEX_BATCH, readers as sqlite_readers};
 
 /// The most rows one multi-row statement carries.
 const MAX_PIECE: usize = 64;

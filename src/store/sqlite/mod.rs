@@ -198,7 +198,7 @@ pub(super) fn open(path: &Path) -> Result<Pool, StoreError> {
         checkpointer,
         Box::new(move || reopened(&owned, writer_connection)),
     ));
-    let n = std::thread::available_parallelism().map_or(2, |n| n.get()) * 2;
+    let n = readers();
     let readers = sqlite_pool(n);
     for _ in 0..n {
         let conn = sqlite_connection(path)?;
@@ -214,6 +214,11 @@ pub(super) fn open(path: &Path) -> Result<Pool, StoreError> {
             .map_err(|(_, e)| StoreError::Internal(e.to_string()))?;
     }
     Ok(Pool::Sqlite { writer, readers })
+}
+
+/// Pooled reader connections: two per core.
+pub fn readers() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get()) * 2
 }
 
 /// SQLite virtual-machine steps between two looks at the clock: well under a
