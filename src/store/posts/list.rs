@@ -133,8 +133,9 @@ macro_rules! organizer_haystack {
 /// SQLite's writer indexes the venues and organizers queued for search (migration
 /// 12) with these, after a group commits: the queued rows' old entries out, their
 /// current text in (none for a deleted row), the queue emptied. Run on the
-/// server's connections, whose `lower()` is the one searches are checked with.
-pub(in crate::store) const INDEX_QUEUED_LINKED: [&str; 3] = [
+/// server's connections, whose `lower()` is the one searches are checked with (the
+/// benchmark's generator runs them through the store after its bulk load).
+pub const INDEX_QUEUED_LINKED: [&str; 3] = [
     "DELETE FROM linked_fts WHERE rowid IN (SELECT id FROM linked_search_queue)",
     concat!(
         "INSERT INTO linked_fts(rowid, haystack) SELECT posts.id, CASE posts.post_type \
