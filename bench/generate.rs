@@ -1221,6 +1221,18 @@ async fn generate(args: GenerateArgs) -> Result<()> {
             load_sqlite(&path, load, rx, &mut timings).map(|()| timings)
         })
         .await??;
+        // The venues and organizers the load queued for search (migration 12),
+        // indexed as the server's writer indexes its queue, on the store's own
+        // connection: the index holds text lowered by the server's `lower()`, which
+        // the loader's connection lacks.
+        let store = Store::open(&url).await?;
+        let mut tx = store.pool.write().await?;
+        for sql in calendar_events::store::posts::INDEX_QUEUED_LINKED {
+            tx.batch(sql).await?;
+        }
+        tx.commit().await?;
+        drop(store);
+        timings.lap("venue and organizer search index");
     }
     producer
         .join()

@@ -25,7 +25,10 @@ async fn a_version_1_sqlite_database_upgrades_and_keeps_search_working() {
              INSERT INTO posts (post_type, status, slug, title, description, date_utc, modified_utc,
                                 start_utc, end_utc, timezone)
              VALUES ('event', 'publish', 'lantern-walk', 'Legacy Lantern Walk', '<p>Old.</p>',
-                     0, 0, 1806600000, 1806603600, 'UTC');",
+                     0, 0, 1806600000, 1806603600, 'UTC');
+             INSERT INTO posts (post_type, status, slug, title, city, date_utc, modified_utc)
+             VALUES ('venue', 'publish', 'globe', 'Globe Theatre', 'London', 0, 0),
+                    ('organizer', 'publish', 'guild', 'Lantern Guild', '', 0, 0);",
         )
         .unwrap();
     }
@@ -34,6 +37,35 @@ async fn a_version_1_sqlite_database_upgrades_and_keeps_search_working() {
         .unwrap();
     let app = TestApp::with_store(store, Some(dir), None, settings()).await;
     let search = |q: &str| format!("events?search={q}&start_date=2027-01-01&end_date=2027-12-31");
+
+    // Migration 12 indexed the venues and organizers it found: nothing is queued, so
+    // searches read them from the index.
+    let mut conn = app.store.pool.read().await.unwrap();
+    let queued = conn
+        .query_one(
+            &sea_query::Query::select()
+                .expr(sea_query::Expr::cust("count(*)"))
+                .from(sea_query::Alias::new("linked_search_queue"))
+                .to_owned(),
+            |r| r.i64(0),
+        )
+        .await
+        .unwrap();
+    drop(conn);
+    assert_eq!(queued, 0);
+    let venues = app.get("venues?search=ondon").await;
+    assert_eq!(
+        venues.body["venues"][0]["venue"], "Globe Theatre",
+        "{}",
+        venues.text
+    );
+    assert_eq!(venues.body["total"], 1);
+    let organizers = app.get("organizers?search=lantern").await;
+    assert_eq!(
+        organizers.body["organizers"][0]["organizer"],
+        "Lantern Guild"
+    );
+    assert_eq!(organizers.body["total"], 1);
 
     let old = app.get(&search("lantern")).await;
     assert_eq!(titles(&old), ["Legacy Lantern Walk"]);
@@ -170,6 +202,14 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
     // Migration 4 rebuilt the trigram index: search still finds what it held.
     let found = app.get("events?search=isted&start_date=2027-01-01").await;
     assert_eq!(titles(&found), ["Listed A", "Listed B", "Listed C"]);
+    // Migration 12 indexed the venue it found.
+    let venues = app.get("venues?search=venue").await;
+    assert_eq!(
+        venues.body["venues"][0]["venue"], "A venue",
+        "{}",
+        venues.text
+    );
+    assert_eq!(venues.body["total"], 1);
     // …and rebuilt it so that the planner may AND it with the start index: not
     // partial, and with a large statistics sample (see the migration for why).
     let (client, conn) = tokio_postgres::connect(&pg_url_for(&name), tokio_postgres::NoTls)

@@ -67,6 +67,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0011_import_sources.sql"),
         postgres: include_str!("migrations/postgres/0011_import_sources.sql"),
     },
+    Migration {
+        version: 12,
+        sqlite: include_str!("migrations/sqlite/0012_linked_search.sql"),
+        postgres: include_str!("migrations/postgres/0012_linked_search.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

@@ -1,6 +1,7 @@
 //! The venue and organizer list (one page and its total, under the same filters),
-//! and the filter pieces event and term lists share with it: escaped substring
-//! search and the "published by now" rule.
+//! its search through the trigram indexes of migration 12, and the filter pieces
+//! event and term lists share with it: escaped substring search and the
+//! "published by now" rule.
 
 use sea_query::{
     Alias, Cond, Expr, ExprTrait, Func, IntoColumnRef, Order, Query, SelectStatement, SimpleExpr,
@@ -9,8 +10,8 @@ use sea_query::{
 use super::{col, post_from_row, select_posts};
 use crate::domain::event_keys::KeyKind;
 use crate::domain::post::{LinkedPostQuery, Post, PostType, Status, Visibility};
-use crate::store::schema::{EventKeys, LinkedEventStats, Posts};
-use crate::store::{Conn, StoreError};
+use crate::store::schema::{EventKeys, LinkedEventStats, LinkedSearch, Posts};
+use crate::store::{Backend, Conn, StoreError};
 
 /// Escapes `%` and `_` for a LIKE pattern. Both backends treat `\` as the escape
 /// character only when told, so patterns built here are used with `like_escape`.
@@ -32,11 +33,23 @@ pub(in crate::store) fn contains(column: impl IntoColumnRef, needle: &str) -> Si
 }
 
 /// The filters of a venue/organizer list, shared by its page and count queries.
-fn linked_filters(q: &mut SelectStatement, lq: &LinkedPostQuery) {
-    q.and_where(col(Posts::PostType).eq(lq.post_type.as_str()));
+fn linked_filters(q: &mut SelectStatement, lq: &LinkedPostQuery, backend: Backend) {
+    let word = lq.search.as_deref().map(str::to_lowercase);
+    let indexed = word.as_deref().filter(|w| w.chars().count() >= TRIGRAM);
+    if backend == Backend::Sqlite && indexed.is_some() {
+        // Unindexable (`+`): without statistics SQLite would read every venue through
+        // an index on the type and probe the candidates for each (16 ms at 20,000
+        // venues), rather than read the candidates' rows by ID (2 ms).
+        q.and_where(Expr::cust_with_values(
+            "+posts.post_type = ?",
+            [lq.post_type.as_str()],
+        ));
+    } else {
+        q.and_where(col(Posts::PostType).eq(lq.post_type.as_str()));
+    }
     status_filters(q, &lq.statuses, &lq.visibility, lq.now_utc);
     if let Some(search) = &lq.search {
-        search_filter(q, lq, search);
+        search_filter(q, lq, backend, search, indexed);
     }
     event_filters(q, lq);
 }
@@ -95,7 +108,99 @@ fn searched_columns(t: PostType) -> &'static [Posts] {
     }
 }
 
-fn search_filter(q: &mut SelectStatement, lq: &LinkedPostQuery, search: &str) {
+/// What migration 12's search indexes hold for a venue: each searched field
+/// lower-cased on its own, joined by spaces, so that whatever a field's `LIKE`
+/// matches is in it. Tests hold both migrations and [`searched_columns`] to these.
+macro_rules! venue_haystack {
+    () => {
+        "coalesce(lower(title), '') || ' ' || coalesce(lower(description), '') || ' ' || \
+         coalesce(lower(excerpt), '') || ' ' || coalesce(lower(address), '') || ' ' || \
+         coalesce(lower(city), '') || ' ' || coalesce(lower(province), '') || ' ' || \
+         coalesce(lower(state), '') || ' ' || coalesce(lower(stateprovince), '') || ' ' || \
+         coalesce(lower(zip), '') || ' ' || coalesce(lower(phone), '')"
+    };
+}
+
+/// [`venue_haystack`] for an organizer.
+macro_rules! organizer_haystack {
+    () => {
+        "coalesce(lower(title), '') || ' ' || coalesce(lower(description), '') || ' ' || \
+         coalesce(lower(excerpt), '') || ' ' || coalesce(lower(phone), '') || ' ' || \
+         coalesce(lower(email), '') || ' ' || coalesce(lower(website), '')"
+    };
+}
+
+/// SQLite's writer indexes the venues and organizers queued for search (migration
+/// 12) with these, after a group commits: the queued rows' old entries out, their
+/// current text in (none for a deleted row), the queue emptied. Run on the
+/// server's connections, whose `lower()` is the one searches are checked with (the
+/// benchmark's generator runs them through the store after its bulk load).
+pub const INDEX_QUEUED_LINKED: [&str; 3] = [
+    "DELETE FROM linked_fts WHERE rowid IN (SELECT id FROM linked_search_queue)",
+    concat!(
+        "INSERT INTO linked_fts(rowid, haystack) SELECT posts.id, CASE posts.post_type \
+         WHEN 'venue' THEN ",
+        venue_haystack!(),
+        " ELSE ",
+        organizer_haystack!(),
+        " END FROM linked_search_queue queued JOIN posts ON posts.id = queued.id \
+         WHERE posts.post_type IN ('venue', 'organizer')"
+    ),
+    "DELETE FROM linked_search_queue",
+];
+
+/// The venues or organizers that may contain `word` (lower-cased, three characters
+/// or more), from the search index: a superset of those a field of which does.
+/// SQLite: the trigram index, and what is still queued for it (at most a batch,
+/// see `SQLITE_AFTER_COMMIT`). PostgreSQL: `linked_search`, whose `LIKE` its
+/// trigram index serves and PostgreSQL checks on the stored text.
+fn candidates(backend: Backend, word: &str) -> SimpleExpr {
+    match backend {
+        Backend::Sqlite => {
+            let phrase = format!("\"{}\"", word.replace('"', "\"\""));
+            col(Posts::Id).in_subquery(
+                Query::select()
+                    .expr(Expr::cust_with_values(
+                        "rowid FROM linked_fts WHERE linked_fts MATCH ? \
+                         UNION ALL SELECT id FROM linked_search_queue",
+                        [phrase],
+                    ))
+                    .take(),
+            )
+        }
+        Backend::Postgres => {
+            let pattern = format!("%{}%", escape_like(word));
+            col(Posts::Id).in_subquery(
+                Query::select()
+                    .column(LinkedSearch::Id)
+                    .from(LinkedSearch::Table)
+                    .and_where(
+                        Expr::col(LinkedSearch::Haystack)
+                            .like(sea_query::LikeExpr::new(pattern).escape('\\')),
+                    )
+                    .take(),
+            )
+        }
+    }
+}
+
+/// The fewest characters of a search that the trigram indexes can look up: shorter
+/// ones are checked on every venue, as before the indexes.
+const TRIGRAM: usize = 3;
+
+/// `indexed`: the search lower-cased, when it is long enough for the index.
+fn search_filter(
+    q: &mut SelectStatement,
+    lq: &LinkedPostQuery,
+    backend: Backend,
+    search: &str,
+    indexed: Option<&str>,
+) {
+    // The index only narrows the rows the fields' own `LIKE` below is checked on,
+    // so the answers are those of the check alone, index or not.
+    if let Some(word) = indexed {
+        q.and_where(candidates(backend, word));
+    }
     let mut any = Cond::any();
     for c in searched_columns(lq.post_type) {
         any = any.add(contains((Posts::Table, *c), search));
@@ -235,7 +340,7 @@ async fn linked_page_and_total(
     count
         .expr(Expr::col((Posts::Table, Posts::Id)).count())
         .from(Posts::Table);
-    linked_filters(&mut count, lq);
+    linked_filters(&mut count, lq, conn.backend());
     let total = u64::try_from(conn.query_one(&count, |r| r.i64(0)).await?).unwrap_or(0);
     // A page past the last one is empty; its offset may not even fit a database integer.
     let offset = (lq.page - 1).saturating_mul(lq.per_page);
@@ -247,7 +352,7 @@ async fn linked_page_and_total(
     // 20,000 venues. The index on (post_type, status, date_utc, id) answers the IDs.
     let mut ids = Query::select();
     ids.column((Posts::Table, Posts::Id)).from(Posts::Table);
-    linked_filters(&mut ids, lq);
+    linked_filters(&mut ids, lq, conn.backend());
     ids.order_by((Posts::Table, Posts::DateUtc), Order::Desc)
         .order_by((Posts::Table, Posts::Id), Order::Desc)
         .limit(lq.per_page)
@@ -258,4 +363,81 @@ async fn linked_page_and_total(
         .order_by((Posts::Table, Posts::Id), Order::Desc);
     let posts = conn.query(&page, post_from_row).await?;
     Ok((posts, total))
+}
+
+#[cfg(test)]
+mod tests {
+    use sea_query::Iden;
+
+    use super::*;
+
+    /// The haystack [`searched_columns`] call for: each field lower-cased on its own.
+    fn haystack_of(t: PostType) -> String {
+        searched_columns(t)
+            .iter()
+            .map(|c| format!("coalesce(lower({}), '')", c.unquoted()))
+            .collect::<Vec<_>>()
+            .join(" || ' ' || ")
+    }
+
+    fn words(sql: &str) -> String {
+        sql.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn the_indexed_text_holds_every_searched_field() {
+        assert_eq!(venue_haystack!(), haystack_of(PostType::Venue));
+        assert_eq!(organizer_haystack!(), haystack_of(PostType::Organizer));
+    }
+
+    /// How both migrations compute the text of each venue and organizer.
+    fn fill() -> String {
+        format!(
+            "SELECT id, CASE post_type WHEN 'venue' THEN {} ELSE {} END FROM posts WHERE",
+            words(venue_haystack!()),
+            words(organizer_haystack!())
+        )
+    }
+
+    #[test]
+    fn postgres_keeps_and_fills_the_haystacks_queries_search() {
+        let migration = words(include_str!(
+            "../migrations/postgres/0012_linked_search.sql"
+        ));
+        // In the trigger and in the fill.
+        assert_eq!(migration.matches(&fill()).count(), 2, "{}", fill());
+    }
+
+    #[test]
+    fn sqlite_fills_the_index_as_the_writer_does() {
+        let migration = words(include_str!("../migrations/sqlite/0012_linked_search.sql"));
+        assert!(migration.contains(&fill()), "{}", fill());
+        let writer = words(INDEX_QUEUED_LINKED[1]);
+        assert!(writer.contains(&words(venue_haystack!())));
+        assert!(writer.contains(&words(organizer_haystack!())));
+    }
+
+    #[test]
+    fn every_write_to_a_searched_field_reaches_the_index() {
+        let columns = [PostType::Venue, PostType::Organizer]
+            .iter()
+            .flat_map(|t| searched_columns(*t))
+            .map(|c| c.unquoted())
+            .collect::<std::collections::BTreeSet<_>>();
+        for migration in [
+            include_str!("../migrations/sqlite/0012_linked_search.sql"),
+            include_str!("../migrations/postgres/0012_linked_search.sql"),
+        ] {
+            let watched = words(migration)
+                .split("AFTER UPDATE OF ")
+                .nth(1)
+                .and_then(|s| s.split(" ON posts").next())
+                .unwrap()
+                .split(", ")
+                .map(str::to_string)
+                .collect::<std::collections::BTreeSet<_>>();
+            let watched = watched.iter().map(String::as_str).collect();
+            assert!(columns.is_subset(&watched), "{watched:?}");
+        }
+    }
 }

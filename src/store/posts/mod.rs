@@ -14,7 +14,7 @@ mod row;
 mod slugs;
 mod write;
 
-pub use list::list_linked;
+pub use list::{INDEX_QUEUED_LINKED, list_linked};
 pub(in crate::store) use list::{contains, escape_like, published};
 pub(in crate::store) use read::select_many;
 pub use read::{get, get_by_slug, get_many, next_go_live, type_of};

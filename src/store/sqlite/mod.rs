@@ -56,20 +56,26 @@ pub(in crate::store) async fn scanning<F: Future>(
 /// FTS5 writes a new segment, and later merges it, at every flush, so indexing
 /// a few hundred events at once costs far less than one group's worth at a time.
 /// Until then, searches find queued events by scanning them (`store::events`),
-/// so every committed event is searchable at once either way.
+/// so every committed event is searchable at once either way. Venues and
+/// organizers are queued and indexed alike (migration 12, `store::posts::list`).
 const SQLITE_AFTER_COMMIT: group_commit::AfterCommit = group_commit::AfterCommit {
-    pending: "SELECT count(*) FROM search_queue",
+    pending: "SELECT (SELECT count(*) FROM search_queue) + \
+              (SELECT count(*) FROM linked_search_queue)",
     run: &[
         "INSERT INTO posts_fts(rowid, title, excerpt, description) \
          SELECT p.id, p.title, p.excerpt, p.description \
          FROM search_queue q JOIN posts p ON p.id = q.id",
         "DELETE FROM search_queue",
+        super::posts::INDEX_QUEUED_LINKED[0],
+        super::posts::INDEX_QUEUED_LINKED[1],
+        super::posts::INDEX_QUEUED_LINKED[2],
     ],
     batch: SEARCH_INDEX_BATCH,
     max_age: Duration::from_secs(1),
 };
 
-/// The most events a search scans rather than looks up in the index.
+/// The most events, venues and organizers a search scans rather than looks up in
+/// the index.
 pub const SEARCH_INDEX_BATCH: i64 = 128;
 
 /// Waits up to 5 s for a lock another connection holds, retrying every millisecond.
@@ -105,8 +111,11 @@ fn sqlite_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
 
 /// Replaces SQLite's `lower()`, which folds ASCII letters only, with Unicode case
 /// folding as PostgreSQL's does: searches lower-case their words in Rust, and
-/// `search=ünïcødé` must find "Fête Ünïcødé" on both backends. No index of ours is
-/// built on `lower()`, so no stored value depends on the function it replaces.
+/// `search=ünïcødé` must find "Fête Ünïcødé" on both backends. The venue and
+/// organizer search index (`linked_fts`, migration 12) holds text lowered by this
+/// function, and only the server's own connections write it: a change to what it
+/// returns must queue every venue and organizer again (`linked_search_queue`), or
+/// searches could miss rows indexed under the old folding.
 fn unicode_lower(conn: &rusqlite::Connection) -> Result<(), StoreError> {
     use rusqlite::functions::FunctionFlags;
     use rusqlite::types::{Value, ValueRef};
