@@ -242,3 +242,27 @@ both_with!(
         );
     }
 );
+
+both_with!(
+    a_feed_of_a_common_word_says_its_total_is_a_floor,
+    Settings {
+        feed_max_events: 5,
+        ..limited()
+    },
+    |app| async move {
+        calendar(&app).await;
+        let r = app
+            .get(&format!("events?ical=1&{WINDOW}&search=zebra"))
+            .await;
+        r.assert(200);
+        assert_eq!(r.text.matches("BEGIN:VEVENT").count(), 5);
+        assert!(
+            r.text
+                .contains("X-CALENDAR-EVENTS-CUT:5 of at least 20 events\\; narrow the window"),
+            "{}",
+            r.text
+        );
+        assert_eq!(r.header("x-wp-total"), Some("20"));
+        assert_eq!(floor_header(&r), Some("at-least"));
+    }
+);
