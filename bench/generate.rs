@@ -17,6 +17,7 @@ use calendar_events::domain::post::{PostType, Status};
 use calendar_events::domain::slug::slugify;
 use calendar_events::domain::term::Taxonomy;
 use calendar_events::http::auth_secret_hash;
+use calendar_events::store::events::{SEARCH_CHAR_TRIGGERS, search_grams_fill};
 use calendar_events::store::users::{self, CredentialKind};
 use calendar_events::store::{Backend, Store};
 use clap::{Args, Parser, Subcommand};
@@ -1230,6 +1231,9 @@ async fn generate(args: GenerateArgs) -> Result<()> {
         for sql in calendar_events::store::posts::INDEX_QUEUED_LINKED {
             tx.batch(sql).await?;
         }
+        for sql in search_grams_fill(Backend::Sqlite) {
+            tx.batch(sql).await?;
+        }
         tx.commit().await?;
         drop(store);
         timings.lap("venue and organizer search index");
@@ -1530,6 +1534,11 @@ async fn load_postgres(
             .batch_execute(&format!("ALTER TABLE {table} DISABLE TRIGGER {trigger}"))
             .await?;
     }
+    for trigger in SEARCH_CHAR_TRIGGERS {
+        client
+            .batch_execute(&format!("ALTER TABLE posts DISABLE TRIGGER {trigger}"))
+            .await?;
+    }
     pg_copy(&client, &TERMS, &load.terms, &shape).await?;
     pg_copy(&client, &LINKED, &load.venues, &shape).await?;
     pg_copy(&client, &LINKED, &load.organizers, &shape).await?;
@@ -1572,6 +1581,14 @@ async fn load_postgres(
     for (table, trigger) in EVENT_KEYS_TRIGGERS {
         client
             .batch_execute(&format!("ALTER TABLE {table} ENABLE TRIGGER {trigger}"))
+            .await?;
+    }
+    for sql in search_grams_fill(Backend::Postgres) {
+        client.batch_execute(sql).await?;
+    }
+    for trigger in SEARCH_CHAR_TRIGGERS {
+        client
+            .batch_execute(&format!("ALTER TABLE posts ENABLE TRIGGER {trigger}"))
             .await?;
     }
     // The explicit IDs above bypassed the identity sequences.

@@ -72,6 +72,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0012_linked_search.sql"),
         postgres: include_str!("migrations/postgres/0012_linked_search.sql"),
     },
+    Migration {
+        version: 13,
+        sqlite: include_str!("migrations/sqlite/0013_search_chars.sql"),
+        postgres: include_str!("migrations/postgres/0013_search_chars.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

@@ -13,20 +13,81 @@ use crate::store::posts::{self, col, contains};
 use crate::store::schema::Posts;
 use crate::store::{Backend, Conn, StoreError};
 
-/// Whether the trigram indexes can find `word`: they need three characters.
-/// (PostgreSQL's serves a shorter `LIKE` too, by checking nearly every event.)
+/// Whether the trigram indexes find `word` exactly, as a phrase of its own: it
+/// needs three characters. Shorter words the index serves (see [`served`]) are
+/// found through their neighbours, and checked again on the row.
 pub(super) fn indexed(word: &str) -> bool {
     word.chars().count() >= 3
 }
 
+/// How the trigram indexes serve a search word.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Served {
+    /// A word of three characters or more, looked up as itself.
+    Phrase,
+    /// A word shorter than a trigram, looked up as the trigrams it makes with the
+    /// characters next to it (migration 13): wherever it occurs in a text of three
+    /// characters or more, some trigram holds it. A word of two characters is
+    /// followed or preceded by one of the characters the text holds
+    /// (`search_chars`); a word of one sits in a pair of them the text holds
+    /// (`search_pairs`), itself followed or preceded by one. SQLite's index holds
+    /// each field apart, so a field of one or two characters has no trigram at
+    /// all: those events are few, and found by their own index
+    /// (`posts_short_text`). PostgreSQL's text joins its fields with spaces, so
+    /// a word in it always has a neighbour; but `pg_trgm` indexes words of letters
+    /// and digits, padded with spaces, and a pattern with anything else in it, or
+    /// of one character, makes trigrams that say little or nothing of where the
+    /// word is: there only words of two letters or digits are served.
+    Neighbours,
+    /// Not served: checked on each event's row.
+    No,
+}
+
+/// The statements that add every event's characters and pairs of characters to
+/// `search_chars` and `search_pairs` (SQLite), for a bulk load that did without
+/// what keeps them (SQLite's writer as it indexes, PostgreSQL's triggers, see
+/// [`SEARCH_CHAR_TRIGGERS`]). SQLite's need the server's own connections
+/// (`search_grams_of`).
+pub fn search_grams_fill(backend: Backend) -> &'static [&'static str] {
+    match backend {
+        Backend::Sqlite => &[
+            "INSERT OR IGNORE INTO search_chars (ch) SELECT value FROM json_each((\
+             SELECT search_grams_of(1, title, excerpt, description) FROM posts \
+             WHERE post_type = 'event'))",
+            "INSERT OR IGNORE INTO search_pairs (pair) SELECT value FROM json_each((\
+             SELECT search_grams_of(2, title, excerpt, description) FROM posts \
+             WHERE post_type = 'event'))",
+        ],
+        Backend::Postgres => &["INSERT INTO search_chars (ch) SELECT DISTINCT \
+             regexp_split_to_table(lower(title || ' ' || excerpt || ' ' || description), '') \
+             FROM posts WHERE post_type = 'event' ON CONFLICT DO NOTHING"],
+    }
+}
+
+/// PostgreSQL's triggers that keep `search_chars`.
+pub const SEARCH_CHAR_TRIGGERS: [&str; 2] = ["search_chars_insert", "search_chars_update"];
+
+fn served(backend: Backend, word: &str) -> Served {
+    match word.chars().count() {
+        0 => Served::No,
+        1 if backend == Backend::Sqlite => Served::Neighbours,
+        1 => Served::No,
+        2 if backend == Backend::Sqlite || word.chars().all(|c| c.is_ascii_alphanumeric()) => {
+            Served::Neighbours
+        }
+        2 => Served::No,
+        _ => Served::Phrase,
+    }
+}
+
 /// The events whose title, excerpt or description contains `word` (lower-cased), as
-/// a subquery of their IDs. SQLite's trigram index serves words of three characters
-/// or more; PostgreSQL's serves the `LIKE` itself. Shorter words still match
-/// correctly, through `LIKE`, just without an index.
+/// a subquery of their IDs: from the trigram indexes where they serve the word,
+/// else through `LIKE` on every event.
 pub(super) fn matching_events(backend: Backend, word: &str) -> SelectStatement {
     let words = [word.to_string()];
-    if backend == Backend::Sqlite && indexed(word) {
-        return index_matches(backend, &words).expect("the word is indexed");
+    let served = served(backend, word);
+    if served != Served::No && (backend == Backend::Sqlite || served == Served::Neighbours) {
+        return index_matches(backend, &words).expect("the word is served");
     }
     let mut q = Query::select();
     q.column((Posts::Table, Posts::Id))
@@ -36,11 +97,16 @@ pub(super) fn matching_events(backend: Backend, word: &str) -> SelectStatement {
     q
 }
 
-/// The IDs of the events whose text holds every indexed word (see [`indexed`]), as
-/// the search index finds them, in no particular order and one at a time: `None`
-/// when no word is indexed. Words the index cannot serve are the caller's.
+/// The IDs of the events whose text holds every word the index serves (see
+/// [`served`]), as the search index finds them, each once, in no particular order
+/// and one at a time: `None` when it serves no word. Words the index cannot serve
+/// are the caller's.
 pub(super) fn index_matches(backend: Backend, words: &[String]) -> Option<SelectStatement> {
-    let words: Vec<&String> = words.iter().filter(|w| indexed(w)).collect();
+    let words: Vec<(&String, Served)> = words
+        .iter()
+        .map(|w| (w, served(backend, w)))
+        .filter(|(_, s)| *s != Served::No)
+        .collect();
     if words.is_empty() {
         return None;
     }
@@ -51,64 +117,193 @@ pub(super) fn index_matches(backend: Backend, words: &[String]) -> Option<Select
         let mut q = Query::select();
         q.expr_as(Expr::col((Posts::Table, Posts::Id)), Alias::new("id"))
             .from(Posts::Table);
-        for word in words {
-            q.and_where(haystack("posts").like(like(word)));
+        for (word, served) in words {
+            q.and_where(match served {
+                Served::Neighbours => postgres_neighbours(word),
+                _ => haystack("posts").like(like(word)),
+            });
         }
         return Some(q);
     }
-    let phrases: Vec<String> = words
-        .iter()
-        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
-        .collect();
-    let mut values = vec![phrases.join(" AND ")];
-    values.extend(words.iter().map(|w| format!("%{}%", posts::escape_like(w))));
-    let queued = vec![format!("{HAYSTACK_QUEUED} LIKE ? ESCAPE '\\'"); words.len()].join(" AND ");
-    // Events written since the last indexing batch wait in `search_queue`, not
-    // yet in the index: they are scanned (see `SQLITE_AFTER_COMMIT`). CROSS JOIN
-    // keeps SQLite from scanning `posts` for the few queued rows.
-    Some(
-        Query::select()
-            .expr(Expr::cust_with_values(
-                format!(
-                    "rowid AS id FROM posts_fts WHERE posts_fts MATCH ? \
-                     UNION ALL SELECT queued.id FROM search_queue queued \
-                     CROSS JOIN posts unindexed ON unindexed.id = queued.id WHERE {queued}"
-                ),
-                values,
-            ))
-            .take(),
+    Some(sqlite_index_matches(&words))
+}
+
+/// `LIKE` any of the patterns of a two-character word and each character of the
+/// text before or after it, which `pg_trgm` looks up one trigram each.
+fn postgres_neighbours(word: &str) -> SimpleExpr {
+    let escaped = posts::escape_like(word);
+    Expr::cust_with_values(
+        format!(
+            "{} LIKE ANY (ARRAY(\
+             SELECT '%' || $1 || {CHAR_ESCAPED} || '%' FROM search_chars \
+             UNION ALL SELECT '%' || {CHAR_ESCAPED} || $1 || '%' FROM search_chars))",
+            haystack_sql("posts")
+        ),
+        [escaped],
     )
 }
+
+/// A character of `search_chars`, escaped for `LIKE` as `posts::escape_like` does
+/// (`chr(92)` is the backslash, spelled out so that no SQL tokenizer reads it as
+/// escaping the quote after it).
+const CHAR_ESCAPED: &str = "replace(replace(replace(ch, chr(92), chr(92) || chr(92)), \
+     '%', chr(92) || '%'), '_', chr(92) || '_')";
+
+/// SQLite: the index's matches, the queued events not yet in it (see
+/// `SQLITE_AFTER_COMMIT`), and, for a two-character word, the events holding it in
+/// a field of one or two characters, which the index cannot (see
+/// [`Served::Neighbours`]).
+fn sqlite_index_matches(words: &[(&String, Served)]) -> SelectStatement {
+    let (query, mut values) = sqlite_match_query(words);
+    let mut sql = format!("rowid AS id FROM posts_fts WHERE posts_fts MATCH {query}");
+    // Events written since the last indexing batch wait in `search_queue`, not
+    // yet in the index: they are scanned. CROSS JOIN keeps SQLite from scanning
+    // `posts` for the few queued rows.
+    let queued = on_text(&haystack_sql("unindexed"), words.len());
+    sql.push_str(&format!(
+        " UNION ALL SELECT queued.id FROM search_queue queued \
+         CROSS JOIN posts unindexed ON unindexed.id = queued.id WHERE {queued}"
+    ));
+    values.extend(words.iter().map(|(w, _)| like_pattern(w)));
+    if words.iter().any(|(_, s)| *s == Served::Neighbours) {
+        let short = on_text(&haystack_sql("short"), words.len());
+        sql.push_str(&format!(
+            " UNION ALL SELECT short.id FROM posts short INDEXED BY posts_short_text \
+             WHERE {SHORT_TEXT} AND {short} \
+             AND NOT EXISTS (SELECT 1 FROM search_queue WHERE id = short.id) \
+             AND NOT EXISTS (SELECT 1 FROM posts_fts WHERE posts_fts MATCH {query} \
+             AND rowid = short.id)"
+        ));
+        values.extend(words.iter().map(|(w, _)| like_pattern(w)));
+        values.extend(sqlite_match_query(words).1);
+    }
+    Query::select()
+        .expr(Expr::cust_with_values(sql, values))
+        .take()
+}
+
+/// The FTS5 query of every word, AND-ed, as SQL and its values: a word of three
+/// characters or more is a phrase; a shorter one, the trigrams it makes with its
+/// neighbours (see [`Served::Neighbours`]), OR-ed (`""`, which matches nothing,
+/// when the text holds none).
+fn sqlite_match_query(words: &[(&String, Served)]) -> (String, Vec<String>) {
+    let mut parts = Vec::new();
+    let mut values = Vec::new();
+    for (word, served) in words {
+        match served {
+            Served::Neighbours if word.chars().count() == 1 => {
+                parts.push(neighbours(
+                    "(SELECT replace(pair, '\"', '\"\"') AS q FROM search_pairs \
+                     WHERE instr(pair, ?) > 0)",
+                ));
+                values.push(word.to_string());
+            }
+            Served::Neighbours => {
+                parts.push(neighbours("(SELECT ? AS q)"));
+                values.push(word.replace('"', "\"\""));
+            }
+            _ => {
+                parts.push("?".to_string());
+                values.push(format!("\"{}\"", word.replace('"', "\"\"")));
+            }
+        }
+    }
+    (format!("({})", parts.join(" || ' AND ' || ")), values)
+}
+
+/// The FTS5 query OR-ing each of `grams` (quoted for a phrase) with each character
+/// of the text after and before it.
+fn neighbours(grams: &str) -> String {
+    format!(
+        "(SELECT COALESCE('(' || group_concat('\"' || g.q || c.q || '\" OR \"' || c.q || g.q || '\"', \
+         ' OR ') || ')', '\"\"') FROM {grams} g \
+         CROSS JOIN (SELECT replace(ch, '\"', '\"\"') AS q FROM search_chars) c)"
+    )
+}
+
+/// Every one of `n` `LIKE ?` on `haystack`.
+fn on_text(haystack: &str, n: usize) -> String {
+    vec![format!("{haystack} LIKE ? ESCAPE '\\'"); n].join(" AND ")
+}
+
+fn like_pattern(word: &str) -> String {
+    format!("%{}%", posts::escape_like(word))
+}
+
+/// The events with a field of one or two characters, as `posts_short_text`
+/// (migration 13) holds them: named, as SQLite, knowing nothing of how few they
+/// are, would rather read every event of the index on the type.
+const SHORT_TEXT: &str = "short.post_type = 'event' AND (length(short.title) IN (1, 2) \
+     OR length(short.excerpt) IN (1, 2) OR length(short.description) IN (1, 2))";
 
 /// What a search matches in, as the trigram indexes hold it, for `posts` under
 /// the given name.
 fn haystack(table: &str) -> Expr {
-    Expr::cust(format!(
-        "LOWER({table}.title || ' ' || {table}.excerpt || ' ' || {table}.description)"
-    ))
+    Expr::cust(haystack_sql(table))
 }
 
-/// The text of a queued event, not yet in SQLite's index.
-const HAYSTACK_QUEUED: &str =
-    "LOWER(unindexed.title || ' ' || unindexed.excerpt || ' ' || unindexed.description)";
+fn haystack_sql(table: &str) -> String {
+    format!("LOWER({table}.title || ' ' || {table}.excerpt || ' ' || {table}.description)")
+}
 
 /// `LIKE '%word%'`, escaped.
 fn like(word: &str) -> sea_query::LikeExpr {
-    sea_query::LikeExpr::new(format!("%{}%", posts::escape_like(word))).escape('\\')
+    sea_query::LikeExpr::new(like_pattern(word)).escape('\\')
 }
 
-/// `word` is in the text of the event row `p`.
-pub(super) fn on_row(word: &str) -> SimpleExpr {
-    haystack("p").like(like(word))
+/// `word` is in the text of the event row `p`: as a position (`instr`, `strpos`),
+/// not a pattern, so that PostgreSQL cannot answer it with the trigram index.
+/// Checking one row, it sometimes estimated a short word rare enough to AND its
+/// trigram index with the primary key for each row, and a `LIKE` that `pg_trgm`
+/// extracts no trigram from reads the whole index (four milliseconds a row).
+pub(super) fn on_row(backend: Backend, word: &str) -> SimpleExpr {
+    let (position, word_value) = match backend {
+        Backend::Sqlite => ("instr", "?"),
+        Backend::Postgres => ("strpos", "$1"),
+    };
+    Expr::cust_with_values(
+        format!("{position}({}, {word_value}) > 0", haystack_sql("p")),
+        [word.to_string()],
+    )
+}
+
+/// PostgreSQL: every character of each word the index does not serve is one the
+/// events' text holds (`search_chars`). Checked once per query, before any row
+/// (an `InitPlan`): a word with a character no event holds (`€` in a calendar
+/// that never wrote one) matches nothing at once, rather than after a walk of
+/// the window.
+pub(super) fn chars_held(backend: Backend, eq: &EventFilter) -> Option<SimpleExpr> {
+    if backend != Backend::Postgres {
+        return None;
+    }
+    let mut chars: Vec<String> = eq
+        .search_words
+        .iter()
+        .filter(|w| served(backend, w) == Served::No)
+        .flat_map(|w| w.chars().map(String::from))
+        .collect();
+    chars.sort();
+    chars.dedup();
+    let mut all = Cond::all();
+    for ch in chars {
+        all = all.add(crate::store::exists(
+            Query::select()
+                .expr(Expr::cust("1"))
+                .from(Alias::new("search_chars"))
+                .and_where(Expr::col(Alias::new("ch")).eq(ch))
+                .take(),
+        ));
+    }
+    (!all.is_empty()).then(|| all.into())
 }
 
 /// Every search word is in the text of the event row `p`, and a protected event,
 /// for those who may not read it, matches on its title alone: matching its hidden
 /// text would tell them what that text contains.
-pub(super) fn text_on_row(eq: &EventFilter) -> SimpleExpr {
+pub(super) fn text_on_row(backend: Backend, eq: &EventFilter) -> SimpleExpr {
     let mut all = Cond::all();
     for word in &eq.search_words {
-        all = all.add(on_row(word));
+        all = all.add(on_row(backend, word));
         if eq.visibility != Visibility::All {
             all = all.add(
                 Cond::any()

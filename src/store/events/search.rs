@@ -11,7 +11,7 @@
 use sea_query::{Alias, Expr, ExprTrait, Order, Query, SelectStatement};
 
 use super::keys::{Texts, d, event_row, keyed_with};
-use super::list::{index_matches, text_on_row};
+use super::list::{chars_held, index_matches, text_on_row};
 use crate::domain::event::{EventFilter, Total};
 use crate::domain::event_keys::KeyFilter;
 use crate::store::posts::col;
@@ -77,9 +77,14 @@ pub(super) async fn page(
     } else {
         Total::exact(total)
     };
+    // A walk stops at the page's last match: it is short if the probe saw matches
+    // often enough, and the page's last match exists. Past the last match, it reads
+    // the rest of the window (a rare word's first page, when the probe saw none).
+    let short_walk =
+        matched > 0 && rows_for(enough) <= walk_rows && (total.at_least || total.count >= enough);
     let ids = if offset >= total.count {
         None
-    } else if walked || rows_for(enough) <= walk_rows {
+    } else if walked || short_walk {
         walk()
     } else if let (Some(matches), false) = (&indexed, total.at_least) {
         Some(index_page(backend, eq, keys, matches, offset))
@@ -109,7 +114,7 @@ async fn probe(
     let backend = conn.backend();
     let mut first = keyed_with(backend, &unsearched(eq), keys, Texts::OnRow);
     first
-        .expr_as(event_row(text_on_row(eq)), Alias::new("hit"))
+        .expr_as(event_row(text_on_row(backend, eq)), Alias::new("hit"))
         .order_by((Alias::new("d"), EventKeys::StartUtc), Order::Asc)
         .order_by((Alias::new("d"), EventKeys::EventId), Order::Asc)
         .limit(rows);
@@ -191,11 +196,14 @@ fn shown_matches(
         // PostgreSQL does not pull up an `EXISTS` with an `OFFSET`.
         shown.offset(0);
     }
-    Query::select()
-        .column((m.clone(), Alias::new("id")))
+    let mut q = Query::select();
+    q.column((m.clone(), Alias::new("id")))
         .from_subquery(matches.clone(), m)
-        .and_where(crate::store::exists(shown))
-        .take()
+        .and_where(crate::store::exists(shown));
+    if let Some(held) = chars_held(backend, eq) {
+        q.and_where(held);
+    }
+    q
 }
 
 fn index_count(

@@ -3,6 +3,7 @@
 
 pub(super) mod checkpoint;
 mod conn;
+mod functions;
 pub(super) mod group_commit;
 
 use std::path::Path;
@@ -65,6 +66,8 @@ const SQLITE_AFTER_COMMIT: group_commit::AfterCommit = group_commit::AfterCommit
         "INSERT INTO posts_fts(rowid, title, excerpt, description) \
          SELECT p.id, p.title, p.excerpt, p.description \
          FROM search_queue q JOIN posts p ON p.id = q.id",
+        SEARCH_GRAMS_OF_QUEUED[0],
+        SEARCH_GRAMS_OF_QUEUED[1],
         "DELETE FROM search_queue",
         super::posts::INDEX_QUEUED_LINKED[0],
         super::posts::INDEX_QUEUED_LINKED[1],
@@ -73,6 +76,17 @@ const SQLITE_AFTER_COMMIT: group_commit::AfterCommit = group_commit::AfterCommit
     batch: SEARCH_INDEX_BATCH,
     max_age: Duration::from_secs(1),
 };
+
+/// The characters and pairs of characters of the queued events' text, for searches
+/// of words shorter than a trigram (migration 13).
+const SEARCH_GRAMS_OF_QUEUED: [&str; 2] = [
+    "INSERT OR IGNORE INTO search_chars (ch) SELECT value FROM json_each((\
+     SELECT search_grams_of(1, p.title, p.excerpt, p.description) \
+     FROM search_queue q JOIN posts p ON p.id = q.id))",
+    "INSERT OR IGNORE INTO search_pairs (pair) SELECT value FROM json_each((\
+     SELECT search_grams_of(2, p.title, p.excerpt, p.description) \
+     FROM search_queue q JOIN posts p ON p.id = q.id))",
+];
 
 /// The most events, venues and organizers a search scans rather than looks up in
 /// the index.
@@ -105,44 +119,8 @@ fn sqlite_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
          PRAGMA cache_size = -8000;",
     )?;
     conn.set_prepared_statement_cache_capacity(256);
-    unicode_lower(&conn)?;
+    functions::register(&conn)?;
     Ok(conn)
-}
-
-/// Replaces SQLite's `lower()`, which folds ASCII letters only, with Unicode case
-/// folding as PostgreSQL's does: searches lower-case their words in Rust, and
-/// `search=ünïcødé` must find "Fête Ünïcødé" on both backends. The venue and
-/// organizer search index (`linked_fts`, migration 12) holds text lowered by this
-/// function, and only the server's own connections write it: a change to what it
-/// returns must queue every venue and organizer again (`linked_search_queue`), or
-/// searches could miss rows indexed under the old folding.
-fn unicode_lower(conn: &rusqlite::Connection) -> Result<(), StoreError> {
-    use rusqlite::functions::FunctionFlags;
-    use rusqlite::types::{Value, ValueRef};
-    conn.create_scalar_function(
-        "lower",
-        1,
-        FunctionFlags::SQLITE_UTF8
-            | FunctionFlags::SQLITE_DETERMINISTIC
-            | FunctionFlags::SQLITE_INNOCUOUS,
-        |ctx| {
-            Ok(match ctx.get_raw(0) {
-                ValueRef::Null => Value::Null,
-                ValueRef::Text(bytes) => {
-                    let text = String::from_utf8_lossy(bytes);
-                    Value::Text(if text.is_ascii() {
-                        text.to_ascii_lowercase()
-                    } else {
-                        text.to_lowercase()
-                    })
-                }
-                ValueRef::Integer(i) => Value::Text(i.to_string()),
-                ValueRef::Real(r) => Value::Text(r.to_string()),
-                ValueRef::Blob(b) => Value::Blob(b.to_ascii_lowercase()),
-            })
-        },
-    )?;
-    Ok(())
 }
 
 fn sqlite_pool(size: usize) -> deadpool::unmanaged::Pool<rusqlite::Connection> {

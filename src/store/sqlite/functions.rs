@@ -1,0 +1,99 @@
+//! The SQL functions every connection of the server has: SQLite's own `lower()`
+//! replaced by Unicode folding, and the characters of the events' search text.
+
+use std::collections::HashSet;
+
+use rusqlite::functions::{Aggregate, Context, FunctionFlags};
+use rusqlite::types::{Value, ValueRef};
+
+use crate::store::StoreError;
+
+pub(super) fn register(conn: &rusqlite::Connection) -> Result<(), StoreError> {
+    unicode_lower(conn)?;
+    conn.create_aggregate_function(
+        "search_grams_of",
+        -1,
+        FunctionFlags::SQLITE_UTF8
+            | FunctionFlags::SQLITE_DETERMINISTIC
+            | FunctionFlags::SQLITE_INNOCUOUS,
+        SearchGramsOf,
+    )?;
+    Ok(())
+}
+
+/// Replaces SQLite's `lower()`, which folds ASCII letters only, with Unicode case
+/// folding as PostgreSQL's does: searches lower-case their words in Rust, and
+/// `search=ünïcødé` must find "Fête Ünïcødé" on both backends. The venue and
+/// organizer search index (`linked_fts`, migration 12) holds text lowered by this
+/// function, and only the server's own connections write it: a change to what it
+/// returns must queue every venue and organizer again (`linked_search_queue`), or
+/// searches could miss rows indexed under the old folding.
+fn unicode_lower(conn: &rusqlite::Connection) -> Result<(), StoreError> {
+    conn.create_scalar_function(
+        "lower",
+        1,
+        FunctionFlags::SQLITE_UTF8
+            | FunctionFlags::SQLITE_DETERMINISTIC
+            | FunctionFlags::SQLITE_INNOCUOUS,
+        |ctx| {
+            Ok(match ctx.get_raw(0) {
+                ValueRef::Null => Value::Null,
+                ValueRef::Text(bytes) => {
+                    let text = String::from_utf8_lossy(bytes);
+                    Value::Text(if text.is_ascii() {
+                        text.to_ascii_lowercase()
+                    } else {
+                        text.to_lowercase()
+                    })
+                }
+                ValueRef::Integer(i) => Value::Text(i.to_string()),
+                ValueRef::Real(r) => Value::Text(r.to_string()),
+                ValueRef::Blob(b) => Value::Blob(b.to_ascii_lowercase()),
+            })
+        },
+    )?;
+    Ok(())
+}
+
+/// `search_grams_of(n, text, …)`: every run of `n` characters of its text
+/// arguments lower-cased (as `lower()` does), over every row, each once, as a JSON
+/// array (`search_chars` and `search_pairs`, migration 13). Lower-cased is enough:
+/// the search index folds case itself, and searches lower-case their words.
+struct SearchGramsOf;
+
+type Grams = (usize, HashSet<String>);
+
+impl Aggregate<Grams, String> for SearchGramsOf {
+    fn init(&self, ctx: &mut Context<'_>) -> rusqlite::Result<Grams> {
+        let n: i64 = ctx.get(0)?;
+        Ok((usize::try_from(n).unwrap_or(1).clamp(1, 3), HashSet::new()))
+    }
+
+    fn step(&self, ctx: &mut Context<'_>, (n, grams): &mut Grams) -> rusqlite::Result<()> {
+        let mut gram = String::new();
+        for i in 1..ctx.len() {
+            if let ValueRef::Text(bytes) = ctx.get_raw(i) {
+                let chars: Vec<char> = String::from_utf8_lossy(bytes)
+                    .to_lowercase()
+                    .chars()
+                    .collect();
+                for window in chars.windows(*n) {
+                    gram.clear();
+                    gram.extend(window);
+                    if !grams.contains(&gram) {
+                        grams.insert(gram.clone());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finalize(&self, _: &mut Context<'_>, grams: Option<Grams>) -> rusqlite::Result<String> {
+        let mut grams: Vec<String> = grams
+            .map(|(_, g)| g.into_iter().collect())
+            .unwrap_or_default();
+        grams.sort_unstable();
+        serde_json::to_string(&grams).map_err(|e| rusqlite::Error::UserFunctionError(e.into()))
+    }
+}

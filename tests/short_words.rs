@@ -1,0 +1,232 @@
+//! A search word of one or two characters (`€`, `dj`) is found through the search
+//! index, by the trigrams it makes with the characters next to it (migration 13), and
+//! finds exactly what reading every event's text finds: wherever it sits in a
+//! field, in a field of two characters, next to a character no event had before,
+//! in events the index has not reached yet, and only in what the caller may see.
+//! The word is rare in a window of many events, so the list takes the index's
+//! matches (`store::events::search`), with a count limit of 20 instead of 1,000.
+
+mod common;
+
+use calendar_events::config::Settings;
+use common::*;
+use serde_json::{Value, json};
+
+const WINDOW: &str = "start_date=2027-01-01&end_date=2027-12-31";
+
+fn limited() -> Settings {
+    Settings {
+        search_count_limit: 20,
+        ..settings()
+    }
+}
+
+fn day(n: u32) -> String {
+    let d = chrono::NaiveDate::from_ymd_opt(2027, 1, 1).unwrap() + chrono::Days::new(n.into());
+    format!("{d} 20:00:00")
+}
+
+async fn create(app: &TestApp, title: &str, n: u32, extra: Value) -> i64 {
+    let end = day(n).replace("20:00", "21:00");
+    app.event(with(event(title, &day(n), &end), extra)).await
+}
+
+fn ids(r: &Resp) -> Vec<i64> {
+    r.body["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_i64().unwrap())
+        .collect()
+}
+
+/// Past the search queue's age, one more write indexes every event queued so far
+/// (SQLite): the searches after it read the index, not the queue.
+async fn index_everything(app: &TestApp) {
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    create(app, "Indexing trigger", 360, json!({})).await;
+}
+
+async fn found(app: &TestApp, search: &str, auth: &Auth) -> (Vec<i64>, u64) {
+    let r = app
+        .get_as(
+            &format!("events?{WINDOW}&search={search}&per_page=50"),
+            auth,
+        )
+        .await;
+    r.assert(200);
+    assert_eq!(r.header("x-calendar-total"), None, "{search}: exact");
+    (ids(&r), r.body["total"].as_u64().unwrap())
+}
+
+both_with!(
+    a_two_character_word_is_found_wherever_it_sits,
+    limited(),
+    |app| async move {
+        for n in 0..200 {
+            create(&app, &format!("Zebra night {n}"), n, json!({})).await;
+        }
+        let mut expected = vec![
+            create(&app, "DJ set at the park", 201, json!({})).await,
+            create(&app, "Dance with a dj", 202, json!({})).await,
+            create(
+                &app,
+                "Brunch",
+                203,
+                json!({"description": "Music (dj) all day"}),
+            )
+            .await,
+            create(&app, "Garden", 204, json!({"excerpt": "Dj"})).await,
+            create(&app, "dj", 205, json!({})).await,
+            create(&app, "Adjusted hours", 206, json!({})).await,
+        ];
+        let draft = create(&app, "Dj draft", 207, json!({"status": "draft"})).await;
+        create(
+            &app,
+            "Dj unlisted",
+            208,
+            json!({"hide_from_listings": true}),
+        )
+        .await;
+        let protected = create(
+            &app,
+            "Members",
+            209,
+            json!({"password": "pw", "description": "Our dj plays"}),
+        )
+        .await;
+        create(
+            &app,
+            "Just a talk",
+            210,
+            json!({"description": "d j, not the word"}),
+        )
+        .await;
+        index_everything(&app).await;
+
+        let anonymous = Auth::None;
+        let (found_ids, total) = found(&app, "dj", &anonymous).await;
+        assert_eq!(found_ids, expected);
+        assert_eq!(total, expected.len() as u64);
+        // Upper case in the search, and beside a word the index serves as itself.
+        assert_eq!(found(&app, "DJ", &anonymous).await.0, expected);
+        assert_eq!(
+            found(&app, "dj+park", &anonymous).await.0,
+            expected[..1].to_vec()
+        );
+        assert_eq!(
+            found(&app, "zebra+dj", &anonymous).await.0,
+            Vec::<i64>::new()
+        );
+
+        let admin = app.admin.auth();
+        let (all, _) = found(&app, "dj", &admin).await;
+        assert!(all.contains(&draft) && all.contains(&protected), "{all:?}");
+
+        // Next to a character no event held before: found while queued, and once
+        // indexed.
+        let omega = create(&app, "Ωdj", 211, json!({})).await;
+        let punct = create(&app, "¿dj?", 212, json!({})).await;
+        expected.extend([omega, punct]);
+        assert_eq!(found(&app, "dj", &anonymous).await.0, expected);
+        index_everything(&app).await;
+        assert_eq!(found(&app, "dj", &anonymous).await.0, expected);
+
+        // Trashed or retitled, an event stops matching.
+        app.patch(&format!("events/{omega}"), json!({"title": "Omega"}))
+            .await
+            .assert(200);
+        expected.retain(|id| *id != omega);
+        index_everything(&app).await;
+        assert_eq!(found(&app, "dj", &anonymous).await.0, expected);
+
+        // A word of two characters that are not letters or digits, and one that
+        // no event holds.
+        let sharp = create(&app, "Learn C# fast", 213, json!({})).await;
+        index_everything(&app).await;
+        assert_eq!(found(&app, "c%23", &anonymous).await.0, [sharp]);
+        assert_eq!(found(&app, "qx", &anonymous).await, (vec![], 0));
+    }
+);
+
+both_with!(
+    a_common_two_character_word_pages_every_match_in_order,
+    limited(),
+    |app| async move {
+        let mut expected = Vec::new();
+        for n in 0..120 {
+            let title = if n % 4 == 0 {
+                format!("Zebra dj {n}")
+            } else {
+                format!("Zebra night {n}")
+            };
+            let id = create(&app, &title, n, json!({})).await;
+            if n % 4 == 0 {
+                expected.push(id);
+            }
+        }
+        index_everything(&app).await;
+        let mut all = Vec::new();
+        for page in 1..=6 {
+            let r = app
+                .get(&format!("events?{WINDOW}&search=dj&per_page=5&page={page}"))
+                .await;
+            r.assert(200);
+            all.extend(ids(&r));
+        }
+        assert_eq!(all, expected);
+    }
+);
+
+both_with!(
+    a_one_character_word_is_found_wherever_it_sits,
+    limited(),
+    |app| async move {
+        for n in 0..200 {
+            create(&app, &format!("Zebra night {n}"), n, json!({})).await;
+        }
+        let mut expected = vec![
+            create(&app, "€5 entry", 201, json!({})).await,
+            create(&app, "Entry 5€", 202, json!({})).await,
+            create(
+                &app,
+                "Fair",
+                203,
+                json!({"description": "Tickets: 10 € at the door"}),
+            )
+            .await,
+            create(&app, "Market", 204, json!({"excerpt": "€"})).await,
+            create(&app, "€", 205, json!({})).await,
+        ];
+        create(&app, "€ draft", 206, json!({"status": "draft"})).await;
+        let cyrillic = create(&app, "ЖАРА party", 207, json!({})).await;
+        index_everything(&app).await;
+
+        let anonymous = Auth::None;
+        assert_eq!(
+            found(&app, "%E2%82%AC", &anonymous).await,
+            (expected.clone(), 5)
+        );
+        // Upper case in the text, lower case in the search, and the other way round.
+        assert_eq!(found(&app, "%D0%B6", &anonymous).await.0, [cyrillic]);
+        assert_eq!(found(&app, "%D0%96", &anonymous).await.0, [cyrillic]);
+        assert_eq!(
+            found(&app, "%E2%82%AC+entry", &anonymous).await.0,
+            expected[..2].to_vec()
+        );
+        // Next to characters no event held before: while queued and once indexed.
+        let new = create(&app, "☂€☂", 208, json!({})).await;
+        expected.push(new);
+        assert_eq!(found(&app, "%E2%82%AC", &anonymous).await.0, expected);
+        index_everything(&app).await;
+        assert_eq!(found(&app, "%E2%82%AC", &anonymous).await.0, expected);
+        assert_eq!(found(&app, "%E2%98%82", &anonymous).await.0, [new]);
+        // A character no event holds, alone or beside a word many events hold.
+        assert_eq!(found(&app, "%C2%A7", &anonymous).await, (vec![], 0));
+        assert_eq!(found(&app, "%C2%A7+zebra", &anonymous).await, (vec![], 0));
+        assert_eq!(
+            found(&app, "zebra+%C2%A7%C2%A7", &anonymous).await,
+            (vec![], 0)
+        );
+    }
+);
