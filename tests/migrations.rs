@@ -53,6 +53,14 @@ async fn a_version_1_sqlite_database_upgrades_and_keeps_search_working() {
         .unwrap();
     drop(conn);
     assert_eq!(queued, 0);
+    // Migration 13 collected the characters and pairs of the event's text, lower-cased.
+    let held = conn_count(
+        &app,
+        "(SELECT count(*) FROM search_chars WHERE ch IN ('l', 'w', '<')) + \
+         (SELECT count(*) FROM search_pairs WHERE pair IN ('la', ' w', 'd.'))",
+    )
+    .await;
+    assert_eq!(held, 6);
     let venues = app.get("venues?search=ondon").await;
     assert_eq!(
         venues.body["venues"][0]["venue"], "Globe Theatre",
@@ -112,6 +120,18 @@ async fn a_version_1_sqlite_database_upgrades_and_keeps_search_working() {
     assert_eq!(app.get(window).await.body["total"], 1);
 }
 
+async fn conn_count(app: &TestApp, expr: &str) -> i64 {
+    let mut conn = app.store.pool.read().await.unwrap();
+    conn.query_one(
+        &sea_query::Query::select()
+            .expr(sea_query::Expr::cust(expr.to_string()))
+            .to_owned(),
+        |r| r.i64(0),
+    )
+    .await
+    .unwrap()
+}
+
 /// A PostgreSQL database at schema version 2 holding listed, hidden, draft and undated
 /// events, opened by this release: migration 3 counts exactly the listed ones into the
 /// per-day counts, so plain windows' totals match what they list.
@@ -149,7 +169,7 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
                     ('event', 'publish', 'b', 'Listed B', 0, 0, 1806600000, 1806700000, FALSE),
                     ('event', 'publish', 'c', 'Listed C', 0, 0, 1809600000, 1809603600, FALSE),
                     ('event', 'publish', 'h', 'Hidden', 0, 0, 1806600000, 1806603600, TRUE),
-                    ('event', 'draft', 'd', 'Draft', 0, 0, 1806600000, 1806603600, FALSE),
+                    ('event', 'draft', 'd', 'Draft ☂', 0, 0, 1806600000, 1806603600, FALSE),
                     ('venue', 'publish', 'v', 'A venue', 0, 0, NULL, NULL, FALSE);",
         )
         .await
@@ -228,6 +248,15 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
         .unwrap();
     assert!(row.get::<_, bool>(0), "the trigram index is not partial");
     assert_eq!(row.get::<_, i32>(1), 1000);
+    // Migration 13 collected the characters of every event's text, the draft's too.
+    let held = client
+        .query_one(
+            "SELECT count(*) FROM search_chars WHERE ch IN ('☂', 'l', ' ')",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(held.get::<_, i64>(0), 3);
     drop(client);
     let _ = connection.await;
 }

@@ -58,8 +58,12 @@ pub fn search_grams_fill(backend: Backend) -> &'static [&'static str] {
              SELECT search_grams_of(2, title, excerpt, description) FROM posts \
              WHERE post_type = 'event'))",
         ],
-        Backend::Postgres => &["INSERT INTO search_chars (ch) SELECT DISTINCT \
-             regexp_split_to_table(lower(title || ' ' || excerpt || ' ' || description), '') \
+        // As migration 13's (see there).
+        Backend::Postgres => &["INSERT INTO search_chars (ch) \
+             SELECT unnest(string_to_array(' abcdefghijklmnopqrstuvwxyz0123456789', NULL)) \
+             UNION SELECT DISTINCT regexp_split_to_table(translate(\
+             lower(title || ' ' || excerpt || ' ' || description), \
+             ' abcdefghijklmnopqrstuvwxyz0123456789', ''), '') \
              FROM posts WHERE post_type = 'event' ON CONFLICT DO NOTHING"],
     }
 }
