@@ -90,15 +90,6 @@ async fn calendar(app: &TestApp) -> Calendar {
     }
 }
 
-fn ids(r: &Resp) -> Vec<i64> {
-    r.body["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["id"].as_i64().unwrap())
-        .collect()
-}
-
 fn floor_header(r: &Resp) -> Option<&str> {
     r.header("x-calendar-total")
 }
@@ -114,7 +105,7 @@ async fn every_page(app: &TestApp, query: &str, auth: &Auth) -> (Vec<i64>, Vec<(
         let total = r.body["total"].as_u64().unwrap();
         assert_eq!(r.header("x-wp-total"), Some(total.to_string().as_str()));
         totals.push((total, floor_header(&r) == Some("at-least")));
-        all.extend(ids(&r));
+        all.extend(event_ids(&r));
         match r.body["next_rest_url"].as_str() {
             Some(next) => {
                 url = next
@@ -148,7 +139,7 @@ both_with!(
         assert_eq!(r.body["total_pages"], LIMIT / 5);
         assert_eq!(floor_header(&r), Some("at-least"));
         assert_eq!(r.header("x-wp-total"), Some("20"));
-        assert_eq!(ids(&r), cal.zebra[..5]);
+        assert_eq!(event_ids(&r), cal.zebra[..5]);
         assert!(r.body["next_rest_url"].as_str().is_some());
 
         let anonymous = Auth::None;
@@ -169,7 +160,7 @@ both_with!(
             .get(&format!("events?{WINDOW}&search=zebra&per_page=5&page=10"))
             .await;
         r.assert(200);
-        assert_eq!(ids(&r), cal.zebra[45..50]);
+        assert_eq!(event_ids(&r), cal.zebra[45..50]);
         assert_eq!(r.body["total"], 50);
         assert_eq!(floor_header(&r), Some("at-least"));
     }
@@ -205,7 +196,7 @@ both_with!(
 
         // A rare word: exact, whoever asks, and only what the caller may see.
         let r = app.get(&format!("events?{WINDOW}&search=aardvark")).await;
-        assert_eq!(ids(&r), [cal.aardvark]);
+        assert_eq!(event_ids(&r), [cal.aardvark]);
         assert_eq!(
             (r.body["total"].as_u64(), floor_header(&r)),
             (Some(1), None)
@@ -215,7 +206,7 @@ both_with!(
             .get_as(&format!("events?{WINDOW}&search=aardvark"), &admin)
             .await;
         assert_eq!(
-            ids(&r),
+            event_ids(&r),
             [cal.aardvark, cal.aardvark_draft, cal.aardvark_protected]
         );
         assert_eq!(r.body["total"], 3);
@@ -223,7 +214,7 @@ both_with!(
         let r = app
             .get(&format!("events?{WINDOW}&search=aardvark+lk"))
             .await;
-        assert_eq!(ids(&r), [cal.aardvark]);
+        assert_eq!(event_ids(&r), [cal.aardvark]);
         let r = app.get(&format!("events?{WINDOW}&search=zebra+t+98")).await;
         assert_eq!(titles(&r), ["Zebra night 98"]);
         assert_eq!(r.body["total"], 1);
@@ -233,7 +224,7 @@ both_with!(
         let r = app
             .get_as(&format!("events?{WINDOW}&search=visits"), &admin)
             .await;
-        assert_eq!(ids(&r), [cal.aardvark_protected]);
+        assert_eq!(event_ids(&r), [cal.aardvark_protected]);
         // No match at all.
         let r = app.get(&format!("events?{WINDOW}&search=zeppelin")).await;
         assert_eq!(

@@ -31,15 +31,6 @@ async fn create(app: &TestApp, title: &str, n: u32, extra: Value) -> i64 {
     app.event(with(event(title, &day(n), &end), extra)).await
 }
 
-fn ids(r: &Resp) -> Vec<i64> {
-    r.body["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["id"].as_i64().unwrap())
-        .collect()
-}
-
 /// Past the search queue's age, one more write indexes every event queued so far
 /// (SQLite): the searches after it read the index, not the queue.
 async fn index_everything(app: &TestApp) {
@@ -56,7 +47,7 @@ async fn found(app: &TestApp, search: &str, auth: &Auth) -> (Vec<i64>, u64) {
         .await;
     r.assert(200);
     assert_eq!(r.header("x-calendar-total"), None, "{search}: exact");
-    (ids(&r), r.body["total"].as_u64().unwrap())
+    (event_ids(&r), r.body["total"].as_u64().unwrap())
 }
 
 both_with!(
@@ -172,7 +163,7 @@ both_with!(
                 .get(&format!("events?{WINDOW}&search=dj&per_page=5&page={page}"))
                 .await;
             r.assert(200);
-            all.extend(ids(&r));
+            all.extend(event_ids(&r));
         }
         assert_eq!(all, expected);
     }

@@ -693,6 +693,16 @@ pub fn titles(r: &Resp) -> Vec<String> {
         .collect()
 }
 
+/// The IDs of an event list, in order.
+pub fn event_ids(r: &Resp) -> Vec<i64> {
+    r.body["events"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no events in {}", r.text))
+        .iter()
+        .map(|e| e["id"].as_i64().unwrap_or_default())
+        .collect()
+}
+
 /// Whether an outside tool a test drives is installed. In CI it must be (`.ci/run`
 /// installs it: `how`); elsewhere a missing one skips the check, loudly.
 pub fn tool_installed(present: bool, what: &str, how: &str) -> bool {
