@@ -219,5 +219,11 @@ both_with!(
             found(&app, "zebra+%C2%A7%C2%A7", &anonymous).await,
             (vec![], 0)
         );
+        // …and beside a word few events hold, which the index's matches serve.
+        assert_eq!(found(&app, "entry+%C2%A7", &anonymous).await, (vec![], 0));
+        assert_eq!(
+            found(&app, "entry", &anonymous).await.0,
+            expected[..2].to_vec()
+        );
     }
 );

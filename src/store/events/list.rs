@@ -154,11 +154,12 @@ const CHAR_ESCAPED: &str = "replace(replace(replace(ch, chr(92), chr(92) || chr(
      '%', chr(92) || '%'), '_', chr(92) || '_')";
 
 /// SQLite: the index's matches, the queued events not yet in it (see
-/// `SQLITE_AFTER_COMMIT`), and, for a two-character word, the events holding it in
-/// a field of one or two characters, which the index cannot (see
+/// `SQLITE_AFTER_COMMIT`), and, for a word shorter than a trigram, the events
+/// holding it in a field of one or two characters, which the index cannot (see
 /// [`Served::Neighbours`]).
 fn sqlite_index_matches(words: &[(&String, Served)]) -> SelectStatement {
-    let (query, mut values) = sqlite_match_query(words);
+    let (query, match_values) = sqlite_match_query(words);
+    let mut values = match_values.clone();
     let mut sql = format!("rowid AS id FROM posts_fts WHERE posts_fts MATCH {query}");
     // Events written since the last indexing batch wait in `search_queue`, not
     // yet in the index: they are scanned. CROSS JOIN keeps SQLite from scanning
@@ -179,7 +180,7 @@ fn sqlite_index_matches(words: &[(&String, Served)]) -> SelectStatement {
              AND rowid = short.id)"
         ));
         values.extend(words.iter().map(|(w, _)| like_pattern(w)));
-        values.extend(sqlite_match_query(words).1);
+        values.extend(match_values);
     }
     Query::select()
         .expr(Expr::cust_with_values(sql, values))
