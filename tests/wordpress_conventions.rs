@@ -277,7 +277,25 @@ async fn discovery_and_jsonp_with_a_rest_root(app: TestApp) {
         serde_json::json!(["calendar/events/v1"])
     );
     let namespace = app.get("/wp-json/calendar/events/v1").await;
-    assert_eq!(index.body["routes"], namespace.body["routes"]);
+    // The events route's default window starts now: the two answers may be a second
+    // apart.
+    let without_clock = |routes: &serde_json::Value| {
+        let mut routes = routes.clone();
+        if let Some(args) =
+            routes["/calendar/events/v1/events"]["endpoints"][0]["args"].as_object_mut()
+        {
+            for date in ["start_date", "end_date"] {
+                if let Some(arg) = args.get_mut(date).and_then(|a| a.as_object_mut()) {
+                    arg.remove("default");
+                }
+            }
+        }
+        routes
+    };
+    assert_eq!(
+        without_clock(&index.body["routes"]),
+        without_clock(&namespace.body["routes"])
+    );
     // JSONP, turned on: JavaScript around the JSON, and only plain callback names.
     let js = app
         .get("/wp-json/calendar/events/v1/events?start_date=2027-01-01&_jsonp=my.cb_1")
