@@ -61,6 +61,8 @@ const KINDS: &[Kind] = &[
     anon("events_search_medium", "events?search={word_medium}"),
     anon("events_search_rare", "events?search={word_rare}"),
     anon("events_search_absent", "events?search={word_absent}"),
+    anon("events_search_short", "events?search={word_short}"),
+    anon("events_search_symbols", "events?search={word_symbols}"),
     anon(
         "events_search_two_words",
         "events?search={word_medium}+{word_rare}",
@@ -339,6 +341,14 @@ async fn values(url: &str, event_ids: &[String]) -> Result<Values> {
         ("word_medium", strings(&["salsa", "lantern", "harbor"])),
         ("word_rare", strings(&["jazz"])),
         ("word_absent", strings(&["zeppelin", "quixotic", "xq"])),
+        // Shorter than a trigram: common, rare and absent.
+        ("word_short", strings(&["a", "dj", "zz", "qx"])),
+        // Characters other than letters and digits, which PostgreSQL's trigram index
+        // does not hold: in every description, in some, in few and in none.
+        (
+            "word_symbols",
+            strings(&["%3Cp%3E", "-on", "%3A", "%E2%82%AC"]),
+        ),
         ("category_big", top(&categories)),
         ("category_small", bottom(&categories)),
         ("category_slug", top(&category_slugs)),

@@ -257,6 +257,25 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
         .await
         .unwrap();
     assert_eq!(held.get::<_, i64>(0), 3);
+    // Migration 14 collected each event's symbols and the pairs they make, and
+    // searches find them there.
+    let symbols = client
+        .query(
+            "SELECT p.title, s.symbols::text FROM event_symbols s
+             JOIN posts p ON p.id = s.event_id WHERE s.symbols <> '{}'",
+            &[],
+        )
+        .await
+        .unwrap();
+    let symbols: Vec<(String, String)> = symbols.iter().map(|r| (r.get(0), r.get(1))).collect();
+    assert_eq!(symbols, [("Draft ☂".to_string(), "{☂}".to_string())]);
+    let found = app
+        .get_as(
+            "events?search=%E2%98%82&start_date=2027-01-01",
+            &app.admin.auth(),
+        )
+        .await;
+    assert_eq!(titles(&found), ["Draft ☂"]);
     drop(client);
     let _ = connection.await;
 }

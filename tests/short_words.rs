@@ -227,3 +227,72 @@ both_with!(
         );
     }
 );
+
+both_with!(
+    a_word_of_other_characters_is_found_by_its_pairs,
+    limited(),
+    |app| async move {
+        for n in 0..200 {
+            create(&app, &format!("Zebra night, {n}."), n, json!({})).await;
+        }
+        let workshop = create(&app, "C++ workshop", 201, json!({})).await;
+        let intro = create(
+            &app,
+            "Intro",
+            202,
+            json!({"description": "Learn c++ in a day..."}),
+        )
+        .await;
+        let cafe = create(&app, "Café crème", 203, json!({})).await;
+        let wait = create(&app, "Wait... for it", 204, json!({})).await;
+        create(&app, "C+ and C+", 205, json!({})).await;
+        let draft = create(&app, "C++ draft", 206, json!({"status": "draft"})).await;
+        let doors = create(&app, "Doors at 8 p.m. (quiet)", 207, json!({})).await;
+        index_everything(&app).await;
+
+        let anonymous = Auth::None;
+        assert_eq!(
+            found(&app, "c%2B%2B", &anonymous).await,
+            (vec![workshop, intro], 2)
+        );
+        assert_eq!(found(&app, "...", &anonymous).await.0, [intro, wait]);
+        assert_eq!(found(&app, "caf%C3%A9", &anonymous).await.0, [cafe]);
+        assert_eq!(found(&app, "%C3%A9", &anonymous).await.0, [cafe]);
+        assert_eq!(found(&app, "%C3%A8me", &anonymous).await.0, [cafe]);
+        // Every event holds the comma and the full stop, none of them together; and
+        // a full stop, but none before a q.
+        assert_eq!(found(&app, ",.", &anonymous).await, (vec![], 0));
+        assert_eq!(found(&app, ".q", &anonymous).await, (vec![], 0));
+        assert_eq!(found(&app, "p.m.", &anonymous).await.0, [doors]);
+        assert_eq!(found(&app, "(q", &anonymous).await.0, [doors]);
+        assert_eq!(
+            found(&app, "c%2B%2B+workshop", &anonymous).await.0,
+            [workshop]
+        );
+        let admin = app.admin.auth();
+        assert_eq!(
+            found(&app, "c%2B%2B", &admin).await.0,
+            [workshop, intro, draft]
+        );
+
+        // Retitled, an event matches its new text, not its old.
+        app.patch(
+            &format!("events/{workshop}"),
+            json!({"title": "C workshop: ..."}),
+        )
+        .await
+        .assert(200);
+        index_everything(&app).await;
+        assert_eq!(found(&app, "c%2B%2B", &anonymous).await.0, [intro]);
+        assert_eq!(
+            found(&app, "...", &anonymous).await.0,
+            [workshop, intro, wait]
+        );
+
+        // Deleted for good, it is found no more.
+        app.delete(&format!("events/{wait}?force=true"))
+            .await
+            .assert(200);
+        assert_eq!(found(&app, "...", &anonymous).await.0, [workshop, intro]);
+    }
+);

@@ -77,6 +77,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0013_search_chars.sql"),
         postgres: include_str!("migrations/postgres/0013_search_chars.sql"),
     },
+    Migration {
+        version: 14,
+        sqlite: include_str!("migrations/sqlite/0014_event_symbols.sql"),
+        postgres: include_str!("migrations/postgres/0014_event_symbols.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

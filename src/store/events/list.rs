@@ -37,8 +37,15 @@ enum Served {
     /// a word in it always has a neighbour; but `pg_trgm` indexes words of letters
     /// and digits, padded with spaces, and a pattern with anything else in it, or
     /// of one character, makes trigrams that say little or nothing of where the
-    /// word is: there only words of two letters or digits are served.
+    /// word is: there only words of two ASCII letters or digits are served so
+    /// (others are [`Served::Symbols`]; one letter or digit is not served).
     Neighbours,
+    /// PostgreSQL: a word holding a character other than a lower-case ASCII letter
+    /// or digit, which `pg_trgm` extracts no trigram from, or only ones that say
+    /// little: looked up as the events holding each pair of characters of it with
+    /// such a character in it (`event_symbols`, migration 14), and checked
+    /// on their rows.
+    Symbols,
     /// Not served: checked on each event's row.
     No,
 }
@@ -58,30 +65,49 @@ pub fn search_grams_fill(backend: Backend) -> &'static [&'static str] {
              SELECT search_grams_of(2, title, excerpt, description) FROM posts \
              WHERE post_type = 'event'))",
         ],
-        // As migration 13's (see there).
-        Backend::Postgres => &["INSERT INTO search_chars (ch) \
+        // As migrations 13 and 14's (see there).
+        Backend::Postgres => &[
+            "INSERT INTO search_chars (ch) \
              SELECT unnest(string_to_array(' abcdefghijklmnopqrstuvwxyz0123456789', NULL)) \
              UNION SELECT DISTINCT regexp_split_to_table(translate(\
              lower(title || ' ' || excerpt || ' ' || description), \
              ' abcdefghijklmnopqrstuvwxyz0123456789', ''), '') \
-             FROM posts WHERE post_type = 'event' ON CONFLICT DO NOTHING"],
+             FROM posts WHERE post_type = 'event' ON CONFLICT DO NOTHING",
+            "INSERT INTO event_symbols (event_id, symbols) \
+             SELECT id, search_symbols(title || ' ' || excerpt || ' ' || description) \
+             FROM posts WHERE post_type = 'event' \
+             ON CONFLICT (event_id) DO UPDATE SET symbols = EXCLUDED.symbols",
+            "ANALYZE event_symbols",
+        ],
     }
 }
 
-/// PostgreSQL's triggers that keep `search_chars`.
-pub const SEARCH_CHAR_TRIGGERS: [&str; 2] = ["search_chars_insert", "search_chars_update"];
+/// PostgreSQL's triggers that keep `search_chars` and `event_symbols`.
+pub const SEARCH_CHAR_TRIGGERS: [&str; 5] = [
+    "search_chars_insert",
+    "search_chars_update",
+    "event_symbols_insert",
+    "event_symbols_update",
+    "event_symbols_delete",
+];
 
 fn served(backend: Backend, word: &str) -> Served {
+    if backend == Backend::Postgres && word.chars().any(is_symbol) {
+        return Served::Symbols;
+    }
     match word.chars().count() {
         0 => Served::No,
         1 if backend == Backend::Sqlite => Served::Neighbours,
         1 => Served::No,
-        2 if backend == Backend::Sqlite || word.chars().all(|c| c.is_ascii_alphanumeric()) => {
-            Served::Neighbours
-        }
-        2 => Served::No,
+        2 => Served::Neighbours,
         _ => Served::Phrase,
     }
+}
+
+/// A symbol of PostgreSQL's `event_symbols`: any character but the space,
+/// ASCII's lower-case letters and its digits.
+fn is_symbol(c: char) -> bool {
+    !(c == ' ' || c.is_ascii_lowercase() || c.is_ascii_digit())
 }
 
 /// The events whose title, excerpt or description contains `word` (lower-cased), as
@@ -90,7 +116,7 @@ fn served(backend: Backend, word: &str) -> Served {
 pub(super) fn matching_events(backend: Backend, word: &str) -> SelectStatement {
     let words = [word.to_string()];
     let served = served(backend, word);
-    if served != Served::No && (backend == Backend::Sqlite || served == Served::Neighbours) {
+    if served != Served::No && (backend == Backend::Sqlite || served != Served::Phrase) {
         return index_matches(backend, &words).expect("the word is served");
     }
     let mut q = Query::select();
@@ -124,6 +150,7 @@ pub(super) fn index_matches(backend: Backend, words: &[String]) -> Option<Select
         for (word, served) in words {
             q.and_where(match served {
                 Served::Neighbours => postgres_neighbours(word),
+                Served::Symbols => postgres_symbols(word),
                 _ => haystack("posts").like(like(word)),
             });
         }
@@ -145,6 +172,45 @@ fn postgres_neighbours(word: &str) -> SimpleExpr {
         ),
         [escaped],
     )
+}
+
+/// The events whose text holds `word`: those holding each of its pairs of
+/// characters with a symbol in it (see [`symbol_keys`]), checked on their rows.
+/// Not its `LIKE`: `pg_trgm` reads a symbol as a word's edge, so the trigrams it
+/// takes from the word's letters may be as common as a letter, while PostgreSQL
+/// estimates them rare (`.q`: 100 events expected, 244,000 read).
+fn postgres_symbols(word: &str) -> SimpleExpr {
+    let keys = symbol_keys(word);
+    // The array is appended to, not written `ARRAY[…]`: sea_query reads brackets
+    // as a quoted name and leaves the values in them unbound.
+    let array: String = (1..=keys.len())
+        .map(|n| format!(" || ${}::text", n + 1))
+        .collect();
+    Expr::cust_with_values(
+        format!(
+            "strpos({}, $1) > 0 AND posts.id IN (SELECT event_id FROM event_symbols \
+             WHERE symbols @> ('{{}}'::text[]{array}))",
+            haystack_sql("posts"),
+        ),
+        std::iter::once(word.to_string()).chain(keys),
+    )
+}
+
+/// What `event_symbols` holds of `word`: the word itself if it is one symbol, else
+/// each pair of characters next to each other with a symbol in it.
+fn symbol_keys(word: &str) -> Vec<String> {
+    let chars: Vec<char> = word.chars().collect();
+    let mut keys: Vec<String> = match chars.as_slice() {
+        [single] => vec![single.to_string()],
+        _ => chars
+            .windows(2)
+            .filter(|pair| pair.iter().any(|c| is_symbol(*c)))
+            .map(|pair| pair.iter().collect())
+            .collect(),
+    };
+    keys.sort();
+    keys.dedup();
+    keys
 }
 
 /// A character of `search_chars`, escaped for `LIKE` as `posts::escape_like` does
@@ -477,4 +543,29 @@ pub async fn venues_in_box(
         },
     )
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symbols_are_looked_up_by_the_pairs_they_are_in() {
+        assert_eq!(symbol_keys("€"), ["€"]);
+        assert_eq!(symbol_keys("c++"), ["++", "c+"]);
+        assert_eq!(symbol_keys("..."), [".."]);
+        assert_eq!(symbol_keys("p.m."), [".m", "m.", "p."]);
+        assert_eq!(symbol_keys("a-.b:"), ["-.", ".b", "a-", "b:"]);
+        assert_eq!(symbol_keys("café"), ["fé"]);
+        assert!(symbol_keys("jazz").is_empty());
+    }
+
+    #[test]
+    fn postgres_serves_words_of_symbols_and_sqlite_its_trigrams() {
+        let pg = |w| served(Backend::Postgres, w);
+        assert!(pg("€") == Served::Symbols && pg("c#") == Served::Symbols);
+        assert!(pg("dj") == Served::Neighbours && pg("a") == Served::No);
+        assert!(served(Backend::Sqlite, "€") == Served::Neighbours);
+        assert!(served(Backend::Sqlite, "c++") == Served::Phrase);
+    }
 }

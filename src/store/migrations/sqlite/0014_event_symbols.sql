@@ -1,0 +1,4 @@
+-- Nothing on SQLite: its trigram index holds every character of the text, letters
+-- or not, and serves words of any characters (migration 13 serves the short ones).
+-- PostgreSQL's `pg_trgm` indexes only letters and digits: its migration 14 adds
+-- `event_symbols` for the other characters.
