@@ -184,16 +184,19 @@ fn postgres_symbols(word: &str) -> SimpleExpr {
     // The array is appended to, not written `ARRAY[…]`: sea_query reads brackets
     // as a quoted name and leaves the values in them unbound.
     let array: String = (1..=keys.len())
-        .map(|n| format!(" || ${}::text", n + 1))
+        .map(|n| format!(" || ${n}::text"))
         .collect();
-    Expr::cust_with_values(
+    let holding = Expr::cust_with_values(
         format!(
-            "strpos({}, $1) > 0 AND posts.id IN (SELECT event_id FROM event_symbols \
-             WHERE symbols @> ('{{}}'::text[]{array}))",
-            haystack_sql("posts"),
+            "posts.id IN (SELECT event_id FROM event_symbols \
+             WHERE symbols @> ('{{}}'::text[]{array}))"
         ),
-        std::iter::once(word.to_string()).chain(keys),
-    )
+        keys,
+    );
+    Cond::all()
+        .add(text_holds(Backend::Postgres, "posts", word))
+        .add(holding)
+        .into()
 }
 
 /// What `event_symbols` holds of `word`: the word itself if it is one symbol, else
@@ -328,12 +331,17 @@ fn like(word: &str) -> sea_query::LikeExpr {
 /// trigram index with the primary key for each row, and a `LIKE` that `pg_trgm`
 /// extracts no trigram from reads the whole index (four milliseconds a row).
 pub(super) fn on_row(backend: Backend, word: &str) -> SimpleExpr {
+    text_holds(backend, "p", word)
+}
+
+/// `word` is in the text of `posts` under the given name, as a position.
+fn text_holds(backend: Backend, table: &str, word: &str) -> SimpleExpr {
     let (position, word_value) = match backend {
         Backend::Sqlite => ("instr", "?"),
         Backend::Postgres => ("strpos", "$1"),
     };
     Expr::cust_with_values(
-        format!("{position}({}, {word_value}) > 0", haystack_sql("p")),
+        format!("{position}({}, {word_value}) > 0", haystack_sql(table)),
         [word.to_string()],
     )
 }
