@@ -169,7 +169,7 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
                     ('event', 'publish', 'b', 'Listed B', 0, 0, 1806600000, 1806700000, FALSE),
                     ('event', 'publish', 'c', 'Listed C', 0, 0, 1809600000, 1809603600, FALSE),
                     ('event', 'publish', 'h', 'Hidden', 0, 0, 1806600000, 1806603600, TRUE),
-                    ('event', 'draft', 'd', 'Draft ☂', 0, 0, 1806600000, 1806603600, FALSE),
+                    ('event', 'draft', 'd', 'Draft ☂.<p', 0, 0, 1806600000, 1806603600, FALSE),
                     ('venue', 'publish', 'v', 'A venue', 0, 0, NULL, NULL, FALSE);",
         )
         .await
@@ -257,25 +257,39 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
         .await
         .unwrap();
     assert_eq!(held.get::<_, i64>(0), 3);
-    // Migration 14 collected each event's symbols and the pairs they make, and
-    // searches find them there.
+    // Migrations 14 and 15 collected each event's symbols, the runs of two and three
+    // characters they are in, and its letters and digits, and searches find them
+    // there.
     let symbols = client
         .query(
             "SELECT p.title, s.symbols::text FROM event_symbols s
-             JOIN posts p ON p.id = s.event_id WHERE s.symbols <> '{}'",
+             JOIN posts p ON p.id = s.event_id ORDER BY p.title",
             &[],
         )
         .await
         .unwrap();
     let symbols: Vec<(String, String)> = symbols.iter().map(|r| (r.get(0), r.get(1))).collect();
-    assert_eq!(symbols, [("Draft ☂".to_string(), "{☂}".to_string())]);
-    let found = app
-        .get_as(
-            "events?search=%E2%98%82&start_date=2027-01-01",
-            &app.admin.auth(),
-        )
-        .await;
-    assert_eq!(titles(&found), ["Draft ☂"]);
+    let expected = [
+        ("Draft ☂.<p", "{.,.<,.<p,<,<p,a,d,f,p,r,t,☂,☂.,☂.<}"),
+        ("Hidden", "{d,e,h,i,n}"),
+        ("Listed A", "{a,d,e,i,l,s,t}"),
+        ("Listed B", "{b,d,e,i,l,s,t}"),
+        ("Listed C", "{c,d,e,i,l,s,t}"),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(t, k)| (t.to_string(), k.to_string()))
+        .collect();
+    assert_eq!(symbols, expected);
+    for word in ["%E2%98%82", ".%3Cp", "%E2%98%82.%3Cp", "f"] {
+        let found = app
+            .get_as(
+                &format!("events?search={word}&start_date=2027-01-01"),
+                &app.admin.auth(),
+            )
+            .await;
+        assert_eq!(titles(&found), ["Draft ☂.<p"], "{word}");
+    }
     drop(client);
     let _ = connection.await;
 }

@@ -225,11 +225,21 @@ both_with!(
             found(&app, "entry", &anonymous).await.0,
             expected[..2].to_vec()
         );
+        // A letter few events hold, alone and beside other words.
+        let quiz = create(&app, "Quiz", 209, json!({})).await;
+        let antiques = create(&app, "Fair", 210, json!({"excerpt": "Antiques"})).await;
+        index_everything(&app).await;
+        assert_eq!(
+            found(&app, "q", &anonymous).await,
+            (vec![quiz, antiques], 2)
+        );
+        assert_eq!(found(&app, "Q+fair", &anonymous).await.0, [antiques]);
+        assert_eq!(found(&app, "zebra+q", &anonymous).await, (vec![], 0));
     }
 );
 
 both_with!(
-    a_word_of_other_characters_is_found_by_its_pairs,
+    a_word_of_other_characters_is_found_by_its_runs,
     limited(),
     |app| async move {
         for n in 0..200 {

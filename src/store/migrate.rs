@@ -82,6 +82,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0014_event_symbols.sql"),
         postgres: include_str!("migrations/postgres/0014_event_symbols.sql"),
     },
+    Migration {
+        version: 15,
+        sqlite: include_str!("migrations/sqlite/0015_symbol_trigrams.sql"),
+        postgres: include_str!("migrations/postgres/0015_symbol_trigrams.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

@@ -186,9 +186,6 @@ pub(super) fn keyed_with(
     match texts {
         Texts::OnRow if !eq.search_words.is_empty() => {
             q.and_where(event_row(super::list::text_on_row(backend, eq)));
-            if let Some(held) = super::list::chars_held(backend, eq) {
-                q.and_where(held);
-            }
         }
         Texts::OnRow => {}
         Texts::InSet | Texts::ByCaller => {

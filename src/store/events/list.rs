@@ -38,13 +38,14 @@ enum Served {
     /// and digits, padded with spaces, and a pattern with anything else in it, or
     /// of one character, makes trigrams that say little or nothing of where the
     /// word is: there only words of two ASCII letters or digits are served so
-    /// (others are [`Served::Symbols`]; one letter or digit is not served).
+    /// (others are [`Served::Symbols`]).
     Neighbours,
     /// PostgreSQL: a word holding a character other than a lower-case ASCII letter
     /// or digit, which `pg_trgm` extracts no trigram from, or only ones that say
-    /// little: looked up as the events holding each pair of characters of it with
-    /// such a character in it (`event_symbols`, migration 14), and checked
-    /// on their rows.
+    /// little: looked up as the events holding each run of three characters of it
+    /// with such a character in it, or the word itself if shorter
+    /// (`event_symbols`, migrations 14 and 15), and checked on their rows. A word
+    /// of one letter or digit too, which `event_symbols` holds as it is.
     Symbols,
     /// Not served: checked on each event's row.
     No,
@@ -98,7 +99,7 @@ fn served(backend: Backend, word: &str) -> Served {
     match word.chars().count() {
         0 => Served::No,
         1 if backend == Backend::Sqlite => Served::Neighbours,
-        1 => Served::No,
+        1 => Served::Symbols,
         2 => Served::Neighbours,
         _ => Served::Phrase,
     }
@@ -174,7 +175,7 @@ fn postgres_neighbours(word: &str) -> SimpleExpr {
     )
 }
 
-/// The events whose text holds `word`: those holding each of its pairs of
+/// The events whose text holds `word`: those holding each of its runs of
 /// characters with a symbol in it (see [`symbol_keys`]), checked on their rows.
 /// Not its `LIKE`: `pg_trgm` reads a symbol as a word's edge, so the trigrams it
 /// takes from the word's letters may be as common as a letter, while PostgreSQL
@@ -199,16 +200,18 @@ fn postgres_symbols(word: &str) -> SimpleExpr {
         .into()
 }
 
-/// What `event_symbols` holds of `word`: the word itself if it is one symbol, else
-/// each pair of characters next to each other with a symbol in it.
+/// What `event_symbols` holds of `word`: the word itself if it is one or two
+/// characters, else each run of three characters of it with a symbol in it
+/// (migration 15). Not its pairs: every description holds `.<` and `<p`, none
+/// `.<p`.
 fn symbol_keys(word: &str) -> Vec<String> {
     let chars: Vec<char> = word.chars().collect();
-    let mut keys: Vec<String> = match chars.as_slice() {
-        [single] => vec![single.to_string()],
+    let mut keys: Vec<String> = match chars.len() {
+        0..=2 => vec![word.to_string()],
         _ => chars
-            .windows(2)
-            .filter(|pair| pair.iter().any(|c| is_symbol(*c)))
-            .map(|pair| pair.iter().collect())
+            .windows(3)
+            .filter(|run| run.iter().any(|c| is_symbol(*c)))
+            .map(|run| run.iter().collect())
             .collect(),
     };
     keys.sort();
@@ -344,36 +347,6 @@ fn text_holds(backend: Backend, table: &str, word: &str) -> SimpleExpr {
         format!("{position}({}, {word_value}) > 0", haystack_sql(table)),
         [word.to_string()],
     )
-}
-
-/// PostgreSQL: every character of each word the index does not serve is one the
-/// events' text holds (`search_chars`). Checked once per query, before any row
-/// (an `InitPlan`): a word with a character no event holds (`€` in a calendar
-/// that never wrote one) matches nothing at once, rather than after a walk of
-/// the window.
-pub(super) fn chars_held(backend: Backend, eq: &EventFilter) -> Option<SimpleExpr> {
-    if backend != Backend::Postgres {
-        return None;
-    }
-    let mut chars: Vec<String> = eq
-        .search_words
-        .iter()
-        .filter(|w| served(backend, w) == Served::No)
-        .flat_map(|w| w.chars().map(String::from))
-        .collect();
-    chars.sort();
-    chars.dedup();
-    let mut all = Cond::all();
-    for ch in chars {
-        all = all.add(crate::store::exists(
-            Query::select()
-                .expr(Expr::cust("1"))
-                .from(Alias::new("search_chars"))
-                .and_where(Expr::col(Alias::new("ch")).eq(ch))
-                .take(),
-        ));
-    }
-    (!all.is_empty()).then(|| all.into())
 }
 
 /// Every search word is in the text of the event row `p`, and a protected event,
@@ -558,13 +531,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn symbols_are_looked_up_by_the_pairs_they_are_in() {
+    fn symbols_are_looked_up_by_the_runs_of_three_they_are_in() {
         assert_eq!(symbol_keys("€"), ["€"]);
-        assert_eq!(symbol_keys("c++"), ["++", "c+"]);
-        assert_eq!(symbol_keys("..."), [".."]);
-        assert_eq!(symbol_keys("p.m."), [".m", "m.", "p."]);
-        assert_eq!(symbol_keys("a-.b:"), ["-.", ".b", "a-", "b:"]);
-        assert_eq!(symbol_keys("café"), ["fé"]);
+        assert_eq!(symbol_keys("c#"), ["c#"]);
+        assert_eq!(symbol_keys("c++"), ["c++"]);
+        assert_eq!(symbol_keys("...."), ["..."]);
+        assert_eq!(symbol_keys("p.m."), [".m.", "p.m"]);
+        assert_eq!(symbol_keys(".<p"), [".<p"]);
+        assert_eq!(symbol_keys("a-.b:"), ["-.b", ".b:", "a-."]);
+        assert_eq!(symbol_keys("cafés"), ["afé", "fés"]);
         assert!(symbol_keys("jazz").is_empty());
     }
 
@@ -572,7 +547,7 @@ mod tests {
     fn postgres_serves_words_of_symbols_and_sqlite_its_trigrams() {
         let pg = |w| served(Backend::Postgres, w);
         assert!(pg("€") == Served::Symbols && pg("c#") == Served::Symbols);
-        assert!(pg("dj") == Served::Neighbours && pg("a") == Served::No);
+        assert!(pg("dj") == Served::Neighbours && pg("a") == Served::Symbols);
         assert!(served(Backend::Sqlite, "€") == Served::Neighbours);
         assert!(served(Backend::Sqlite, "c++") == Served::Phrase);
     }

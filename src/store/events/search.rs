@@ -11,7 +11,7 @@
 use sea_query::{Alias, Expr, ExprTrait, Order, Query, SelectStatement, SimpleExpr};
 
 use super::keys::{Texts, d, event_row, keyed_with};
-use super::list::{chars_held, index_matches, text_on_row};
+use super::list::{index_matches, text_on_row};
 use crate::domain::event::{EventFilter, Total};
 use crate::domain::event_keys::KeyFilter;
 use crate::store::posts::col;
@@ -200,9 +200,6 @@ fn shown_matches(
     q.column((m.clone(), Alias::new("id")))
         .from_subquery(matches.clone(), m)
         .and_where(crate::store::exists(shown));
-    if let Some(held) = chars_held(backend, eq) {
-        q.and_where(held);
-    }
     q
 }
 

@@ -1,0 +1,3 @@
+-- Nothing on SQLite: its trigram index serves words of symbols as it serves any
+-- other. PostgreSQL's migration 15 adds runs of three characters to
+-- `event_symbols`.
