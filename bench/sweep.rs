@@ -68,6 +68,10 @@ const KINDS: &[Kind] = &[
         "events?search={word_medium}+{word_rare}",
     ),
     anon(
+        "events_search_word_and_short",
+        "events?search={word_rare}+{word_short}",
+    ),
+    anon(
         "events_all_dates_search",
         "events?start_date=2000-01-01&end_date=2100-01-01&search={word_medium}",
     ),
@@ -341,13 +345,14 @@ async fn values(url: &str, event_ids: &[String]) -> Result<Values> {
         ("word_medium", strings(&["salsa", "lantern", "harbor"])),
         ("word_rare", strings(&["jazz"])),
         ("word_absent", strings(&["zeppelin", "quixotic", "xq"])),
-        // Shorter than a trigram: common, rare and absent.
-        ("word_short", strings(&["a", "dj", "zz", "qx"])),
+        // Shorter than a trigram: common, rare and absent (no text holds a digit).
+        ("word_short", strings(&["a", "dj", "zz", "qx", "7"])),
         // Characters other than letters and digits, which PostgreSQL's trigram index
-        // does not hold: in every description, in some, in few and in none.
+        // does not hold: in every description, in some, in few and in none; and
+        // made of pairs every description holds, never together.
         (
             "word_symbols",
-            strings(&["%3Cp%3E", "-on", "%3A", "%E2%82%AC"]),
+            strings(&["%3Cp%3E", "-on", "%3A", "%E2%82%AC", ".%3Cp"]),
         ),
         ("category_big", top(&categories)),
         ("category_small", bottom(&categories)),

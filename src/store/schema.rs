@@ -132,14 +132,6 @@ pub enum EventKeys {
     Author,
 }
 
-/// PostgreSQL's search text of each venue and organizer (migration 12).
-#[derive(Iden, Clone, Copy)]
-pub enum LinkedSearch {
-    Table,
-    Id,
-    Haystack,
-}
-
 #[derive(Iden, Clone, Copy)]
 pub enum LinkedEventStats {
     Table,

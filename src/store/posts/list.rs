@@ -10,7 +10,7 @@ use sea_query::{
 use super::{col, post_from_row, select_posts};
 use crate::domain::event_keys::KeyKind;
 use crate::domain::post::{LinkedPostQuery, Post, PostType, Status, Visibility};
-use crate::store::schema::{EventKeys, LinkedEventStats, LinkedSearch, Posts};
+use crate::store::schema::{EventKeys, LinkedEventStats, Posts};
 use crate::store::{Backend, Conn, StoreError};
 
 /// Escapes `%` and `_` for a LIKE pattern. Both backends treat `\` as the escape
@@ -168,19 +168,15 @@ fn candidates(backend: Backend, word: &str) -> SimpleExpr {
                     .take(),
             )
         }
-        Backend::Postgres => {
-            let pattern = format!("%{}%", escape_like(word));
-            col(Posts::Id).in_subquery(
-                Query::select()
-                    .column(LinkedSearch::Id)
-                    .from(LinkedSearch::Table)
-                    .and_where(
-                        Expr::col(LinkedSearch::Haystack)
-                            .like(sea_query::LikeExpr::new(pattern).escape('\\')),
-                    )
-                    .take(),
-            )
-        }
+        // An array of the matches' IDs, computed once: as a semi-join, PostgreSQL
+        // expected a few hundred venues of the fields' own `LIKE`s and walked every
+        // post's ID in order to meet the index's 1,300 matches (`search=hall` at a
+        // million events: 575 ms; the array's lookups: 20 ms).
+        Backend::Postgres => Expr::cust_with_values(
+            "posts.id = ANY(ARRAY(SELECT id FROM linked_search \
+             WHERE haystack LIKE $1 ESCAPE chr(92)))",
+            [format!("%{}%", escape_like(word))],
+        ),
     }
 }
 
