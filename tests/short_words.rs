@@ -1,5 +1,7 @@
-//! A search word of one or two characters (`€`, `dj`) is found through the search
-//! index, by the trigrams it makes with the characters next to it (migration 13), and
+//! A search word of one or two characters (`€`, `dj`, `q`) is found through the
+//! search index, by the trigrams it makes with the characters next to it (migration
+//! 13; on PostgreSQL, a word of one character or of symbols through `event_symbols`,
+//! migrations 14 and 15), and
 //! finds exactly what reading every event's text finds: wherever it sits in a
 //! field, in a field of two characters, next to a character no event had before,
 //! in events the index has not reached yet, and only in what the caller may see.
