@@ -17,7 +17,7 @@ use calendar_events::domain::post::{PostType, Status};
 use calendar_events::domain::slug::slugify;
 use calendar_events::domain::term::Taxonomy;
 use calendar_events::http::auth_secret_hash;
-use calendar_events::store::events::{SEARCH_CHAR_TRIGGERS, search_grams_fill};
+use calendar_events::store::events::{SEARCH_KEY_TRIGGERS, search_grams_fill};
 use calendar_events::store::users::{self, CredentialKind};
 use calendar_events::store::{Backend, Store};
 use clap::{Args, Parser, Subcommand};
@@ -1534,7 +1534,7 @@ async fn load_postgres(
             .batch_execute(&format!("ALTER TABLE {table} DISABLE TRIGGER {trigger}"))
             .await?;
     }
-    for trigger in SEARCH_CHAR_TRIGGERS {
+    for trigger in SEARCH_KEY_TRIGGERS {
         client
             .batch_execute(&format!("ALTER TABLE posts DISABLE TRIGGER {trigger}"))
             .await?;
@@ -1586,7 +1586,7 @@ async fn load_postgres(
     for sql in search_grams_fill(Backend::Postgres) {
         client.batch_execute(sql).await?;
     }
-    for trigger in SEARCH_CHAR_TRIGGERS {
+    for trigger in SEARCH_KEY_TRIGGERS {
         client
             .batch_execute(&format!("ALTER TABLE posts ENABLE TRIGGER {trigger}"))
             .await?;

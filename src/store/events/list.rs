@@ -54,7 +54,7 @@ enum Served {
 /// The statements that add every event's characters and pairs of characters to
 /// `search_chars` and `search_pairs` (SQLite), for a bulk load that did without
 /// what keeps them (SQLite's writer as it indexes, PostgreSQL's triggers, see
-/// [`SEARCH_CHAR_TRIGGERS`]). SQLite's need the server's own connections
+/// [`SEARCH_KEY_TRIGGERS`]). SQLite's need the server's own connections
 /// (`search_grams_of`).
 pub fn search_grams_fill(backend: Backend) -> &'static [&'static str] {
     match backend {
@@ -66,7 +66,7 @@ pub fn search_grams_fill(backend: Backend) -> &'static [&'static str] {
              SELECT search_grams_of(2, title, excerpt, description) FROM posts \
              WHERE post_type = 'event'))",
         ],
-        // As migrations 13 and 14's (see there).
+        // As migrations 13, 14 and 15 fill them (see there).
         Backend::Postgres => &[
             "INSERT INTO search_chars (ch) \
              SELECT unnest(string_to_array(' abcdefghijklmnopqrstuvwxyz0123456789', NULL)) \
@@ -84,7 +84,7 @@ pub fn search_grams_fill(backend: Backend) -> &'static [&'static str] {
 }
 
 /// PostgreSQL's triggers that keep `search_chars` and `event_symbols`.
-pub const SEARCH_CHAR_TRIGGERS: [&str; 5] = [
+pub const SEARCH_KEY_TRIGGERS: [&str; 5] = [
     "search_chars_insert",
     "search_chars_update",
     "event_symbols_insert",
