@@ -117,6 +117,14 @@ const KINDS: &[Kind] = &[
         "events_month_category_search",
         "events?start_date={month_start}&end_date={month_end}&categories={category_big}&search={word_rare}",
     ),
+    anon(
+        "events_category_search",
+        "events?categories={category_big}&search={word_common}",
+    ),
+    anon(
+        "events_tags_two_search",
+        "events?tags={tag_big},{tag_small}&search={word_rare}",
+    ),
     anon("feed", "events?ical=1"),
     anon(
         "feed_month",

@@ -257,3 +257,114 @@ both_with!(
         assert_eq!(floor_header(&r), Some("at-least"));
     }
 );
+
+both_with!(
+    a_search_in_categories_meets_each_event_once_whichever_way_they_are_read,
+    Settings {
+        search_count_limit: 10,
+        ..settings()
+    },
+    |app| async move {
+        let music = app.post("categories", json!({"name": "Music"})).await.id();
+        let jazz = app
+            .post("categories", json!({"name": "Jazz", "parent": music}))
+            .await
+            .id();
+        // Subcategories enough for their events to pass the limit's share of a
+        // filter its own rows drive (150 per match counted).
+        let mut styles = vec![jazz];
+        for n in 0..18 {
+            let style = json!({"name": format!("Style {n}"), "parent": music});
+            styles.push(app.post("categories", style).await.id());
+        }
+        let talks = app.post("categories", json!({"name": "Talks"})).await.id();
+        let film = app.post("categories", json!({"name": "Film"})).await.id();
+        // Zebra nights by turns in the parent, its subcategories, both, and
+        // neither: the parent's terms hold more events than a search of this limit
+        // sorts, so every event drives; the talks and films are few, and their own
+        // rows drive, each event at its first term.
+        let (mut music_ids, mut talks_ids, mut rare) = (Vec::new(), Vec::new(), Vec::new());
+        for n in 0..240u32 {
+            let categories = match n % 4 {
+                0 => json!([music]),
+                1 => json!(styles),
+                2 => json!([vec![music], styles.clone()].concat()),
+                _ => json!([talks]),
+            };
+            let rare_one = n % 30 == 7;
+            let title = if rare_one {
+                format!("Zebra aardvark night {n}")
+            } else {
+                format!("Zebra night {n}")
+            };
+            let id = create(&app, &title, n, 20, json!({"categories": categories})).await;
+            if n % 4 == 3 {
+                talks_ids.push(id);
+            } else {
+                music_ids.push(id);
+                if rare_one {
+                    rare.push(id);
+                }
+            }
+        }
+        let film_only = create(&app, "Zebra film", 250, 20, json!({"categories": [film]})).await;
+        talks_ids.push(
+            create(
+                &app,
+                "Zebra talk on film",
+                251,
+                20,
+                json!({"categories": [film, talks]}),
+            )
+            .await,
+        );
+        let protected = create(
+            &app,
+            "Zebra members",
+            260,
+            20,
+            json!({"categories": [jazz], "password": "pw"}),
+        )
+        .await;
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+        create(&app, "Indexing trigger", 340, 10, json!({})).await;
+
+        let mut every = [music_ids.clone(), talks_ids.clone()].concat();
+        every.sort();
+        talks_ids.push(film_only);
+        talks_ids.sort();
+        for (categories, expected, first_total) in [
+            (music.to_string(), &music_ids, (10, true)),
+            (format!("{jazz},{music},{talks}"), &every, (10, true)),
+            (format!("{talks},{film}"), &talks_ids, (10, true)),
+        ] {
+            let q = format!("{WINDOW}&categories={categories}&search=zebra&per_page=7");
+            let (all, totals) = every_page(&app, &q, &Auth::None).await;
+            assert_eq!(&all, expected, "{q}: each event once, in list order");
+            assert_eq!(totals[0], first_total, "{q}");
+            assert_eq!(
+                *totals.last().unwrap(),
+                (expected.len() as u64, false),
+                "{q}"
+            );
+        }
+        for categories in [music.to_string(), format!("{music},{talks},{film}")] {
+            let q = format!("{WINDOW}&categories={categories}&search=aardvark");
+            let (all, totals) = every_page(&app, &q, &Auth::None).await;
+            let expected = if categories.contains(',') {
+                8
+            } else {
+                rare.len()
+            };
+            assert_eq!(all.len(), expected, "{q}");
+            assert!(rare.iter().all(|id| all.contains(id)), "{q}");
+            assert_eq!(totals, [(expected as u64, false)], "{q}");
+        }
+        // A protected event is shown, for a filter on its categories, to those who
+        // may read it only.
+        let q = format!("events?{WINDOW}&categories={music}&search=members");
+        assert_eq!(app.get_as(&q, &Auth::None).await.body["total"], 0);
+        let r = app.get_as(&q, &app.admin.auth()).await;
+        assert_eq!(event_ids(&r), [protected]);
+    }
+);

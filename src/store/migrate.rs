@@ -87,6 +87,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0015_symbol_trigrams.sql"),
         postgres: include_str!("migrations/postgres/0015_symbol_trigrams.sql"),
     },
+    Migration {
+        version: 16,
+        sqlite: include_str!("migrations/sqlite/0016_event_keys_covering.sql"),
+        postgres: include_str!("migrations/postgres/0016_event_keys_covering.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

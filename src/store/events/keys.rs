@@ -334,29 +334,36 @@ pub(super) fn aggregate_window(eq: &EventFilter, keys: &[KeyFilter]) -> Option<K
 
 /// Puts the driver's terms in the order [`count`] reads them best: most events first,
 /// by the terms' own counts. Other kinds keep their order (an organizer's events are
-/// few).
+/// few). Returns the sum of those counts (an event of two of the terms counted
+/// twice), for a driver of several terms.
 pub(super) async fn largest_first(
     conn: &mut Conn,
     keys: &mut [KeyFilter],
-) -> Result<(), StoreError> {
+) -> Result<Option<u64>, StoreError> {
     let Some(first) = keys.first_mut() else {
-        return Ok(());
+        return Ok(None);
     };
     if first.kind != KeyKind::Term || !first.may_repeat() {
-        return Ok(());
+        return Ok(None);
     }
-    first.values = conn
+    let terms = conn
         .query(
             Query::select()
-                .column(Terms::Id)
+                .columns([Terms::Id, Terms::Count])
                 .from(Terms::Table)
                 .and_where(Expr::col(Terms::Id).is_in(first.values.iter().copied()))
                 .order_by(Terms::Count, Order::Desc)
                 .order_by(Terms::Id, Order::Asc),
-            |r| r.i64(0),
+            |r| Ok((r.i64(0)?, r.i64(1)?)),
         )
         .await?;
-    Ok(())
+    first.values = terms.iter().map(|(id, _)| *id).collect();
+    Ok(Some(
+        terms
+            .iter()
+            .map(|(_, n)| u64::try_from(*n).unwrap_or(0))
+            .sum(),
+    ))
 }
 
 /// `COUNT`s whose sum is the number of events a keyed list shows, in one statement.

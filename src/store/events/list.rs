@@ -409,14 +409,28 @@ pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<(Vec<Event>, Tota
     let Some(mut keys) = key_filters(eq) else {
         return Ok((Vec::new(), Total::exact(0)));
     };
-    super::keys::largest_first(conn, &mut keys).await?;
+    let terms_events = super::keys::largest_first(conn, &mut keys).await?;
     if keys.is_empty() {
         keys.push(KeyFilter::every());
+    }
+    if !eq.search_words.is_empty()
+        && terms_events.is_some_and(|n| n > eq.count_limit.saturating_mul(SMALL_TERMS_PER_MATCH))
+    {
+        keys = searched_keys(&keys);
     }
     let backend = conn.backend();
     let may_scan = super::keys::aggregate_window(eq, &keys).is_none();
     crate::store::sqlite::scanning(backend, may_scan, page_and_total(conn, eq, &keys)).await
 }
+
+/// How many events, per match a search counts, a filter of several terms may hold
+/// to drive a search itself (see [`searched_keys`]). Its rows are sorted at each
+/// probe and walk, about a microsecond each; driven by every event, the probe reads
+/// the events of the window until it has seen `2 × count_limit` of the filter's,
+/// some ten microseconds each. At a million events two tags of 61,000 events with
+/// `jazz` took 500 ms to probe so, and a parent category of 637,000 would take as
+/// long to sort: the two cost alike near 150,000.
+const SMALL_TERMS_PER_MATCH: u64 = 150;
 
 async fn page_and_total(
     conn: &mut Conn,
@@ -424,7 +438,7 @@ async fn page_and_total(
     keys: &[KeyFilter],
 ) -> Result<(Vec<Event>, Total), StoreError> {
     // A search counts its matches up to a limit (`search`); nothing else does.
-    let (ids, total) = if !eq.search_words.is_empty() && !keys[0].may_repeat() {
+    let (ids, total) = if !eq.search_words.is_empty() {
         let found = super::search::page(conn, eq, keys).await?;
         (found.ids, found.total)
     } else {
@@ -441,6 +455,18 @@ async fn page_and_total(
         .order_by((Posts::Table, Posts::Id), Order::Asc);
     let events = conn.query(&page, event_from_row).await?;
     Ok((events, total))
+}
+
+/// The keys a search reads when its first filter is of many terms' events (a parent
+/// category and its children): every event's own key drives, in list order, and
+/// that filter becomes a probe of each event's keys like the others. A driver of
+/// several values is read in list order only by sorting its rows (see
+/// `keys::Texts::OnRow`), which a search's probe and walk do each time: cheap for
+/// a few terms' events, not for a third of the calendar.
+fn searched_keys(keys: &[KeyFilter]) -> Vec<KeyFilter> {
+    std::iter::once(KeyFilter::every())
+        .chain(keys.iter().cloned())
+        .collect()
 }
 
 /// The number of events a list shows: from the per-day counts where they serve it.
