@@ -27,6 +27,13 @@ const PROBE_ROWS_PER_MATCH: u64 = 2;
 /// read and match; the index's matches, a lookup of their keys each).
 const WALK_ROWS_PER_MATCH: u64 = 20;
 
+/// How many rows in the window a driver of several values may hold, per match
+/// counted, for PostgreSQL to join the index's matches with them as it chooses (see
+/// [`Index::probe_each`]): two tags of 18,000 events with `jazz` took 805 ms probed,
+/// 233 ms so. Not every event's rows: given the choice for a month of them (26,000)
+/// and `jazz`, it took 9 s.
+const JOINED_ROWS_PER_MATCH: u64 = 150;
+
 /// A search's page (its IDs in list order; `None` past the last) and total.
 pub(super) struct Found {
     pub ids: Option<SelectStatement>,
@@ -65,12 +72,17 @@ pub(super) async fn page(
     // A walk reads at most its window's events: when the per-day counts say they
     // are few, it is bounded however rare the words, and the index's matches, which
     // are looked up whether in the window or not, may be many more.
-    let window_is_short = window_rows(conn, eq, keys)
-        .await?
-        .is_some_and(|n| n <= walk_rows);
+    let window = window_rows(conn, eq, keys).await?;
+    let window_is_short = window.is_some_and(|n| n <= walk_rows);
+    let probe_each = !(keys[0].may_repeat()
+        && window.is_some_and(|n| n <= count_limit.saturating_mul(JOINED_ROWS_PER_MATCH)));
+    let index = |matches| Index {
+        matches,
+        probe_each,
+    };
     let (total, walked) = match &indexed {
         Some(matches) if rows_for(limit + 1) > walk_rows && !window_is_short => (
-            count(conn, index_count(backend, eq, keys, matches, limit)).await?,
+            count(conn, index_count(backend, eq, keys, &index(matches), limit)).await?,
             false,
         ),
         _ => (
@@ -93,7 +105,7 @@ pub(super) async fn page(
     } else if walked || short_walk {
         walk()
     } else if let (Some(matches), false) = (&indexed, total.at_least) {
-        Some(index_page(backend, eq, keys, matches, offset))
+        Some(index_page(backend, eq, keys, &index(matches), offset))
     } else {
         // More matches than counted, too rare in the window for a short walk: the
         // list's usual page, its words' matches as sets of IDs.
@@ -111,18 +123,26 @@ fn unsearched(eq: &EventFilter) -> EventFilter {
 }
 
 /// How many key rows of the driver the window holds, whatever the other filters
-/// and the words: from the per-day counts, when they serve the driver alone.
+/// and the words: from the per-day counts, when they serve each of the driver's
+/// values alone (an event of two values counted twice).
 async fn window_rows(
     conn: &mut Conn,
     eq: &EventFilter,
     keys: &[KeyFilter],
 ) -> Result<Option<u64>, StoreError> {
-    match super::keys::aggregate_window(&unsearched(eq), &keys[..1]) {
-        Some(window) => Ok(Some(
-            crate::store::event_count::window(conn, &window).await?,
-        )),
-        None => Ok(None),
+    let unsearched = unsearched(eq);
+    let mut rows = 0u64;
+    for value in &keys[0].values {
+        let one = KeyFilter {
+            kind: keys[0].kind,
+            values: vec![*value],
+        };
+        let Some(window) = super::keys::aggregate_window(&unsearched, &[one]) else {
+            return Ok(None);
+        };
+        rows = rows.saturating_add(crate::store::event_count::window(conn, &window).await?);
     }
+    Ok(Some(rows))
 }
 
 /// How many of the window's first `rows` events exist, and how many of them match.
@@ -235,19 +255,34 @@ fn walk_page(
     q
 }
 
+/// The search index's matches of the words, and how PostgreSQL checks them.
+struct Index<'a> {
+    matches: &'a SelectStatement,
+    /// One probe of each match's keys, rather than a join PostgreSQL may choose,
+    /// which hashes the driver's rows of the window: cheap for a few thousand, not
+    /// for a window of 600,000.
+    probe_each: bool,
+}
+
 /// The index's matches that the list shows: each one's keys looked up by its ID.
 fn shown_matches(
     backend: Backend,
     eq: &EventFilter,
     keys: &[KeyFilter],
-    matches: &SelectStatement,
+    index: &Index,
 ) -> SelectStatement {
+    let matches = index.matches;
     let m = Alias::new("m");
-    let mut shown = keyed_with(backend, eq, keys, Texts::ByCaller);
+    let texts = if index.probe_each {
+        Texts::ByCaller
+    } else {
+        Texts::JoinedByCaller
+    };
+    let mut shown = keyed_with(backend, eq, keys, texts);
     shown
         .expr(Expr::cust("1"))
         .and_where(d(EventKeys::EventId).equals((m.clone(), Alias::new("id"))));
-    if backend == Backend::Postgres {
+    if backend == Backend::Postgres && index.probe_each {
         // Kept a probe of each match: as a semi-join, PostgreSQL hashes every key of
         // the window (600,000 rows at a million events) before the first match.
         // PostgreSQL does not pull up an `EXISTS` with an `OFFSET`.
@@ -264,10 +299,10 @@ fn index_count(
     backend: Backend,
     eq: &EventFilter,
     keys: &[KeyFilter],
-    matches: &SelectStatement,
+    index: &Index,
     limit: u64,
 ) -> SelectStatement {
-    bounded_count(shown_matches(backend, eq, keys, matches), limit)
+    bounded_count(shown_matches(backend, eq, keys, index), limit)
 }
 
 /// A page of a search whose matches in the window are few: all of them, sorted.
@@ -278,7 +313,7 @@ fn index_page(
     backend: Backend,
     eq: &EventFilter,
     keys: &[KeyFilter],
-    matches: &SelectStatement,
+    index: &Index,
     offset: u64,
 ) -> SelectStatement {
     let (shown, sorted, id, start) = (
@@ -298,7 +333,7 @@ fn index_page(
             SimpleExpr::SubQuery(None, Box::new(start_of_match.into())),
             start.clone(),
         )
-        .from_subquery(shown_matches(backend, eq, keys, matches), shown)
+        .from_subquery(shown_matches(backend, eq, keys, index), shown)
         .take();
     Query::select()
         .column((sorted.clone(), id.clone()))
