@@ -542,16 +542,10 @@ both!(
 both!(
     a_category_matches_the_events_of_its_subcategories,
     |app| async move {
-        let music = app.post("categories", json!({"name": "Music"})).await.id();
-        let jazz = app
-            .post("categories", json!({"name": "Jazz", "parent": music}))
-            .await
-            .id();
-        let bebop = app
-            .post("categories", json!({"name": "Bebop", "parent": jazz}))
-            .await
-            .id();
-        let other = app.post("categories", json!({"name": "Talks"})).await.id();
+        let music = app.category("Music", None).await;
+        let jazz = app.category("Jazz", Some(music)).await;
+        let bebop = app.category("Bebop", Some(jazz)).await;
+        let other = app.category("Talks", None).await;
         let in_cat = |title: &str, day: &str, cat: i64| {
             with(
                 event(

@@ -265,20 +265,16 @@ both_with!(
         ..settings()
     },
     |app| async move {
-        let music = app.post("categories", json!({"name": "Music"})).await.id();
-        let jazz = app
-            .post("categories", json!({"name": "Jazz", "parent": music}))
-            .await
-            .id();
+        let music = app.category("Music", None).await;
+        let jazz = app.category("Jazz", Some(music)).await;
         // Subcategories enough for their events to pass the limit's share of a
         // filter its own rows drive (150 per match counted).
         let mut styles = vec![jazz];
         for n in 0..18 {
-            let style = json!({"name": format!("Style {n}"), "parent": music});
-            styles.push(app.post("categories", style).await.id());
+            styles.push(app.category(&format!("Style {n}"), Some(music)).await);
         }
-        let talks = app.post("categories", json!({"name": "Talks"})).await.id();
-        let film = app.post("categories", json!({"name": "Film"})).await.id();
+        let talks = app.category("Talks", None).await;
+        let film = app.category("Film", None).await;
         // Zebra nights by turns in the parent, its subcategories, both, and
         // neither: the parent's terms hold more events than a search of this limit
         // sorts, so every event drives; the talks and films are few, and their own

@@ -661,6 +661,17 @@ impl TestApp {
         r.assert(201);
         r.id()
     }
+
+    /// Creates a category, under `parent` if given, and returns its ID.
+    pub async fn category(&self, name: &str, parent: Option<i64>) -> i64 {
+        let mut body = serde_json::json!({ "name": name });
+        if let Some(parent) = parent {
+            body["parent"] = parent.into();
+        }
+        let r = self.post("categories", body).await;
+        r.assert(201);
+        r.id()
+    }
 }
 
 /// A minimal event body; more fields can be merged in with [`with`].

@@ -461,8 +461,8 @@ async fn page_and_total(
 /// category and its children): every event's own key drives, in list order, and
 /// that filter becomes a probe of each event's keys like the others. A driver of
 /// several values is read in list order only by sorting its rows (see
-/// `keys::Texts::OnRow`), which a search's probe and walk do each time: cheap for
-/// a few terms' events, not for a third of the calendar.
+/// `search::in_order`), which a search's probe and walk do each time: cheap for a
+/// few terms' events, not for a third of the calendar.
 fn searched_keys(keys: &[KeyFilter]) -> Vec<KeyFilter> {
     std::iter::once(KeyFilter::every())
         .chain(keys.iter().cloned())
