@@ -137,7 +137,8 @@ pub(super) enum Texts {
     /// here, a protected event's title and words too short for it.
     ByCaller,
     /// [`Texts::ByCaller`], for a caller that lets PostgreSQL join the matches with
-    /// the driver's range as it chooses: that range stays open to it.
+    /// the driver's range as it chooses: that range stays open to it (PostgreSQL
+    /// only; SQLite's caller probes).
     JoinedByCaller,
 }
 
@@ -157,7 +158,7 @@ pub(super) fn keyed_with(
     let (first, others) = keys.split_first().expect("a keyed list has a key");
     let mut q = Query::select();
     q.from_as(EventKeys::Table, driver());
-    if texts == Texts::ByCaller || (texts == Texts::JoinedByCaller && backend == Backend::Sqlite) {
+    if texts == Texts::ByCaller {
         // One event's keys, looked up by its ID (`event_keys_event`): the unary `+`
         // keeps both off the primary key, whose range of the kind they would walk
         // for every match instead (PostgreSQL too: 9 s for a month with `jazz`).

@@ -29,7 +29,7 @@ const WALK_ROWS_PER_MATCH: u64 = 20;
 
 /// How many rows in the window a driver of several values may hold, per match
 /// counted, for PostgreSQL to join the index's matches with them as it chooses (see
-/// [`Index::probe_each`]): two tags of 18,700 events with `jazz` took 805 ms probed,
+/// [`Index::joined`]): two tags of 18,700 events with `jazz` took 805 ms probed,
 /// 203 ms so. Not every event's rows: given the choice for a month of them (26,000)
 /// and `jazz`, it took 9 s.
 const JOINED_ROWS_PER_MATCH: u64 = 150;
@@ -72,19 +72,22 @@ pub(super) async fn page(
     // The rows a walk is expected to read to find `n` matches, at the probe's rate.
     let rows_for = |n: u64| n.saturating_mul(probe_rows) / Ord::max(matched, 1);
     let indexed = index_matches(backend, &eq.search_words);
+    let index_wanted = indexed.is_some() && rows_for(limit + 1) > walk_rows;
     // A walk reads at most its window's events: when the per-day counts say they
     // are few, it is bounded however rare the words, and the index's matches, which
     // are looked up whether in the window or not, may be many more.
-    let window = window_rows(conn, eq, keys).await?;
-    let window_is_short = window.is_some_and(|n| n <= walk_rows);
-    let probe_each = !(keys[0].may_repeat()
-        && window.is_some_and(|n| n <= count_limit.saturating_mul(JOINED_ROWS_PER_MATCH)));
-    let index = |matches| Index {
-        matches,
-        probe_each,
+    let window = if index_wanted {
+        window_rows(conn, eq, keys).await?
+    } else {
+        None
     };
+    let window_is_short = window.is_some_and(|n| n <= walk_rows);
+    let joined = backend == Backend::Postgres
+        && keys[0].may_repeat()
+        && window.is_some_and(|n| n <= count_limit.saturating_mul(JOINED_ROWS_PER_MATCH));
+    let index = |matches| Index { matches, joined };
     let (total, walked) = match &indexed {
-        Some(matches) if rows_for(limit + 1) > walk_rows && !window_is_short => (
+        Some(matches) if index_wanted && !window_is_short => (
             count(conn, index_count(backend, eq, keys, &index(matches), limit)).await?,
             false,
         ),
@@ -265,10 +268,10 @@ fn walk_page(
 /// The search index's matches of the words, and how PostgreSQL checks them.
 struct Index<'a> {
     matches: &'a SelectStatement,
-    /// One probe of each match's keys, rather than a join PostgreSQL may choose,
-    /// which hashes the driver's rows of the window: cheap for a few thousand, not
-    /// for a window of 600,000.
-    probe_each: bool,
+    /// PostgreSQL joins the matches with the driver's rows of the window as it
+    /// chooses (a hash of those rows: cheap for a few thousand, not for a window
+    /// of 600,000), rather than probing each match's keys.
+    joined: bool,
 }
 
 /// The index's matches that the list shows: each one's keys looked up by its ID.
@@ -280,16 +283,16 @@ fn shown_matches(
 ) -> SelectStatement {
     let matches = index.matches;
     let m = Alias::new("m");
-    let texts = if index.probe_each {
-        Texts::ByCaller
-    } else {
+    let texts = if index.joined {
         Texts::JoinedByCaller
+    } else {
+        Texts::ByCaller
     };
     let mut shown = keyed_with(backend, eq, keys, texts);
     shown
         .expr(Expr::cust("1"))
         .and_where(d(EventKeys::EventId).equals((m.clone(), Alias::new("id"))));
-    if backend == Backend::Postgres && index.probe_each {
+    if backend == Backend::Postgres && !index.joined {
         // Kept a probe of each match: as a semi-join, PostgreSQL hashes every key of
         // the window (600,000 rows at a million events) before the first match.
         // PostgreSQL does not pull up an `EXISTS` with an `OFFSET`.
