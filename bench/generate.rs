@@ -1476,23 +1476,36 @@ async fn pg_copy<R>(
     Ok(())
 }
 
-/// Migration 7's fill of `event_keys` and of its summaries, for a load made
-/// without their triggers: taken from the migration, so the two cannot drift apart.
+/// Migration 7's fill of `event_keys` and of its summaries, then migration 17's of
+/// the terms' ancestors and the keys they give, for a load made without their
+/// triggers: taken from the migrations, so the two cannot drift apart.
 fn event_keys_fill_sql(backend: Backend) -> Result<String> {
-    let migration = match backend {
-        Backend::Sqlite => include_str!("../src/store/migrations/sqlite/0007_event_keys.sql"),
-        Backend::Postgres => include_str!("../src/store/migrations/postgres/0007_event_keys.sql"),
+    let (keys, ancestors) = match backend {
+        Backend::Sqlite => (
+            include_str!("../src/store/migrations/sqlite/0007_event_keys.sql"),
+            include_str!("../src/store/migrations/sqlite/0017_term_ancestors.sql"),
+        ),
+        Backend::Postgres => (
+            include_str!("../src/store/migrations/postgres/0007_event_keys.sql"),
+            include_str!("../src/store/migrations/postgres/0017_term_ancestors.sql"),
+        ),
     };
-    let start = migration
-        .find("-- event_keys: fill")
-        .ok_or("migration 7 lost its fill marker")?;
-    let end = migration
-        .find("-- event_keys: filled")
-        .ok_or("migration 7 lost its filled marker")?;
     Ok(format!(
-        "DELETE FROM event_keys; DELETE FROM event_key_days; DELETE FROM linked_event_stats;\n{}",
-        &migration[start..end]
+        "DELETE FROM event_keys; DELETE FROM event_key_days; DELETE FROM linked_event_stats;\n{}\n{}",
+        section(keys, "event_keys", 7)?,
+        section(ancestors, "term_ancestors", 17)?,
     ))
+}
+
+/// The part of a migration between its `-- {name}: fill` and `-- {name}: filled`.
+fn section<'a>(migration: &'a str, name: &str, version: u32) -> Result<&'a str> {
+    let start = migration
+        .find(&format!("-- {name}: fill\n"))
+        .ok_or(format!("migration {version} lost its fill marker"))?;
+    let end = migration
+        .find(&format!("-- {name}: filled"))
+        .ok_or(format!("migration {version} lost its filled marker"))?;
+    Ok(&migration[start..end])
 }
 
 /// `event_keys`' triggers, and the insert triggers of its summaries, off during a

@@ -2,7 +2,8 @@
 //! keys (migration 7), which triggers keep in step with every write. Through a
 //! sequence of writes of every kind — an event's links, flags, dates, status and
 //! password changed, trash and restore, venues gaining coordinates and going to the
-//! trash, organizers and terms deleted, events deleted for good — every filter must
+//! trash, organizers and terms deleted, events deleted for good, categories moved
+//! in their tree and a category with subcategories deleted — every filter must
 //! list exactly the events a model of the calendar says, for a visitor and for an
 //! administrator, with the same total.
 
@@ -35,13 +36,35 @@ struct Calendar {
     venue_located: Vec<bool>,
     organizers: Vec<i64>,
     terms: Vec<i64>,
+    /// Each term's parent, by index (tags and top-level categories have none).
+    parents: Vec<Option<usize>>,
     events: BTreeMap<String, (i64, Model)>,
     /// Posts and terms deleted or trashed, which a filter may no longer name.
     gone: Vec<i64>,
 }
 
+/// The categories, by index; the other terms are tags.
+const CATEGORIES: [usize; 4] = [0, 1, 4, 5];
+
+impl Calendar {
+    /// Whether the event is in the category or in one below it (`include_children`).
+    fn within(&self, m: &Model, category: usize) -> bool {
+        m.terms.iter().any(|&t| {
+            let mut at = Some(t);
+            while let Some(term) = at {
+                if term == category {
+                    return true;
+                }
+                at = self.parents[term];
+            }
+            false
+        })
+    }
+}
+
 fn body(title: &str, m: &Model, cal: &Calendar) -> Value {
-    let (categories, tags): (Vec<usize>, Vec<usize>) = m.terms.iter().partition(|t| **t < 2);
+    let (categories, tags): (Vec<usize>, Vec<usize>) =
+        m.terms.iter().partition(|t| CATEGORIES.contains(t));
     let day = &m.start[..10];
     json!({
         "title": title,
@@ -73,11 +96,19 @@ fn filters(cal: &Calendar) -> Vec<(String, Keeps)> {
     vec![
         (
             format!("categories={}", term(0)),
-            Box::new(|m: &Model, _: &Calendar| m.terms.contains(&0)),
+            Box::new(|m: &Model, c: &Calendar| c.within(m, 0)),
+        ),
+        (
+            format!("categories={}", term(4)),
+            Box::new(|m: &Model, c: &Calendar| c.within(m, 4)),
         ),
         (
             format!("categories={},{}", term(0), term(1)),
-            Box::new(|m: &Model, _: &Calendar| m.terms.contains(&0) || m.terms.contains(&1)),
+            Box::new(|m: &Model, c: &Calendar| c.within(m, 0) || c.within(m, 1)),
+        ),
+        (
+            format!("categories={},{}", term(4), term(5)),
+            Box::new(|m: &Model, c: &Calendar| c.within(m, 4) || c.within(m, 5)),
         ),
         (
             format!("tags={}", term(2)),
@@ -85,17 +116,17 @@ fn filters(cal: &Calendar) -> Vec<(String, Keeps)> {
         ),
         (
             format!("categories={}&tags={},{}", term(0), term(2), term(3)),
-            Box::new(|m: &Model, _: &Calendar| {
-                m.terms.contains(&0) && (m.terms.contains(&2) || m.terms.contains(&3))
+            Box::new(|m: &Model, c: &Calendar| {
+                c.within(m, 0) && (m.terms.contains(&2) || m.terms.contains(&3))
             }),
         ),
         (
             format!("categories={}&tags={}", term(0), term(2)),
-            Box::new(|m: &Model, _: &Calendar| m.terms.contains(&0) && m.terms.contains(&2)),
+            Box::new(|m: &Model, c: &Calendar| c.within(m, 0) && m.terms.contains(&2)),
         ),
         (
             format!("featured=1&categories={}", term(1)),
-            Box::new(|m: &Model, _: &Calendar| m.featured && m.terms.contains(&1)),
+            Box::new(|m: &Model, c: &Calendar| m.featured && c.within(m, 1)),
         ),
         (
             format!("venue={}", venue(0)),
@@ -127,7 +158,7 @@ fn filters(cal: &Calendar) -> Vec<(String, Keeps)> {
         ),
         (
             format!("ticketed=0&categories={}", term(1)),
-            Box::new(|m: &Model, _: &Calendar| !m.ticketed && m.terms.contains(&1)),
+            Box::new(|m: &Model, c: &Calendar| !m.ticketed && c.within(m, 1)),
         ),
         (
             "geoloc=1".into(),
@@ -136,6 +167,10 @@ fn filters(cal: &Calendar) -> Vec<(String, Keeps)> {
         (
             "geoloc=0".into(),
             Box::new(|m: &Model, c: &Calendar| !m.venue.is_some_and(|v| c.venue_located[v])),
+        ),
+        (
+            format!("search=gala&categories={}", term(0)),
+            Box::new(|m: &Model, c: &Calendar| c.within(m, 0)),
         ),
         (
             format!("search=gala&tags={}", term(3)),
@@ -254,6 +289,7 @@ async fn setup(app: &TestApp) -> Calendar {
         venue_located: vec![true, false],
         organizers: Vec::new(),
         terms: Vec::new(),
+        parents: vec![None; 6],
         events: BTreeMap::new(),
         gone: Vec::new(),
     };
@@ -282,6 +318,12 @@ async fn setup(app: &TestApp) -> Calendar {
     ] {
         cal.terms
             .push(app.post(path, json!({"name": name})).await.id());
+    }
+    // Jazz under Music, Bebop under Jazz.
+    for (name, parent) in [("Jazz", 0), ("Bebop", 4)] {
+        let id = app.category(name, Some(cal.terms[parent])).await;
+        cal.terms.push(id);
+        cal.parents[cal.terms.len() - 1] = Some(parent);
     }
     let base = Model {
         start: String::new(),
@@ -348,12 +390,27 @@ async fn setup(app: &TestApp) -> Calendar {
             terms: vec![0],
             ..base.clone()
         },
+        // In a subcategory, in a category and one below it, in one below a tag's
+        // events' category.
+        Model {
+            terms: vec![5],
+            featured: true,
+            ..base.clone()
+        },
+        Model {
+            terms: vec![0, 4, 2],
+            ..base.clone()
+        },
+        Model {
+            terms: vec![4, 1],
+            ..base.clone()
+        },
     ];
     for (i, mut m) in events.into_iter().enumerate() {
         m.start = if i == 7 {
             "2025-05-10 10:00:00".to_string()
         } else {
-            format!("2027-0{}-1{i} 10:00:00", 1 + i % 9)
+            format!("2027-{:02}-1{} 10:00:00", 1 + i % 9, i % 10)
         };
         let title = format!("Gala {i}");
         let id = app.event(body(&title, &m, &cal)).await;
@@ -458,4 +515,35 @@ both!(filtered_lists_follow_every_write, |app| async move {
         .assert(200);
     cal.events.remove("Gala 2");
     assert_lists_match(&app, &cal, "an organizer, a tag and an event deleted").await;
+
+    // Jazz, with Bebop below it, moves from Music to Film, then to the top, then
+    // back under Music; an event leaves Jazz for Bebop; then Jazz is deleted, and
+    // Bebop moves up to Music.
+    for (parent, when) in [
+        (Some(1), "a subtree moved to another category"),
+        (None, "a subtree moved to the top"),
+        (Some(0), "a subtree moved back"),
+    ] {
+        let id = parent.map_or(0, |p| cal.terms[p]);
+        app.post(
+            &format!("categories/{}", cal.terms[4]),
+            json!({"parent": id}),
+        )
+        .await
+        .assert(200);
+        cal.parents[4] = parent;
+        assert_lists_match(&app, &cal, when).await;
+    }
+    update(&app, &mut cal, "Gala 10", |m| m.terms = vec![5, 1]).await;
+    update(&app, &mut cal, "Gala 9", |m| m.terms = vec![4, 2]).await;
+    assert_lists_match(&app, &cal, "events moved between subcategories").await;
+    app.delete(&format!("categories/{}?force=true", cal.terms[4]))
+        .await
+        .assert(200);
+    cal.gone.push(cal.terms[4]);
+    cal.parents[5] = Some(0);
+    for (_, m) in cal.events.values_mut() {
+        m.terms.retain(|t| *t != 4);
+    }
+    assert_lists_match(&app, &cal, "a category with a subcategory deleted").await;
 });

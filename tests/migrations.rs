@@ -28,7 +28,12 @@ async fn a_version_1_sqlite_database_upgrades_and_keeps_search_working() {
                      0, 0, 1806600000, 1806603600, 'UTC');
              INSERT INTO posts (post_type, status, slug, title, city, date_utc, modified_utc)
              VALUES ('venue', 'publish', 'globe', 'Globe Theatre', 'London', 0, 0),
-                    ('organizer', 'publish', 'guild', 'Lantern Guild', '', 0, 0);",
+                    ('organizer', 'publish', 'guild', 'Lantern Guild', '', 0, 0);
+             INSERT INTO terms (taxonomy, name, slug, parent) VALUES ('tribe_events_cat', 'Walks', 'walks', 0);
+             INSERT INTO terms (taxonomy, name, slug, parent)
+             SELECT 'tribe_events_cat', 'Night walks', 'night-walks', id FROM terms WHERE slug = 'walks';
+             INSERT INTO term_relationships (post_id, term_id)
+             SELECT p.id, t.id FROM posts p, terms t WHERE p.slug = 'lantern-walk' AND t.slug = 'night-walks';",
         )
         .unwrap();
     }
@@ -79,6 +84,10 @@ async fn a_version_1_sqlite_database_upgrades_and_keeps_search_working() {
     assert_eq!(titles(&old), ["Legacy Lantern Walk"]);
     let window = "events?start_date=2027-01-01&end_date=2027-12-31";
     assert_eq!(app.get(window).await.body["total"], 1);
+    // Migration 17 gave the event of a subcategory its parent's key.
+    let parent = app.get(&format!("{window}&categories=walks")).await;
+    assert_eq!(titles(&parent), ["Legacy Lantern Walk"]);
+    assert_eq!(parent.body["total"], 1);
 
     let new = app
         .event(with(
@@ -170,7 +179,12 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
                     ('event', 'publish', 'c', 'Listed C', 0, 0, 1809600000, 1809603600, FALSE),
                     ('event', 'publish', 'h', 'Hidden', 0, 0, 1806600000, 1806603600, TRUE),
                     ('event', 'draft', 'd', 'Draft ☂.<p', 0, 0, 1806600000, 1806603600, FALSE),
-                    ('venue', 'publish', 'v', 'A venue', 0, 0, NULL, NULL, FALSE);",
+                    ('venue', 'publish', 'v', 'A venue', 0, 0, NULL, NULL, FALSE);
+             INSERT INTO terms (taxonomy, name, slug, parent) VALUES ('tribe_events_cat', 'Music', 'music', 0);
+             INSERT INTO terms (taxonomy, name, slug, parent)
+             SELECT 'tribe_events_cat', 'Jazz', 'jazz', id FROM terms WHERE slug = 'music';
+             INSERT INTO term_relationships (post_id, term_id)
+             SELECT p.id, t.id FROM posts p, terms t WHERE p.slug IN ('c', 'h') AND t.slug = 'jazz';",
         )
         .await
         .unwrap();
@@ -197,6 +211,13 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
         .get("events?start_date=2027-01-01&end_date=2027-12-31")
         .await;
     assert_eq!(all.body["total"], 3, "{:?}", titles(&all));
+    // Migration 17 gave the events of a subcategory their parent's key, and counted
+    // the listed one.
+    let music = app
+        .get("events?start_date=2027-01-01&end_date=2027-12-31&categories=music")
+        .await;
+    assert_eq!(titles(&music), ["Listed C"]);
+    assert_eq!(music.body["total"], 1);
 
     // Migration 10 stamped the rows it found: a new mirror gets every event a caller
     // may read, the draft only for the administrator.

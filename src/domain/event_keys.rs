@@ -10,7 +10,9 @@ use super::event::EventFilter;
 pub enum KeyKind {
     /// The event itself, of value 0: what a list with no key filter reads.
     Every,
-    /// A category or tag: the term's ID (both share one ID sequence).
+    /// A category or tag of the event, or a category above one of its categories
+    /// (a category matches its subcategories' events): the term's ID (both
+    /// taxonomies share one ID sequence).
     Term,
     Venue,
     Organizer,
@@ -35,6 +37,10 @@ impl KeyKind {
 pub struct KeyFilter {
     pub kind: KeyKind,
     pub values: Vec<i64>,
+    /// About how many events hold these keys, where the store has weighed them (a
+    /// term's by the counts of it and the terms below it): which of two filters to
+    /// read first, and how to meet the second.
+    pub events: Option<u64>,
 }
 
 impl KeyFilter {
@@ -42,7 +48,11 @@ impl KeyFilter {
         let mut values = values.to_vec();
         values.sort_unstable();
         values.dedup();
-        KeyFilter { kind, values }
+        KeyFilter {
+            kind,
+            values,
+            events: None,
+        }
     }
 
     fn flag(kind: KeyKind, on: bool) -> KeyFilter {
@@ -54,6 +64,7 @@ impl KeyFilter {
         KeyFilter {
             kind: KeyKind::Every,
             values: vec![0],
+            events: None,
         }
     }
 

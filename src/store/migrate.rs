@@ -92,6 +92,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0016_event_keys_covering.sql"),
         postgres: include_str!("migrations/postgres/0016_event_keys_covering.sql"),
     },
+    Migration {
+        version: 17,
+        sqlite: include_str!("migrations/sqlite/0017_term_ancestors.sql"),
+        postgres: include_str!("migrations/postgres/0017_term_ancestors.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

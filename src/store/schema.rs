@@ -100,6 +100,13 @@ pub enum Terms {
 }
 
 #[derive(Iden, Clone, Copy)]
+pub enum TermAncestors {
+    Table,
+    TermId,
+    AncestorId,
+}
+
+#[derive(Iden, Clone, Copy)]
 pub enum TermRelationships {
     Table,
     PostId,

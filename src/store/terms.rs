@@ -228,6 +228,9 @@ pub async fn update(conn: &mut Conn, term: &Term, changes: &TermChanges) -> Resu
     if values.is_empty() {
         return Ok(());
     }
+    if changes.parent.is_some_and(|p| p != term.parent) {
+        lock_tree(conn).await?;
+    }
     conn.execute(
         Query::update()
             .table(Terms::Table)
@@ -238,8 +241,18 @@ pub async fn update(conn: &mut Conn, term: &Term, changes: &TermChanges) -> Resu
     Ok(())
 }
 
+/// Holds the categories' tree still until the transaction ends: a move keys the
+/// events of the moved subtree again (migration 17), and a writer that gave one of
+/// them a category meanwhile, from the ancestors as they were, would leave it the
+/// keys of its former place. PostgreSQL's triggers share the lock whenever an
+/// event's terms change; SQLite has one writer at a time.
+async fn lock_tree(conn: &mut Conn) -> Result<(), StoreError> {
+    conn.lock_key("term-tree").await
+}
+
 /// Deletes a term for good; its children move up to its parent, as in WordPress.
 pub async fn delete(conn: &mut Conn, term: &Term) -> Result<(), StoreError> {
+    lock_tree(conn).await?;
     crate::store::sync::touch_posts_of_term(conn, term.id).await?;
     conn.execute(
         Query::update()
@@ -255,38 +268,6 @@ pub async fn delete(conn: &mut Conn, term: &Term) -> Result<(), StoreError> {
     )
     .await?;
     Ok(())
-}
-
-/// These terms and every term below them, as WordPress's taxonomy queries match a
-/// category (`include_children`). One indexed read per level of the tree; a tree
-/// deeper than [`MAX_DEPTH`] levels is cut there (the trees WordPress makes are a
-/// few levels deep).
-pub async fn with_descendants(
-    conn: &mut Conn,
-    taxonomy: Taxonomy,
-    ids: &[i64],
-) -> Result<Vec<i64>, StoreError> {
-    const MAX_DEPTH: usize = 32;
-    let mut all: Vec<i64> = ids.to_vec();
-    let mut frontier: Vec<i64> = ids.to_vec();
-    for _ in 0..MAX_DEPTH {
-        if frontier.is_empty() {
-            break;
-        }
-        let children = conn
-            .query(
-                Query::select()
-                    .column(Terms::Id)
-                    .from(Terms::Table)
-                    .and_where(Expr::col(Terms::Taxonomy).eq(taxonomy.as_str()))
-                    .and_where(Expr::col(Terms::Parent).is_in(frontier.iter().copied())),
-                |r| r.i64(0),
-            )
-            .await?;
-        frontier = children.into_iter().filter(|c| !all.contains(c)).collect();
-        all.extend(&frontier);
-    }
-    Ok(all)
 }
 
 /// True when `ancestor` is `term` itself or one of its ancestors' IDs would be `term`:

@@ -117,11 +117,11 @@ async fn resolve(
     let parent: Vec<i64> = q.post_parent.into_iter().collect();
     Ok(Resolved {
         // A category matches the events of its subcategories too, as WordPress's
-        // taxonomy queries do (`include_children`).
-        categories: match p.check(term_ids(conn, Taxonomy::Category, &q.categories).await)? {
-            Some(ids) => terms::with_descendants(conn, Taxonomy::Category, &ids).await?,
-            None => Vec::new(),
-        },
+        // taxonomy queries do (`include_children`): its key is held by their events
+        // as well (`store::events::keys`).
+        categories: p
+            .check(term_ids(conn, Taxonomy::Category, &q.categories).await)?
+            .unwrap_or_default(),
         tags: p
             .check(term_ids(conn, Taxonomy::Tag, &q.tags).await)?
             .unwrap_or_default(),

@@ -409,7 +409,7 @@ pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<(Vec<Event>, Tota
     let Some(mut keys) = key_filters(eq) else {
         return Ok((Vec::new(), Total::exact(0)));
     };
-    let terms_events = super::keys::largest_first(conn, &mut keys).await?;
+    let terms_events = super::keys::weigh_terms(conn, &mut keys).await?;
     if keys.is_empty() {
         keys.push(KeyFilter::every());
     }
@@ -428,7 +428,7 @@ pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<(Vec<Event>, Tota
 /// probe and walk, about a microsecond each; driven by every event, the probe reads
 /// the events of the window until it has seen `2 × count_limit` of the filter's,
 /// some ten microseconds each. At a million events two tags of 61,000 events with
-/// `jazz` took 500 ms to probe so, and a parent category of 637,000 would take as
+/// `jazz` took 500 ms to probe so, and categories of 637,000 events would take as
 /// long to sort: the two cost alike near 150,000.
 const SMALL_TERMS_PER_MATCH: u64 = 150;
 
@@ -457,8 +457,8 @@ async fn page_and_total(
     Ok((events, total))
 }
 
-/// The keys a search reads when its first filter is of many terms' events (a parent
-/// category and its children): every event's own key drives, in list order, and
+/// The keys a search reads when its first filter is of many terms' events (two of
+/// the largest categories): every event's own key drives, in list order, and
 /// that filter becomes a probe of each event's keys like the others. A driver of
 /// several values is read in list order only by sorting its rows (see
 /// `search::in_order`), which a search's probe and walk do each time: cheap for a

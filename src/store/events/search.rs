@@ -146,6 +146,7 @@ async fn window_rows(
         let one = KeyFilter {
             kind: keys[0].kind,
             values: vec![*value],
+            events: None,
         };
         let Some(window) = super::keys::aggregate_window(&unsearched, &[one]) else {
             return Ok(None);
