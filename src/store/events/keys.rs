@@ -235,8 +235,8 @@ pub(super) fn keyed_with(
 /// SQLite merges a compound `INTERSECT` ordered by its columns in one pass over both
 /// (a category of 255,000 events and a tag of 145,000: 35 ms, where 145,000 probes
 /// took 230 ms), but a probe is still cheaper when the first range is small, as a
-/// venue's or an organizer's is, or a term's of a few thousand events or a quarter
-/// of the second's (a tag of 1,500 events in a category of 300,000: 90 ms merged).
+/// venue's or an organizer's is, or a term's of a quarter of the second's events or
+/// fewer (a tag of 1,500 events in a category of 300,000: 90 ms merged, 8 probed).
 /// PostgreSQL plans the probes as a join itself.
 fn merges(backend: Backend, keys: &[KeyFilter]) -> bool {
     backend == Backend::Sqlite
@@ -249,15 +249,19 @@ fn merges(backend: Backend, keys: &[KeyFilter]) -> bool {
 
 /// Whether the events of a first filter of `first` events are few enough to probe
 /// for the second's keys one by one rather than merge with its whole range (see
-/// [`merges`]): a few thousand, or a quarter of the second's. `None`: not weighed.
+/// [`merges`]): a quarter of the second's, or, the second not weighed (a flag, whose
+/// range may be most of the calendar), a few thousand. `None`: not weighed.
 fn probed(first: Option<u64>, second: Option<u64>) -> bool {
-    first.is_some_and(|first| {
-        first < PROBED_UP_TO || second.is_some_and(|second| first.saturating_mul(4) < second)
-    })
+    match (first, second) {
+        (Some(first), Some(second)) => first.saturating_mul(4) < second,
+        (Some(first), None) => first < PROBED_UP_TO,
+        (None, _) => false,
+    }
 }
 
-/// How many events of a first filter are probed for the second rather than merged
-/// with its range: about a microsecond a probe, where a merge reads both ranges.
+/// How many events of a first filter are probed for a second filter not weighed
+/// rather than merged with its range: about a microsecond a probe, where a merge
+/// reads both ranges.
 const PROBED_UP_TO: u64 = 20_000;
 
 /// The (start, ID) of the events meeting both of the first two filters, in list
@@ -500,7 +504,7 @@ pub(super) fn first_value_window(
     Some((window, value_counts(backend, eq, keys, 1)?))
 }
 
-/// The IDs of one page of a keyed list, in list order.
+/// The IDs of one page of a keyed list, as a set (the caller orders the page).
 pub(super) fn page_ids(
     backend: Backend,
     eq: &EventFilter,
