@@ -67,11 +67,25 @@ BEGIN
     ELSIF TG_OP = 'DELETE' THEN
         DELETE FROM term_ancestors WHERE term_id = OLD.id OR ancestor_id = OLD.id;
     ELSE
-        -- A category moved: its subtree loses the ancestors it had above it and
-        -- gains the new parent's, and the events of the subtree are keyed again.
+        -- A category moved: the events of its subtree lose the keys of the
+        -- categories that were above it, but for those a term of theirs outside the
+        -- subtree still gives them, and gain the keys of the new parent and the
+        -- categories above it; the subtree's ancestors are rewritten in between.
         -- The server takes the lock before the update (one lock, then rows, as
         -- writers of events do); taken again here for any other writer.
         PERFORM pg_advisory_xact_lock(hashtextextended('term-tree', 0));
+        DELETE FROM event_keys k
+        WHERE k.kind = 1
+          AND k.value IN (SELECT ancestor_id FROM term_ancestors
+                          WHERE term_id = NEW.id AND ancestor_id <> NEW.id)
+          AND k.event_id IN (SELECT r.post_id FROM term_ancestors s
+                             JOIN term_relationships r ON r.term_id = s.term_id
+                             WHERE s.ancestor_id = NEW.id)
+          AND NOT EXISTS (SELECT 1 FROM term_relationships r
+                          JOIN term_ancestors c ON c.term_id = r.term_id
+                          WHERE r.post_id = k.event_id AND c.ancestor_id = k.value
+                            AND r.term_id NOT IN (SELECT term_id FROM term_ancestors
+                                                  WHERE ancestor_id = NEW.id));
         DELETE FROM term_ancestors
         WHERE term_id IN (SELECT term_id FROM term_ancestors WHERE ancestor_id = NEW.id)
           AND ancestor_id IN (SELECT ancestor_id FROM term_ancestors
@@ -81,21 +95,13 @@ BEGIN
         FROM term_ancestors below, term_ancestors above
         WHERE below.ancestor_id = NEW.id AND above.term_id = NEW.parent
         ON CONFLICT DO NOTHING;
-        DELETE FROM event_keys k
-        WHERE k.kind = 1
-          AND k.event_id IN (SELECT r.post_id FROM term_ancestors s
-                             JOIN term_relationships r ON r.term_id = s.term_id
-                             WHERE s.ancestor_id = NEW.id)
-          AND NOT EXISTS (SELECT 1 FROM term_relationships r
-                          JOIN term_ancestors c ON c.term_id = r.term_id
-                          WHERE r.post_id = k.event_id AND c.ancestor_id = k.value);
         INSERT INTO event_keys (kind, value, start_utc, event_id, end_utc, status, protected, hidden, author)
-        SELECT DISTINCT 1::bigint, c.ancestor_id, COALESCE(e.start_utc, 0), e.id,
+        SELECT DISTINCT 1::bigint, above.ancestor_id, COALESCE(e.start_utc, 0), e.id,
                COALESCE(e.end_utc, 0), e.status, e.password <> '', e.hide_from_listings, e.author
         FROM term_ancestors s
         JOIN term_relationships r ON r.term_id = s.term_id
-        JOIN term_ancestors c ON c.term_id = r.term_id
         JOIN posts e ON e.id = r.post_id AND e.post_type = 'event'
+        JOIN term_ancestors above ON above.term_id = NEW.parent
         WHERE s.ancestor_id = NEW.id
         ON CONFLICT DO NOTHING;
     END IF;

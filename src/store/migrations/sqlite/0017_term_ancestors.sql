@@ -55,11 +55,25 @@ CREATE TRIGGER term_ancestors_delete AFTER DELETE ON terms BEGIN
     DELETE FROM term_ancestors WHERE term_id = old.id OR ancestor_id = old.id;
 END;
 
--- A category moved: its subtree loses the ancestors it had above it and gains the
--- new parent's, and the events of the subtree are keyed again (every event of a
--- moved category written once: seconds for a category of a few hundred thousand).
+-- A category moved: the events of its subtree lose the keys of the categories that were
+-- above it, but for those a term of theirs outside the subtree still gives them, and gain
+-- the keys of the new parent and the categories above it; the subtree's own keys stay.
+-- The subtree's ancestors are rewritten in between. A move writes each event below it
+-- once: seconds for a category of 100,000 events.
 CREATE TRIGGER term_ancestors_move AFTER UPDATE OF parent ON terms
 WHEN old.parent IS NOT new.parent AND new.taxonomy = 'tribe_events_cat' BEGIN
+    DELETE FROM event_keys
+    WHERE kind = 1
+      AND value IN (SELECT ancestor_id FROM term_ancestors
+                    WHERE term_id = new.id AND ancestor_id <> new.id)
+      AND event_id IN (SELECT r.post_id FROM term_ancestors s
+                       JOIN term_relationships r ON r.term_id = s.term_id
+                       WHERE s.ancestor_id = new.id)
+      AND NOT EXISTS (SELECT 1 FROM term_relationships r
+                      JOIN term_ancestors c ON c.term_id = r.term_id
+                      WHERE r.post_id = event_keys.event_id AND c.ancestor_id = event_keys.value
+                        AND r.term_id NOT IN (SELECT term_id FROM term_ancestors
+                                              WHERE ancestor_id = new.id));
     DELETE FROM term_ancestors
     WHERE term_id IN (SELECT term_id FROM term_ancestors WHERE ancestor_id = new.id)
       AND ancestor_id IN (SELECT ancestor_id FROM term_ancestors
@@ -68,21 +82,13 @@ WHEN old.parent IS NOT new.parent AND new.taxonomy = 'tribe_events_cat' BEGIN
     SELECT below.term_id, above.ancestor_id
     FROM term_ancestors below, term_ancestors above
     WHERE below.ancestor_id = new.id AND above.term_id = new.parent;
-    DELETE FROM event_keys
-    WHERE kind = 1
-      AND event_id IN (SELECT r.post_id FROM term_ancestors s
-                       JOIN term_relationships r ON r.term_id = s.term_id
-                       WHERE s.ancestor_id = new.id)
-      AND NOT EXISTS (SELECT 1 FROM term_relationships r
-                      JOIN term_ancestors c ON c.term_id = r.term_id
-                      WHERE r.post_id = event_keys.event_id AND c.ancestor_id = event_keys.value);
     INSERT OR IGNORE INTO event_keys (kind, value, start_utc, event_id, end_utc, status, protected, hidden, author)
-    SELECT 1, c.ancestor_id, COALESCE(e.start_utc, 0), e.id, COALESCE(e.end_utc, 0), e.status,
+    SELECT 1, above.ancestor_id, COALESCE(e.start_utc, 0), e.id, COALESCE(e.end_utc, 0), e.status,
            e.password <> '', e.hide_from_listings, e.author
     FROM term_ancestors s
     JOIN term_relationships r ON r.term_id = s.term_id
-    JOIN term_ancestors c ON c.term_id = r.term_id
     JOIN posts e ON e.id = r.post_id AND e.post_type = 'event'
+    JOIN term_ancestors above ON above.term_id = new.parent
     WHERE s.ancestor_id = new.id;
 END;
 
