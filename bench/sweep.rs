@@ -95,6 +95,11 @@ const KINDS: &[Kind] = &[
         "events_category_and_tag",
         "events?categories={category_big}&tags={tag_big}",
     ),
+    anon(
+        "events_category_featured",
+        "events?categories={category_big}&featured=1",
+    ),
+    anon("events_tag_ticketed", "events?tags={tag_big}&ticketed=1"),
     anon("events_venue_big", "events?venue={venue_big}"),
     anon("events_venue_small", "events?venue={venue_small}"),
     anon(

@@ -323,3 +323,41 @@ both!(
         }
     }
 );
+
+both!(
+    two_categories_moved_under_each_other_at_once_never_form_a_cycle,
+    |app| async move {
+        let app = Arc::new(app);
+        for round in 0..12 {
+            let a = app
+                .post("categories", json!({"name": format!("A{round}")}))
+                .await
+                .id();
+            let b = app
+                .post("categories", json!({"name": format!("B{round}")}))
+                .await
+                .id();
+            let moves = [(a, b), (b, a)].map(|(term, parent)| {
+                let app = app.clone();
+                tokio::spawn(async move {
+                    app.post(&format!("categories/{term}"), json!({"parent": parent}))
+                        .await
+                })
+            });
+            let mut moved = 0;
+            for m in moves {
+                let r = m.await.unwrap();
+                match r.status.as_u16() {
+                    200 => moved += 1,
+                    _ => {
+                        r.assert_error(400, "rest_invalid_param");
+                    }
+                }
+            }
+            assert_eq!(moved, 1, "round {round}: exactly one move wins");
+            let pa = app.get(&format!("categories/{a}")).await.body["parent"].clone();
+            let pb = app.get(&format!("categories/{b}")).await.body["parent"].clone();
+            assert!(pa == 0 || pb == 0, "round {round}: {a}->{pa}, {b}->{pb}");
+        }
+    }
+);

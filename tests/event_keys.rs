@@ -40,7 +40,9 @@ struct Calendar {
     parents: Vec<Option<usize>>,
     events: BTreeMap<String, (i64, Model)>,
     /// Posts and terms deleted or trashed, which a filter may no longer name.
-    gone: Vec<i64>,
+    gone_posts: Vec<i64>,
+    /// Terms deleted (term IDs are a sequence of their own: a post's may be the same).
+    gone_terms: Vec<i64>,
 }
 
 /// The categories, by index; the other terms are tags.
@@ -129,6 +131,28 @@ fn filters(cal: &Calendar) -> Vec<(String, Keeps)> {
             Box::new(|m: &Model, c: &Calendar| m.featured && c.within(m, 1)),
         ),
         (
+            format!("featured=1&categories={}", term(0)),
+            Box::new(|m: &Model, c: &Calendar| m.featured && c.within(m, 0)),
+        ),
+        (
+            format!("ticketed=1&categories={},{}", term(4), term(5)),
+            Box::new(|m: &Model, c: &Calendar| m.ticketed && (c.within(m, 4) || c.within(m, 5))),
+        ),
+        (
+            format!(
+                "featured=1&ticketed=1&categories={}&tags={}",
+                term(0),
+                term(2)
+            ),
+            Box::new(|m: &Model, c: &Calendar| {
+                m.featured && m.ticketed && c.within(m, 0) && m.terms.contains(&2)
+            }),
+        ),
+        (
+            format!("ticketed=1&search=gala&tags={}", term(3)),
+            Box::new(|m: &Model, _: &Calendar| m.ticketed && m.terms.contains(&3)),
+        ),
+        (
             format!("venue={}", venue(0)),
             Box::new(|m: &Model, _: &Calendar| m.venue == Some(0)),
         ),
@@ -155,6 +179,14 @@ fn filters(cal: &Calendar) -> Vec<(String, Keeps)> {
         (
             "ticketed=1".into(),
             Box::new(|m: &Model, _: &Calendar| m.ticketed),
+        ),
+        (
+            format!("featured=0&categories={}", term(0)),
+            Box::new(|m: &Model, c: &Calendar| !m.featured && c.within(m, 0)),
+        ),
+        (
+            format!("featured=0&tags={}", term(2)),
+            Box::new(|m: &Model, _: &Calendar| !m.featured && m.terms.contains(&2)),
         ),
         (
             format!("ticketed=0&categories={}", term(1)),
@@ -207,7 +239,7 @@ async fn assert_linked_lists_match(app: &TestApp, cal: &Calendar, when: &str) {
                 let mut expected: Vec<i64> = posts
                     .iter()
                     .enumerate()
-                    .filter(|(_, id)| !cal.gone.contains(id))
+                    .filter(|(_, id)| !cal.gone_posts.contains(id))
                     .filter(|(i, _)| {
                         let any = cal.events.values().any(|(_, m)| links(m, *i) && counts(m));
                         any != (query == "has_events=0")
@@ -243,10 +275,14 @@ async fn assert_lists_match(app: &TestApp, cal: &Calendar, when: &str) {
     for (query, keeps) in filters(cal) {
         let names_gone = query.split('&').any(|pair| {
             let (key, values) = pair.split_once('=').unwrap_or_default();
-            ["categories", "tags", "venue", "organizer"].contains(&key)
-                && values
-                    .split(',')
-                    .any(|v| cal.gone.iter().any(|id| v == id.to_string()))
+            let gone = match key {
+                "categories" | "tags" => &cal.gone_terms,
+                "venue" | "organizer" => &cal.gone_posts,
+                _ => return false,
+            };
+            values
+                .split(',')
+                .any(|v| gone.iter().any(|id| v == id.to_string()))
         });
         if names_gone {
             continue;
@@ -291,7 +327,8 @@ async fn setup(app: &TestApp) -> Calendar {
         terms: Vec::new(),
         parents: vec![None; 6],
         events: BTreeMap::new(),
-        gone: Vec::new(),
+        gone_posts: Vec::new(),
+        gone_terms: Vec::new(),
     };
     cal.venues.push(
         app.post(
@@ -489,7 +526,7 @@ both!(filtered_lists_follow_every_write, |app| async move {
     app.delete(&format!("venues/{}", cal.venues[0]))
         .await
         .assert(200);
-    cal.gone.push(cal.venues[0]);
+    cal.gone_posts.push(cal.venues[0]);
     for (_, m) in cal.events.values_mut() {
         if m.venue == Some(0) {
             m.venue = None;
@@ -504,7 +541,8 @@ both!(filtered_lists_follow_every_write, |app| async move {
     app.delete(&format!("tags/{}?force=true", cal.terms[3]))
         .await
         .assert(200);
-    cal.gone.extend([cal.organizers[1], cal.terms[3]]);
+    cal.gone_posts.push(cal.organizers[1]);
+    cal.gone_terms.push(cal.terms[3]);
     for (_, m) in cal.events.values_mut() {
         m.organizers.retain(|o| *o != 1);
         m.terms.retain(|t| *t != 3);
@@ -534,13 +572,32 @@ both!(filtered_lists_follow_every_write, |app| async move {
         cal.parents[4] = parent;
         assert_lists_match(&app, &cal, when).await;
     }
-    update(&app, &mut cal, "Gala 10", |m| m.terms = vec![5, 1]).await;
-    update(&app, &mut cal, "Gala 9", |m| m.terms = vec![4, 2]).await;
-    assert_lists_match(&app, &cal, "events moved between subcategories").await;
+    update(&app, &mut cal, "Gala 10", |m| {
+        m.terms = vec![5, 1];
+        m.ticketed = true;
+    })
+    .await;
+    update(&app, &mut cal, "Gala 9", |m| {
+        m.terms = vec![4, 2];
+        m.featured = true;
+    })
+    .await;
+    // The flag alone, its terms untouched: the terms' featured keys go with it.
+    let (id, _) = cal.events["Gala 8"];
+    app.post(&format!("events/{id}"), json!({"featured": false}))
+        .await
+        .assert(200);
+    cal.events.get_mut("Gala 8").unwrap().1.featured = false;
+    assert_lists_match(
+        &app,
+        &cal,
+        "events moved between subcategories, flags changed",
+    )
+    .await;
     app.delete(&format!("categories/{}?force=true", cal.terms[4]))
         .await
         .assert(200);
-    cal.gone.push(cal.terms[4]);
+    cal.gone_terms.push(cal.terms[4]);
     cal.parents[5] = Some(0);
     for (_, m) in cal.events.values_mut() {
         m.terms.retain(|t| *t != 4);

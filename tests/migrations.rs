@@ -23,9 +23,9 @@ async fn a_version_1_sqlite_database_upgrades_and_keeps_search_working() {
             "CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, applied_utc BIGINT NOT NULL);
              INSERT INTO schema_migrations VALUES (1, 0);
              INSERT INTO posts (post_type, status, slug, title, description, date_utc, modified_utc,
-                                start_utc, end_utc, timezone)
+                                start_utc, end_utc, timezone, featured)
              VALUES ('event', 'publish', 'lantern-walk', 'Legacy Lantern Walk', '<p>Old.</p>',
-                     0, 0, 1806600000, 1806603600, 'UTC');
+                     0, 0, 1806600000, 1806603600, 'UTC', 1);
              INSERT INTO posts (post_type, status, slug, title, city, date_utc, modified_utc)
              VALUES ('venue', 'publish', 'globe', 'Globe Theatre', 'London', 0, 0),
                     ('organizer', 'publish', 'guild', 'Lantern Guild', '', 0, 0);
@@ -88,6 +88,18 @@ async fn a_version_1_sqlite_database_upgrades_and_keeps_search_working() {
     let parent = app.get(&format!("{window}&categories=walks")).await;
     assert_eq!(titles(&parent), ["Legacy Lantern Walk"]);
     assert_eq!(parent.body["total"], 1);
+    // Migration 18 gave the featured event its categories' featured keys.
+    for category in ["walks", "night-walks"] {
+        let featured = app
+            .get(&format!("{window}&featured=1&categories={category}"))
+            .await;
+        assert_eq!(titles(&featured), ["Legacy Lantern Walk"], "{category}");
+        assert_eq!(featured.body["total"], 1, "{category}");
+    }
+    let ticketed = app
+        .get(&format!("{window}&ticketed=1&categories=walks"))
+        .await;
+    assert_eq!(ticketed.body["total"], 0);
 
     let new = app
         .event(with(
@@ -173,13 +185,13 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
             "CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, applied_utc BIGINT NOT NULL);
              INSERT INTO schema_migrations VALUES (1, 0), (2, 0);
              INSERT INTO posts (post_type, status, slug, title, date_utc, modified_utc,
-                                start_utc, end_utc, hide_from_listings)
-             VALUES ('event', 'publish', 'a', 'Listed A', 0, 0, 1806600000, 1806603600, FALSE),
-                    ('event', 'publish', 'b', 'Listed B', 0, 0, 1806600000, 1806700000, FALSE),
-                    ('event', 'publish', 'c', 'Listed C', 0, 0, 1809600000, 1809603600, FALSE),
-                    ('event', 'publish', 'h', 'Hidden', 0, 0, 1806600000, 1806603600, TRUE),
-                    ('event', 'draft', 'd', 'Draft ☂.<p', 0, 0, 1806600000, 1806603600, FALSE),
-                    ('venue', 'publish', 'v', 'A venue', 0, 0, NULL, NULL, FALSE);
+                                start_utc, end_utc, hide_from_listings, featured)
+             VALUES ('event', 'publish', 'a', 'Listed A', 0, 0, 1806600000, 1806603600, FALSE, TRUE),
+                    ('event', 'publish', 'b', 'Listed B', 0, 0, 1806600000, 1806700000, FALSE, FALSE),
+                    ('event', 'publish', 'c', 'Listed C', 0, 0, 1809600000, 1809603600, FALSE, TRUE),
+                    ('event', 'publish', 'h', 'Hidden', 0, 0, 1806600000, 1806603600, TRUE, TRUE),
+                    ('event', 'draft', 'd', 'Draft ☂.<p', 0, 0, 1806600000, 1806603600, FALSE, TRUE),
+                    ('venue', 'publish', 'v', 'A venue', 0, 0, NULL, NULL, FALSE, FALSE);
              INSERT INTO terms (taxonomy, name, slug, parent) VALUES ('tribe_events_cat', 'Music', 'music', 0);
              INSERT INTO terms (taxonomy, name, slug, parent)
              SELECT 'tribe_events_cat', 'Jazz', 'jazz', id FROM terms WHERE slug = 'music';
@@ -218,6 +230,13 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
         .await;
     assert_eq!(titles(&music), ["Listed C"]);
     assert_eq!(music.body["total"], 1);
+    // Migration 18 gave the featured events their categories' featured keys, and
+    // counted the listed one.
+    let featured = app
+        .get("events?start_date=2027-01-01&end_date=2027-12-31&categories=music&featured=1")
+        .await;
+    assert_eq!(titles(&featured), ["Listed C"]);
+    assert_eq!(featured.body["total"], 1);
 
     // Migration 10 stamped the rows it found: a new mirror gets every event a caller
     // may read, the draft only for the administrator.

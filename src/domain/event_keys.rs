@@ -22,13 +22,35 @@ pub enum KeyKind {
     Ticketed,
     /// 1 if its venue has coordinates, else 0.
     Located,
+    /// A term's key (as [`KeyKind::Term`]) held only by the featured events: a
+    /// category with `featured=1` as one range, with its own per-day counts.
+    FeaturedTerm,
+    /// A term's key held only by the events with tickets.
+    TicketedTerm,
 }
 
 impl KeyKind {
     /// Whether an event can have several keys of this kind (so that a filter on
     /// several values may meet an event more than once).
     pub fn multiple(self) -> bool {
-        matches!(self, KeyKind::Term | KeyKind::Organizer)
+        self.of_terms() || self == KeyKind::Organizer
+    }
+
+    /// Whether the key's values are term IDs (a term's, alone or with a flag).
+    pub fn of_terms(self) -> bool {
+        matches!(
+            self,
+            KeyKind::Term | KeyKind::FeaturedTerm | KeyKind::TicketedTerm
+        )
+    }
+
+    /// The kind of a term's key held by the events with this flag set, if there is one.
+    pub fn with_terms(self) -> Option<KeyKind> {
+        match self {
+            KeyKind::Featured => Some(KeyKind::FeaturedTerm),
+            KeyKind::Ticketed => Some(KeyKind::TicketedTerm),
+            _ => None,
+        }
     }
 }
 
@@ -87,6 +109,7 @@ impl KeyFilter {
             KeyKind::Venue => 1,
             KeyKind::Organizer => 2,
             KeyKind::Term => 20,
+            KeyKind::FeaturedTerm | KeyKind::TicketedTerm => 2,
             KeyKind::Featured | KeyKind::Ticketed if self.values == [1] => 10,
             KeyKind::Located if self.values == [1] => 80,
             KeyKind::Every => 100,
@@ -132,6 +155,39 @@ pub fn key_filters(f: &EventFilter) -> Option<Vec<KeyFilter>> {
     Some(keys)
 }
 
+/// How many times fewer events a term's flagged key is expected to hold than the
+/// term: a flag set is on a few percent of a calendar's events.
+const FLAGGED_SHARE: u64 = 10;
+
+/// A term filter and a flag asked set (`featured=1`, `ticketed=1`) become one filter
+/// on the term's flagged keys, read first: where the flag's range was read and each
+/// event probed for the term (or both ranges merged), and counted so, it is one
+/// range with its own per-day counts. Of several term filters the lightest is
+/// paired (their `events` weighed by the store); of two flags, the first.
+pub fn pair_flags(keys: &mut Vec<KeyFilter>) {
+    let Some(flag) = keys
+        .iter()
+        .position(|k| k.kind.with_terms().is_some() && k.values == [1])
+    else {
+        return;
+    };
+    let Some(term) = keys
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| k.kind == KeyKind::Term)
+        .min_by_key(|(i, k)| (k.events.unwrap_or(u64::MAX), *i))
+        .map(|(i, _)| i)
+    else {
+        return;
+    };
+    let mut paired = keys[term].clone();
+    paired.kind = keys[flag].kind.with_terms().expect("a flag with terms");
+    paired.events = paired.events.map(|n| n / FLAGGED_SHARE);
+    keys.remove(flag.max(term));
+    keys.remove(flag.min(term));
+    keys.insert(0, paired);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,6 +228,53 @@ mod tests {
         };
         let kinds: Vec<_> = key_filters(&f).unwrap().iter().map(|k| k.kind).collect();
         assert_eq!(kinds, [KeyKind::Ticketed, KeyKind::Term, KeyKind::Located]);
+    }
+
+    #[test]
+    fn a_set_flag_pairs_with_the_lightest_term_filter() {
+        let f = EventFilter {
+            tags: vec![5],
+            categories: vec![1, 2],
+            featured: Some(true),
+            ticketed: Some(true),
+            ..filter()
+        };
+        let mut keys = key_filters(&f).unwrap();
+        for k in keys.iter_mut() {
+            if k.kind == KeyKind::Term {
+                k.events = Some(if k.values == [5] { 9_000 } else { 400_000 });
+            }
+        }
+        pair_flags(&mut keys);
+        let kinds: Vec<_> = keys.iter().map(|k| k.kind).collect();
+        assert_eq!(
+            kinds,
+            [KeyKind::FeaturedTerm, KeyKind::Ticketed, KeyKind::Term]
+        );
+        assert_eq!(keys[0].values, [5]);
+        assert_eq!(keys[0].events, Some(900));
+        assert_eq!(keys[2].values, [1, 2]);
+    }
+
+    #[test]
+    fn an_unset_flag_or_no_term_pairs_nothing() {
+        for f in [
+            EventFilter {
+                tags: vec![5],
+                featured: Some(false),
+                ..filter()
+            },
+            EventFilter {
+                venues: vec![5],
+                ticketed: Some(true),
+                ..filter()
+            },
+        ] {
+            let mut keys = key_filters(&f).unwrap();
+            let before = keys.clone();
+            pair_flags(&mut keys);
+            assert_eq!(keys, before);
+        }
     }
 
     #[test]

@@ -94,9 +94,13 @@ async fn parent_of(
     if let Some(term) = existing
         && terms::would_cycle(conn, term.id, parent).await?
     {
-        return Err(Invalid::because("parent", "rest_term_invalid", Msg::ParentCycle).into());
+        return Err(parent_cycle());
     }
     Ok(parent)
+}
+
+fn parent_cycle() -> Error {
+    Invalid::because("parent", "rest_term_invalid", Msg::ParentCycle).into()
 }
 
 fn duplicate_slug() -> Error {
@@ -284,6 +288,14 @@ impl Service {
         let store = self.store.clone();
         detached(async move {
             let mut tx = store.pool.write().await?;
+            // Checked again with the tree held: a concurrent move may have put the
+            // new parent below this term since the check of the request.
+            if let Some(parent) = changes.parent.filter(|p| *p != term.parent) {
+                terms::lock_tree(&mut tx).await?;
+                if terms::would_cycle(&mut tx, term.id, parent).await? {
+                    return Err(parent_cycle());
+                }
+            }
             terms::update(&mut tx, &term, &changes)
                 .await
                 .map_err(conflict_to_exists)?;

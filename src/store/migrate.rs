@@ -97,6 +97,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0017_term_ancestors.sql"),
         postgres: include_str!("migrations/postgres/0017_term_ancestors.sql"),
     },
+    Migration {
+        version: 18,
+        sqlite: include_str!("migrations/sqlite/0018_flagged_term_keys.sql"),
+        postgres: include_str!("migrations/postgres/0018_flagged_term_keys.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

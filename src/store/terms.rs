@@ -3,7 +3,7 @@
 use sea_query::{Cond, Expr, ExprTrait, Func, Order, Query, SelectStatement};
 
 use super::posts::contains;
-use super::schema::{TermRelationships, Terms};
+use super::schema::{TermAncestors, TermRelationships, Terms};
 use super::{Conn, Row, StoreError};
 use crate::domain::slug;
 use crate::domain::term::{Taxonomy, Term, TermChanges, TermOrderBy, TermQuery};
@@ -246,7 +246,7 @@ pub async fn update(conn: &mut Conn, term: &Term, changes: &TermChanges) -> Resu
 /// them a category meanwhile, from the ancestors as they were, would leave it the
 /// keys of its former place. PostgreSQL's triggers share the lock whenever an
 /// event's terms change; SQLite has one writer at a time.
-async fn lock_tree(conn: &mut Conn) -> Result<(), StoreError> {
+pub async fn lock_tree(conn: &mut Conn) -> Result<(), StoreError> {
     conn.lock_key("term-tree").await
 }
 
@@ -270,28 +270,26 @@ pub async fn delete(conn: &mut Conn, term: &Term) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// True when `ancestor` is `term` itself or one of its ancestors' IDs would be `term`:
-/// making `candidate_parent` the parent of `term` would close a cycle.
+/// True when making `candidate_parent` the parent of `term_id` would close a
+/// cycle: `candidate_parent` is the term itself or lies below it
+/// (`term_ancestors` holds every term with itself and each term above it).
 pub async fn would_cycle(
     conn: &mut Conn,
     term_id: i64,
     candidate_parent: i64,
 ) -> Result<bool, StoreError> {
-    let mut current = candidate_parent;
-    // The depth bound guards against a cycle already in the data.
-    for _ in 0..1000 {
-        if current == 0 {
-            return Ok(false);
-        }
-        if current == term_id {
-            return Ok(true);
-        }
-        current = match get(conn, current).await? {
-            Some(t) => t.parent,
-            None => return Ok(false),
-        };
-    }
-    Ok(true)
+    let found = conn
+        .query(
+            Query::select()
+                .column(TermAncestors::TermId)
+                .from(TermAncestors::Table)
+                .and_where(Expr::col(TermAncestors::TermId).eq(candidate_parent))
+                .and_where(Expr::col(TermAncestors::AncestorId).eq(term_id))
+                .limit(1),
+            |r| r.i64(0),
+        )
+        .await?;
+    Ok(!found.is_empty())
 }
 
 fn term_filters(q: &mut SelectStatement, tq: &TermQuery) {

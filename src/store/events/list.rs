@@ -485,6 +485,11 @@ async fn exact_total(
     if let Some(window) = super::keys::aggregate_window(eq, keys) {
         return crate::store::event_count::window(conn, &window).await;
     }
+    if let Some((all, flagged)) = super::keys::unset_flag_windows(eq, keys) {
+        let all = crate::store::event_count::window(conn, &all).await?;
+        let flagged = crate::store::event_count::window(conn, &flagged).await?;
+        return Ok(all.saturating_sub(flagged));
+    }
     if let Some((first, others)) = super::keys::first_value_window(backend, eq, keys) {
         let first = crate::store::event_count::window(conn, &first).await?;
         return Ok(first + sum(conn.query(&others, |r| r.i64(0)).await?));
