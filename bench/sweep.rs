@@ -99,6 +99,10 @@ const KINDS: &[Kind] = &[
         "events_category_featured",
         "events?categories={category_big}&featured=1",
     ),
+    anon(
+        "events_category_not_featured",
+        "events?categories={category_big}&featured=0",
+    ),
     anon("events_tag_ticketed", "events?tags={tag_big}&ticketed=1"),
     anon("events_venue_big", "events?venue={venue_big}"),
     anon("events_venue_small", "events?venue={venue_small}"),

@@ -102,6 +102,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0018_flagged_term_keys.sql"),
         postgres: include_str!("migrations/postgres/0018_flagged_term_keys.sql"),
     },
+    Migration {
+        version: 19,
+        sqlite: include_str!("migrations/sqlite/0019_linked_by_date.sql"),
+        postgres: include_str!("migrations/postgres/0019_linked_by_date.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.
