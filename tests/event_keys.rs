@@ -149,6 +149,10 @@ fn filters(cal: &Calendar) -> Vec<(String, Keeps)> {
             }),
         ),
         (
+            format!("venue={}&featured=1&categories={}", venue(1), term(0)),
+            Box::new(|m: &Model, c: &Calendar| m.venue == Some(1) && m.featured && c.within(m, 0)),
+        ),
+        (
             format!("ticketed=1&search=gala&tags={}", term(3)),
             Box::new(|m: &Model, _: &Calendar| m.ticketed && m.terms.contains(&3)),
         ),

@@ -160,7 +160,8 @@ pub fn key_filters(f: &EventFilter) -> Option<Vec<KeyFilter>> {
 const FLAGGED_SHARE: u64 = 10;
 
 /// A term filter and a flag asked set (`featured=1`, `ticketed=1`) become one filter
-/// on the term's flagged keys, read first: where the flag's range was read and each
+/// on the term's flagged keys, in the place of the earlier of the two (a venue or an
+/// organizer, narrower still, stays ahead): where the flag's range was read and each
 /// event probed for the term (or both ranges merged), and counted so, it is one
 /// range with its own per-day counts. Of several term filters the lightest is
 /// paired (their `events` weighed by the store); of two flags, the first.
@@ -185,7 +186,7 @@ pub fn pair_flags(keys: &mut Vec<KeyFilter>) {
     paired.events = paired.events.map(|n| n / FLAGGED_SHARE);
     keys.remove(flag.max(term));
     keys.remove(flag.min(term));
-    keys.insert(0, paired);
+    keys.insert(flag.min(term), paired);
 }
 
 #[cfg(test)]
@@ -254,6 +255,21 @@ mod tests {
         assert_eq!(keys[0].values, [5]);
         assert_eq!(keys[0].events, Some(900));
         assert_eq!(keys[2].values, [1, 2]);
+    }
+
+    #[test]
+    fn a_venue_stays_ahead_of_a_paired_filter() {
+        let f = EventFilter {
+            venues: vec![9],
+            categories: vec![1],
+            featured: Some(true),
+            ..filter()
+        };
+        let mut keys = key_filters(&f).unwrap();
+        pair_flags(&mut keys);
+        let kinds: Vec<_> = keys.iter().map(|k| k.kind).collect();
+        assert_eq!(kinds, [KeyKind::Venue, KeyKind::FeaturedTerm]);
+        assert_eq!(keys[1].values, [1]);
     }
 
     #[test]

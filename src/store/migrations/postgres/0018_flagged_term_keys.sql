@@ -66,9 +66,14 @@ EXECUTE FUNCTION event_key_days_sync();
 -- the added key does: every key of an event carries the same start, end, status,
 -- password state, hiding and author. Both sides may be added by one statement
 -- (after-row triggers run when it ends, each seeing the other's row): a pair
--- already there is left as it is.
+-- already there is left as it is. A flag set or cleared shares the categories' tree
+-- lock (migration 17) that a move of a category holds: the move adds and removes term
+-- keys of its subtree's events, and a concurrent flag change, each reading the
+-- other's keys as they were, would leave an event without a pair it should have or
+-- with one it should not.
 CREATE FUNCTION event_keys_flagged_terms_sync() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    PERFORM term_tree_shared();
     IF TG_OP = 'INSERT' AND NEW.kind = 1 THEN
         INSERT INTO event_keys (kind, value, start_utc, event_id, end_utc, status, protected, hidden, author)
         SELECT f.kind + 3, NEW.value, NEW.start_utc, NEW.event_id, NEW.end_utc, NEW.status,
