@@ -47,9 +47,10 @@ fn linked_filters(q: &mut SelectStatement, lq: &LinkedPostQuery, backend: Backen
         ));
     } else {
         // The type written out, not bound: the partial index of the type's posts in
-        // list order (migration 19) is one the planner may only choose when it sees
-        // the value as it prepares the statement, and a cached statement is prepared
-        // before its values are bound. The value is one of two constants.
+        // list order (migration 19) is one SQLite's planner may only choose when it
+        // sees the value as it plans, and the server's connections keep the plan made
+        // before any value is bound (the query planner stability guarantee, see
+        // `store::sqlite`). The value is one of two constants.
         let literal = format!("'{}'", lq.post_type.as_str());
         q.and_where(col(Posts::PostType).eq(Expr::cust(literal)));
     }
