@@ -153,6 +153,72 @@ both!(
     }
 );
 
+both!(
+    a_list_of_categories_or_tags_is_reached_only_by_events_it_could_hold,
+    |app| async move {
+        let (music, jazz, film) = (
+            category(&app, "Music").await,
+            category(&app, "Jazz").await,
+            category(&app, "Film").await,
+        );
+        app.post(&format!("categories/{jazz}"), json!({"parent": music}))
+            .await
+            .assert(200);
+        let live = app.post("tags", json!({"name": "live"})).await.id();
+        let a = event_in(&app, "A", "2030-06-10", &[music]).await;
+        let music_in_june = format!("{JUNE_2030}&categories={music}");
+        let live_music = format!("{music_in_june}&tags={live}");
+        assert_eq!(titles_of(&app.get(&music_in_june).await), ["A"]);
+        assert!(titles_of(&app.get(&live_music).await).is_empty());
+        rename_behind_the_servers_back(&app, &[a]).await;
+
+        // Film, in June: neither list could hold it.
+        let f = event_in(&app, "F", "2030-06-12", &[film]).await;
+        assert_eq!(titles_of(&app.get(&music_in_june).await), ["A"]);
+        assert!(titles_of(&app.get(&live_music).await).is_empty());
+
+        // Jazz is below Music: Music's list holds its events.
+        event_in(&app, "J", "2030-06-14", &[jazz]).await;
+        let music = app.get(&music_in_june).await;
+        assert_eq!(titles_of(&music), ["Renamed A", "J"]);
+        assert_eq!(music.header("x-wp-total"), Some("2"));
+        assert!(
+            titles_of(&app.get(&live_music).await).is_empty(),
+            "J has no tag live: kept"
+        );
+
+        // F moves into Music: both of its states count, the one after reaches the list.
+        app.post(
+            &format!("events/{f}"),
+            json!({"categories": [jazz], "tags": [live]}),
+        )
+        .await
+        .assert(200);
+        assert_eq!(titles_of(&app.get(&live_music).await), ["F"]);
+        assert_eq!(
+            titles_of(&app.get(&music_in_june).await),
+            ["Renamed A", "F", "J"]
+        );
+
+        // And out again: the state before reaches it.
+        app.post(
+            &format!("events/{f}"),
+            json!({"categories": [film], "tags": []}),
+        )
+        .await
+        .assert(200);
+        assert!(titles_of(&app.get(&live_music).await).is_empty());
+        assert_eq!(
+            titles_of(&app.get(&music_in_june).await),
+            ["Renamed A", "J"]
+        );
+
+        // Trashing an event of the category reaches its list.
+        app.delete(&format!("events/{a}")).await.assert(200);
+        assert_eq!(titles_of(&app.get(&music_in_june).await), ["J"]);
+    }
+);
+
 both!(venues_with_events_follow_event_writes, |app| async move {
     let venue = app.post("venues", json!({"venue": "Hall"})).await.id();
     let with_events = "venues?has_events=1";
@@ -224,4 +290,41 @@ async fn another_instance_drops_exactly_what_a_write_changed() {
     .assert(200);
     assert_eq!(read_b(first).await, "First, changed", "no stale read on B");
     assert_eq!(read_b(second).await, "Second", "kept in B's cache");
+
+    // A list of one category, cached on B: a create on A in another category is
+    // told to B with the event's terms, and leaves it; one in the category reaches it.
+    let (music, film) = (category(&a, "Music").await, category(&a, "Film").await);
+    let m = event_in(&a, "M", "2030-06-11", &[music]).await;
+    let music_in_june = format!("{API}/{JUNE_2030}&categories={music}");
+    let list_b = |uri: String| {
+        let b = b.clone();
+        async move {
+            let req = axum::http::Request::builder()
+                .uri(uri)
+                .body(axum::body::Body::empty())
+                .unwrap();
+            let resp = tower::ServiceExt::oneshot(b, req).await.unwrap();
+            let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+                .await
+                .unwrap();
+            let v: Value = serde_json::from_slice(&bytes).unwrap();
+            let titles: Vec<String> = v["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| title(e).to_string())
+                .collect();
+            titles
+        }
+    };
+    assert_eq!(list_b(music_in_june.clone()).await, ["M"]);
+    rename_behind_the_servers_back(&a, &[m]).await;
+    event_in(&a, "Film night", "2030-06-12", &[film]).await;
+    assert_eq!(list_b(music_in_june.clone()).await, ["M"], "kept on B");
+    event_in(&a, "Concert", "2030-06-13", &[music]).await;
+    assert_eq!(
+        list_b(music_in_june).await,
+        ["Renamed M", "Concert"],
+        "no stale list on B"
+    );
 }

@@ -12,19 +12,95 @@ use serde::{Deserialize, Serialize};
 
 /// What one or more committed writes may have changed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "ChangesWire", into = "ChangesWire")]
 pub struct Changes {
     /// Anything may have changed: no cached answer survives.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub anything: bool,
     /// Events created, updated, trashed or deleted.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<i64>,
     /// Terms whose events, and so whose counts, may have changed.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub terms: Vec<i64>,
-    /// The (start, end) UTC instants the written events had before and have after.
+    /// The written events as they were before and are after: what decides which
+    /// lists could show them.
+    pub states: Vec<EventState>,
+}
+
+/// An event as a write found or left it, as far as deciding which lists could show it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct EventState {
+    /// Its (start, end) UTC instants.
+    pub span: (i64, i64),
+    /// Its own categories and tags (not the categories above them); `None` when
+    /// unknown, which any list filtered by terms may hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terms: Option<Vec<i64>>,
+}
+
+impl EventState {
+    pub fn new(span: (i64, i64), terms: impl IntoIterator<Item = i64>) -> EventState {
+        let mut terms: Vec<i64> = terms.into_iter().collect();
+        terms.sort_unstable();
+        terms.dedup();
+        EventState {
+            span,
+            terms: Some(terms),
+        }
+    }
+
+    /// An event of whose terms nothing is known.
+    pub fn at(span: (i64, i64)) -> EventState {
+        EventState { span, terms: None }
+    }
+}
+
+/// [`Changes`] as the change log of PostgreSQL stores them. `spans` repeats the
+/// states' spans for instances that predate `states` and read only `spans`; an
+/// entry of such an instance, with `spans` alone, reads as states of unknown terms.
+#[derive(Default, Serialize, Deserialize)]
+struct ChangesWire {
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    anything: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub spans: Vec<(i64, i64)>,
+    events: Vec<i64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    terms: Vec<i64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    spans: Vec<(i64, i64)>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    states: Vec<EventState>,
+}
+
+impl From<ChangesWire> for Changes {
+    fn from(w: ChangesWire) -> Changes {
+        let mut states = w.states;
+        // Every span of an entry comes with its state, or none does.
+        if states.len() < w.spans.len() {
+            states = w.spans.into_iter().map(EventState::at).collect();
+        }
+        let mut c = Changes {
+            anything: w.anything,
+            events: w.events,
+            terms: w.terms,
+            states,
+        };
+        c.tidy();
+        c
+    }
+}
+
+impl From<Changes> for ChangesWire {
+    fn from(c: Changes) -> ChangesWire {
+        let mut spans: Vec<(i64, i64)> = c.states.iter().map(|s| s.span).collect();
+        spans.sort_unstable();
+        spans.dedup();
+        ChangesWire {
+            anything: c.anything,
+            events: c.events,
+            terms: c.terms,
+            spans,
+            states: c.states,
+        }
+    }
 }
 
 /// Past this many items, a set of changes is kept as "anything": checking every
@@ -39,18 +115,18 @@ impl Changes {
         }
     }
 
-    /// Writes of events: these IDs, their terms before and after, their spans
-    /// before and after.
+    /// Writes of events: these IDs, the terms whose counts they moved, the
+    /// events' states before and after.
     pub fn events(
         events: impl IntoIterator<Item = i64>,
         terms: impl IntoIterator<Item = i64>,
-        spans: impl IntoIterator<Item = (i64, i64)>,
+        states: impl IntoIterator<Item = EventState>,
     ) -> Changes {
         let mut c = Changes {
             anything: false,
             events: events.into_iter().collect(),
             terms: terms.into_iter().collect(),
-            spans: spans.into_iter().collect(),
+            states: states.into_iter().collect(),
         };
         c.tidy();
         c
@@ -69,7 +145,7 @@ impl Changes {
         }
         self.events.extend(other.events);
         self.terms.extend(other.terms);
-        self.spans.extend(other.spans);
+        self.states.extend(other.states);
         self.tidy();
     }
 
@@ -78,15 +154,21 @@ impl Changes {
             list.sort_unstable();
             list.dedup();
         }
-        self.spans.sort_unstable();
-        self.spans.dedup();
-        if self.events.len() + self.terms.len() + self.spans.len() > MAX_ITEMS {
+        self.states.sort_unstable();
+        self.states.dedup();
+        let state_terms: usize = self
+            .states
+            .iter()
+            .flat_map(|s| &s.terms)
+            .map(Vec::len)
+            .sum();
+        if self.events.len() + self.terms.len() + self.states.len() + state_terms > MAX_ITEMS {
             *self = Changes::anything();
         }
     }
 
     pub fn is_nothing(&self) -> bool {
-        !self.anything && self.events.is_empty() && self.terms.is_empty() && self.spans.is_empty()
+        !self.anything && self.events.is_empty() && self.terms.is_empty() && self.states.is_empty()
     }
 }
 
@@ -110,6 +192,39 @@ impl Window {
     }
 }
 
+/// The events a list can show, whatever else it asks of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reach {
+    /// Those starting and ending within it.
+    pub window: Window,
+    /// Those holding one term of each set, each set sorted: a category filter's
+    /// set holds the categories below those it names.
+    pub terms: Vec<Vec<i64>>,
+}
+
+impl Reach {
+    /// A list of the events within this window, of any terms.
+    pub fn window(window: Window) -> Reach {
+        Reach {
+            window,
+            terms: Vec::new(),
+        }
+    }
+
+    /// Whether an event in this state could be in the list.
+    pub fn may_hold(&self, state: &EventState) -> bool {
+        if !self.window.holds(state.span) {
+            return false;
+        }
+        let Some(held) = &state.terms else {
+            return true;
+        };
+        self.terms
+            .iter()
+            .all(|set| held.iter().any(|t| set.binary_search(t).is_ok()))
+    }
+}
+
 /// What a cached answer was computed from, as far as event writes go (any other
 /// write drops it).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -118,8 +233,8 @@ pub struct Reads {
     pub events: Vec<i64>,
     /// It lists terms, in an order or a choice that their counts decide.
     pub every_term: bool,
-    /// It lists events: any event within this window may enter or leave it.
-    pub window: Option<Window>,
+    /// It lists events: any event it can show may enter or leave it, or change its total.
+    pub list: Option<Reach>,
     /// It depends on which events exist at all (venues or organizers with events).
     pub every_event: bool,
 }
@@ -136,8 +251,9 @@ impl Reads {
         if changes.events.iter().any(|e| self.events.contains(e)) {
             return true;
         }
-        self.window
-            .is_some_and(|w| changes.spans.iter().any(|&span| w.holds(span)))
+        self.list
+            .as_ref()
+            .is_some_and(|reach| changes.states.iter().any(|s| reach.may_hold(s)))
     }
 }
 
@@ -153,25 +269,30 @@ mod tests {
         }
     }
 
+    const IN_JUNE: (i64, i64) = (1_907_000_000, 1_907_003_600);
+
+    fn list(reach: Reach) -> Reads {
+        Reads {
+            list: Some(reach),
+            ..Reads::default()
+        }
+    }
+
     #[test]
     fn an_event_write_reaches_what_shows_the_event_or_could_list_it() {
-        let write = Changes::events([7], [3, 4], [(1_907_000_000, 1_907_003_600)]);
+        let write = Changes::events([7], [3, 4], [EventState::new(IN_JUNE, [3, 4])]);
         let by_id = |id| Reads {
             events: vec![id],
             ..Reads::default()
         };
         assert!(by_id(7).changed_by(&write));
         assert!(!by_id(8).changed_by(&write));
-        let list = |window| Reads {
-            window: Some(window),
-            ..Reads::default()
-        };
-        assert!(list(june_2030()).changed_by(&write));
+        assert!(list(Reach::window(june_2030())).changed_by(&write));
         let july = Window {
             start: (1_909_094_400, 1_911_772_799),
             end: (i64::MIN, i64::MAX),
         };
-        assert!(!list(july).changed_by(&write));
+        assert!(!list(Reach::window(july)).changed_by(&write));
         let venues_with_events = Reads {
             every_event: true,
             ..Reads::default()
@@ -190,32 +311,58 @@ mod tests {
 
     #[test]
     fn a_write_that_moves_an_event_reaches_both_windows() {
-        let moved = Changes::events([7], [], [(1_907_000_000, 1_907_000_001), (0, 1)]);
+        let moved = Changes::events([7], [], [EventState::at(IN_JUNE), EventState::at((0, 1))]);
         let early = Window {
             start: (0, 10),
             end: (0, 10),
         };
+        assert!(list(Reach::window(early)).changed_by(&moved));
+        assert!(list(Reach::window(june_2030())).changed_by(&moved));
+    }
+
+    #[test]
+    fn a_list_of_some_terms_is_reached_only_by_events_holding_one_of_each_set() {
+        let category_list = list(Reach {
+            window: june_2030(),
+            terms: vec![vec![1, 2, 9]],
+        });
+        let written =
+            |terms: &[i64]| Changes::events([7], [], [EventState::new(IN_JUNE, terms.to_vec())]);
+        assert!(category_list.changed_by(&written(&[2, 40])));
+        assert!(!category_list.changed_by(&written(&[3, 40])));
+        assert!(!category_list.changed_by(&written(&[])));
         assert!(
-            Reads {
-                window: Some(early),
-                ..Reads::default()
-            }
-            .changed_by(&moved)
+            category_list.changed_by(&Changes::events([7], [], [EventState::at(IN_JUNE)])),
+            "an event of unknown terms may be in any list"
+        );
+        let moved_out = Changes::events(
+            [7],
+            [],
+            [EventState::new(IN_JUNE, [9]), EventState::new(IN_JUNE, [3])],
         );
         assert!(
-            Reads {
-                window: Some(june_2030()),
-                ..Reads::default()
-            }
-            .changed_by(&moved)
+            category_list.changed_by(&moved_out),
+            "it held the term before"
         );
+        let category_and_tag = list(Reach {
+            window: june_2030(),
+            terms: vec![vec![1, 2], vec![40]],
+        });
+        assert!(category_and_tag.changed_by(&written(&[2, 40])));
+        assert!(!category_and_tag.changed_by(&written(&[2, 41])));
+        assert!(!category_and_tag.changed_by(&written(&[40])));
+        let outside = Changes::events([7], [], [EventState::new((0, 1), [2, 40])]);
+        assert!(!category_and_tag.changed_by(&outside), "outside the window");
     }
 
     #[test]
     fn merged_changes_keep_every_item_once_and_anything_wins() {
-        let mut c = Changes::events([2, 1], [5], [(1, 2)]);
-        c.merge(Changes::events([1, 3], [5, 6], [(1, 2)]));
-        assert_eq!(c, Changes::events([1, 2, 3], [5, 6], [(1, 2)]));
+        let mut c = Changes::events([2, 1], [5], [EventState::at((1, 2))]);
+        c.merge(Changes::events([1, 3], [5, 6], [EventState::at((1, 2))]));
+        assert_eq!(
+            c,
+            Changes::events([1, 2, 3], [5, 6], [EventState::at((1, 2))])
+        );
         c.merge(Changes::anything());
         assert!(c.anything && c.events.is_empty());
         let many = Changes::events(0..5000, [], []);
@@ -223,16 +370,33 @@ mod tests {
             many.anything,
             "too many items to check are kept as anything"
         );
+        let many_terms = Changes::events([1], [], [EventState::new((1, 2), 0..5000)]);
+        assert!(many_terms.anything);
         assert!(Changes::nothing().is_nothing());
     }
 
     #[test]
     fn changes_travel_as_compact_json() {
-        let c = Changes::events([1], [2], [(3, 4)]);
+        let c = Changes::events([1], [2], [EventState::new((3, 4), [5])]);
         let text = serde_json::to_string(&c).unwrap();
-        assert_eq!(text, r#"{"events":[1],"terms":[2],"spans":[[3,4]]}"#);
+        assert_eq!(
+            text,
+            r#"{"events":[1],"terms":[2],"spans":[[3,4]],"states":[{"span":[3,4],"terms":[5]}]}"#
+        );
         assert_eq!(serde_json::from_str::<Changes>(&text).unwrap(), c);
         let anything = serde_json::to_string(&Changes::anything()).unwrap();
         assert_eq!(anything, r#"{"anything":true}"#);
+    }
+
+    #[test]
+    fn spans_without_states_read_as_events_of_unknown_terms() {
+        let older = r#"{"events":[1],"spans":[[3,4],[5,6]]}"#;
+        let c: Changes = serde_json::from_str(older).unwrap();
+        assert_eq!(c.states, [EventState::at((3, 4)), EventState::at((5, 6))]);
+        let category_list = list(Reach {
+            window: Window::ALL,
+            terms: vec![vec![9]],
+        });
+        assert!(category_list.changed_by(&c));
     }
 }

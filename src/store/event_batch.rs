@@ -28,7 +28,7 @@ use super::events::{self, event_from_row};
 use super::posts;
 use super::schema::Posts;
 use super::{Conn, Pool, StoreError, pieces};
-use crate::domain::changes::Changes;
+use crate::domain::changes::{Changes, EventState};
 use crate::domain::event::Event;
 use crate::domain::post::{PostChanges, PostType};
 use crate::domain::slug;
@@ -227,7 +227,10 @@ async fn write(pool: &Pool, events: &[NewEvent]) -> Result<Written, BatchError> 
     tx.changes(Changes::events(
         stored.iter().map(|e| e.post.id),
         recounted.copied(),
-        stored.iter().map(|e| (e.start_utc, e.end_utc)),
+        stored
+            .iter()
+            .zip(events)
+            .map(|(e, new)| EventState::new((e.start_utc, e.end_utc), new.terms.iter().copied())),
     ));
     if !links.counts.is_empty() {
         events::lock_counts(&mut tx).await.map_err(not_written)?;

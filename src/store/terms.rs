@@ -292,6 +292,24 @@ pub async fn would_cycle(
     Ok(!found.is_empty())
 }
 
+/// The terms at or below these in their tree, each once and sorted; at most
+/// `limit` rows of `term_ancestors` are read, so a longer answer is cut short.
+pub async fn at_or_below(conn: &mut Conn, ids: &[i64], limit: u64) -> Result<Vec<i64>, StoreError> {
+    let mut below = conn
+        .query(
+            Query::select()
+                .column(TermAncestors::TermId)
+                .from(TermAncestors::Table)
+                .and_where(Expr::col(TermAncestors::AncestorId).is_in(ids.iter().copied()))
+                .limit(limit),
+            |r| r.i64(0),
+        )
+        .await?;
+    below.sort_unstable();
+    below.dedup();
+    Ok(below)
+}
+
 fn term_filters(q: &mut SelectStatement, tq: &TermQuery) {
     q.and_where(col(Terms::Taxonomy).eq(tq.taxonomy.as_str()));
     if let Some(s) = &tq.search {

@@ -109,7 +109,7 @@ fn list_cache_rules(ctx: &Ctx, page: &EventPage, resp: &mut Response) {
         resp.extensions_mut().insert(freshness);
     }
     resp.extensions_mut().insert(Reads {
-        window: Some(page.window),
+        list: Some(page.reach.clone()),
         ..shown_reads(&page.events)
     });
 }

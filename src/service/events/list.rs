@@ -3,7 +3,7 @@
 
 use super::{ShownEvent, readable_links};
 use crate::domain::args::EventListArgs;
-use crate::domain::changes::Window;
+use crate::domain::changes::Reach;
 use crate::domain::event::{EventFilter, EventLinks, SEARCH_COUNT_LIMIT, distance_km};
 use crate::domain::event_list::{EventQuery, ListContext, Near, event_query};
 use crate::domain::post::PostType;
@@ -21,8 +21,8 @@ pub struct EventPage {
     /// counts, how many at least (`total_at_least`).
     pub total: u64,
     pub total_at_least: bool,
-    /// The starts and ends of every event the list could show.
-    pub window: Window,
+    /// The events the list could show, whatever else it asks of them.
+    pub reach: Reach,
 }
 
 /// The references of a list request, resolved.
@@ -78,7 +78,10 @@ impl Service {
         p.finish::<Error>()?;
         let mut filter = filter(&query, resolved, asking);
         filter.count_limit = self.search_count_limit;
-        let window = filter.window();
+        let reach = Reach {
+            window: filter.window(),
+            terms: reached_terms(&mut conn, &filter).await?,
+        };
         let (items, total) = events::list(&mut conn, &filter).await?;
         if items.is_empty() && query.page > 1 {
             return Err(Error::Refused(Refusal::PageNotFound(PostType::Event)));
@@ -103,7 +106,7 @@ impl Service {
             events,
             total: total.count,
             total_at_least: total.at_least,
-            window,
+            reach,
         })
     }
 }
@@ -176,6 +179,31 @@ fn filter(q: &EventQuery, r: Resolved, asking: Asking<'_>) -> EventFilter {
         now_utc: asking.now,
         count_limit: SEARCH_COUNT_LIMIT,
     }
+}
+
+/// Past this many categories at or below those a list names, its cached answer
+/// is dropped by a write of an event of any terms: a longer set would cost more
+/// to keep and check than the answers it keeps.
+const MAX_REACHED_CATEGORIES: u64 = 256;
+
+/// The terms a listed event holds one of, per term filter, each set sorted: a
+/// category filter's holds the categories below those it names, whose events it
+/// lists too.
+async fn reached_terms(conn: &mut Conn, f: &EventFilter) -> Result<Vec<Vec<i64>>, Error> {
+    let mut sets = Vec::new();
+    if !f.tags.is_empty() {
+        let mut tags = f.tags.clone();
+        tags.sort_unstable();
+        tags.dedup();
+        sets.push(tags);
+    }
+    if !f.categories.is_empty() {
+        let below = terms::at_or_below(conn, &f.categories, MAX_REACHED_CATEGORIES + 1).await?;
+        if below.len() as u64 <= MAX_REACHED_CATEGORIES {
+            sets.push(below);
+        }
+    }
+    Ok(sets)
 }
 
 /// The IDs of the terms named by ID or slug; an unknown one is a 400.

@@ -6,7 +6,7 @@ mod write;
 
 use super::retry::detached;
 use super::{Asking, Error, Refusal, Service};
-use crate::domain::changes::Changes;
+use crate::domain::changes::{Changes, EventState};
 use crate::domain::event::{Event, EventLinks, counts_as_published};
 use crate::domain::permissions::Caller;
 use crate::domain::post::{PostType, Reveal, Status, Target};
@@ -147,7 +147,8 @@ impl Service {
             let counted = counts_as_published(&state.status, state.date_utc, state.modified_utc);
             events::adjust_counts(&mut tx, (&terms, counted), (&[], false)).await?;
             let recounted = if counted { terms.clone() } else { Vec::new() };
-            tx.changes(Changes::events([post.id], recounted, [state.span]));
+            let written = EventState::new(state.span, terms.iter().copied());
+            tx.changes(Changes::events([post.id], recounted, [written]));
             if force {
                 posts::delete(&mut tx, &post).await?;
                 sync::forget_before(&mut tx, forget_before).await?;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::refs::{self, Known};
 use super::{ShownEvent, find, readable_links};
 use crate::domain::args::EventWriteArgs;
-use crate::domain::changes::Changes;
+use crate::domain::changes::{Changes, EventState};
 use crate::domain::event::{
     Event, EventChanges, LinkedRef, TermRef, counts_as_published, recounted_terms,
 };
@@ -284,13 +284,10 @@ impl Service {
                 let counted = counts_as_published(status.as_str(), date, now);
                 let relations = links.relations();
                 if !c.names_new_links() {
-                    let terms = if counted {
-                        events::distinct_terms(&relations)
-                    } else {
-                        Vec::new()
-                    };
-                    let span = (event.start_utc, event.end_utc);
-                    tx.changes(Changes::events([event.post.id], terms, [span]));
+                    let terms = events::distinct_terms(&relations);
+                    let recounted = if counted { terms.clone() } else { Vec::new() };
+                    let state = EventState::new((event.start_utc, event.end_utc), terms);
+                    tx.changes(Changes::events([event.post.id], recounted, [state]));
                 }
                 let counts =
                     events::commit_new_event_links(tx, event.post.id, &relations, counted).await?;
@@ -390,7 +387,11 @@ impl Service {
                         c.end_utc.unwrap_or(before.span.1),
                     );
                     let terms = recounted_terms((&before_terms, was), (&after, published));
-                    tx.changes(Changes::events([id], terms, [before.span, span]));
+                    let states = [
+                        EventState::new(before.span, before_terms.iter().copied()),
+                        EventState::new(span, after.iter().copied()),
+                    ];
+                    tx.changes(Changes::events([id], terms, states));
                 }
                 tx.commit().await?;
                 Ok(())
