@@ -219,6 +219,91 @@ both!(
     }
 );
 
+both!(
+    a_search_is_reached_only_by_events_whose_text_holds_its_words,
+    |app| async move {
+        let jazz_in_june = format!("{JUNE_2030}&search=jazz");
+        let a = event_in(&app, "Jazz night", "2030-06-10", &[]).await;
+        assert_eq!(titles_of(&app.get(&jazz_in_june).await), ["Jazz night"]);
+        rename_behind_the_servers_back(&app, &[a]).await;
+
+        // No "jazz" in its text: the search is kept.
+        let folk = event_in(&app, "Folk evening", "2030-06-12", &[]).await;
+        assert_eq!(titles_of(&app.get(&jazz_in_june).await), ["Jazz night"]);
+
+        // In a word of its description ("jazzy"): reached.
+        app.event(json!({
+            "title": "Evening",
+            "description": "<p>Live JAZZY tunes</p>",
+            "start_date": "2030-06-14 10:00:00",
+            "end_date": "2030-06-14 12:00:00",
+            "status": "publish",
+        }))
+        .await;
+        assert_eq!(
+            titles_of(&app.get(&jazz_in_june).await),
+            ["Renamed Jazz night", "Evening"]
+        );
+
+        // An update that brings the word in, then one that takes it out: the text
+        // after reaches the search, then the text before.
+        app.post(
+            &format!("events/{folk}"),
+            json!({"excerpt": "now with jazz"}),
+        )
+        .await
+        .assert(200);
+        assert_eq!(
+            titles_of(&app.get(&jazz_in_june).await),
+            ["Renamed Jazz night", "Folk evening", "Evening"]
+        );
+        app.post(&format!("events/{folk}"), json!({"excerpt": ""}))
+            .await
+            .assert(200);
+        assert_eq!(
+            titles_of(&app.get(&jazz_in_june).await),
+            ["Renamed Jazz night", "Evening"]
+        );
+    }
+);
+
+both!(
+    a_search_cached_before_a_write_answers_as_the_database_does_after,
+    |app| async move {
+        // Lower-casing differs between Rust, SQLite and PostgreSQL on these: the
+        // cached answer must still be what the database finds now.
+        let searches = [
+            "istanbul",
+            "i\u{307}stanbul",
+            "οδοσ",
+            "οδος",
+            "straße",
+            "kelvin",
+        ];
+        let path = |word: &str| format!("{JUNE_2030}&search={}", percent_encoded(word));
+        for word in searches {
+            assert!(titles_of(&app.get(&path(word)).await).is_empty());
+        }
+        for title in [
+            "İSTANBUL NIGHTS",
+            "ΟΔΟΣ",
+            "STRASSE Straße",
+            "\u{212A}ELVIN scale",
+        ] {
+            event_in(&app, title, "2030-06-10", &[]).await;
+        }
+        for word in searches {
+            let cached = titles_of(&app.get(&path(word)).await);
+            let fresh = titles_of(&app.get_as(&path(word), &app.admin.auth()).await);
+            assert_eq!(cached, fresh, "search={word}");
+        }
+    }
+);
+
+fn percent_encoded(word: &str) -> String {
+    word.bytes().map(|b| format!("%{b:02X}")).collect()
+}
+
 both!(venues_with_events_follow_event_writes, |app| async move {
     let venue = app.post("venues", json!({"venue": "Hall"})).await.id();
     let with_events = "venues?has_events=1";

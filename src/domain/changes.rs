@@ -34,6 +34,10 @@ pub struct EventState {
     /// unknown, which any list filtered by terms may hold.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terms: Option<Vec<i64>>,
+    /// The words of its text, sorted (see [`text_words`]); `None` when unknown or
+    /// too long to carry, which any search may find.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub words: Option<Vec<String>>,
 }
 
 impl EventState {
@@ -44,13 +48,47 @@ impl EventState {
         EventState {
             span,
             terms: Some(terms),
+            words: None,
         }
     }
 
-    /// An event of whose terms nothing is known.
+    /// An event of whose terms and text nothing is known.
     pub fn at(span: (i64, i64)) -> EventState {
-        EventState { span, terms: None }
+        EventState {
+            span,
+            terms: None,
+            words: None,
+        }
     }
+
+    /// With the text a search looks in: its title, excerpt and description.
+    pub fn with_text(mut self, title: &str, excerpt: &str, description: &str) -> EventState {
+        self.words = text_words(&[title, excerpt, description]);
+        self
+    }
+}
+
+/// Past this many bytes of distinct words, a written event's text is not carried:
+/// any search may find it.
+const MAX_WORD_BYTES: usize = 2048;
+
+/// The distinct words of a text, lower-cased, sorted: a search word (which holds no
+/// white space) found in the lower-cased text lies within one of them. Both ways
+/// of lower-casing are kept: Rust's and SQLite's (`store::sqlite::functions`) map
+/// `İ` to `i̇` and a final `Σ` to `ς`, PostgreSQL's to `i` and `σ`.
+pub fn text_words(parts: &[&str]) -> Option<Vec<String>> {
+    let mut words: Vec<String> = Vec::new();
+    for part in parts {
+        let whole = part.to_lowercase();
+        let each: String = part.chars().flat_map(|c| c.to_lowercase().next()).collect();
+        for lowered in [&whole, &each] {
+            words.extend(lowered.split_whitespace().map(str::to_string));
+        }
+    }
+    words.sort_unstable();
+    words.dedup();
+    let bytes: usize = words.iter().map(String::len).sum();
+    (bytes <= MAX_WORD_BYTES).then_some(words)
 }
 
 /// [`Changes`] as the change log of PostgreSQL stores them. `spans` repeats the
@@ -156,13 +194,12 @@ impl Changes {
         }
         self.states.sort_unstable();
         self.states.dedup();
-        let state_terms: usize = self
+        let state_items: usize = self
             .states
             .iter()
-            .flat_map(|s| &s.terms)
-            .map(Vec::len)
+            .map(|s| s.terms.as_ref().map_or(0, Vec::len) + s.words.as_ref().map_or(0, Vec::len))
             .sum();
-        if self.events.len() + self.terms.len() + self.states.len() + state_terms > MAX_ITEMS {
+        if self.events.len() + self.terms.len() + self.states.len() + state_items > MAX_ITEMS {
             *self = Changes::anything();
         }
     }
@@ -200,28 +237,41 @@ pub struct Reach {
     /// Those holding one term of each set, each set sorted: a category filter's
     /// set holds the categories below those it names.
     pub terms: Vec<Vec<i64>>,
+    /// Those whose lower-cased text holds every one of these words.
+    pub search: Vec<String>,
 }
 
 impl Reach {
-    /// A list of the events within this window, of any terms.
+    /// A list of the events within this window, of any terms and text.
     pub fn window(window: Window) -> Reach {
         Reach {
             window,
             terms: Vec::new(),
+            search: Vec::new(),
         }
     }
 
     /// Whether an event in this state could be in the list.
     pub fn may_hold(&self, state: &EventState) -> bool {
-        if !self.window.holds(state.span) {
-            return false;
-        }
+        self.window.holds(state.span) && self.may_hold_terms(state) && self.may_find(state)
+    }
+
+    fn may_hold_terms(&self, state: &EventState) -> bool {
         let Some(held) = &state.terms else {
             return true;
         };
         self.terms
             .iter()
             .all(|set| held.iter().any(|t| set.binary_search(t).is_ok()))
+    }
+
+    fn may_find(&self, state: &EventState) -> bool {
+        let Some(words) = &state.words else {
+            return true;
+        };
+        self.search
+            .iter()
+            .all(|w| words.iter().any(|word| word.contains(w.as_str())))
     }
 }
 
@@ -323,8 +373,8 @@ mod tests {
     #[test]
     fn a_list_of_some_terms_is_reached_only_by_events_holding_one_of_each_set() {
         let category_list = list(Reach {
-            window: june_2030(),
             terms: vec![vec![1, 2, 9]],
+            ..Reach::window(june_2030())
         });
         let written =
             |terms: &[i64]| Changes::events([7], [], [EventState::new(IN_JUNE, terms.to_vec())]);
@@ -345,14 +395,60 @@ mod tests {
             "it held the term before"
         );
         let category_and_tag = list(Reach {
-            window: june_2030(),
             terms: vec![vec![1, 2], vec![40]],
+            ..Reach::window(june_2030())
         });
         assert!(category_and_tag.changed_by(&written(&[2, 40])));
         assert!(!category_and_tag.changed_by(&written(&[2, 41])));
         assert!(!category_and_tag.changed_by(&written(&[40])));
         let outside = Changes::events([7], [], [EventState::new((0, 1), [2, 40])]);
         assert!(!category_and_tag.changed_by(&outside), "outside the window");
+    }
+
+    #[test]
+    fn a_search_is_reached_only_by_text_holding_each_of_its_words() {
+        let search = |words: &[&str]| {
+            list(Reach {
+                search: words.iter().map(|w| w.to_string()).collect(),
+                ..Reach::window(Window::ALL)
+            })
+        };
+        let text = |title: &str, description: &str| {
+            Changes::events(
+                [7],
+                [],
+                [EventState::at(IN_JUNE).with_text(title, "", description)],
+            )
+        };
+        let written = text("Folk Night", "<p>Live JAZZY tunes</p>");
+        assert!(search(&["jazz"]).changed_by(&written), "inside a word");
+        assert!(search(&["jazz", "folk"]).changed_by(&written));
+        assert!(!search(&["jazz", "rock"]).changed_by(&written));
+        assert!(
+            search(&["<p>live"]).changed_by(&written),
+            "the text as stored"
+        );
+        assert!(
+            !search(&["night<p>live"]).changed_by(&written),
+            "words apart"
+        );
+        assert!(search(&[]).changed_by(&written));
+        let unknown = Changes::events([7], [], [EventState::at(IN_JUNE)]);
+        assert!(search(&["anything"]).changed_by(&unknown));
+    }
+
+    #[test]
+    fn text_words_are_lower_cased_both_ways_and_long_texts_are_not_carried() {
+        let words = text_words(&["İstanbul ΟΔΟΣ", "", "Tea\u{a0}time"]).unwrap();
+        assert!(words.contains(&"istanbul".to_string()), "{words:?}");
+        assert!(words.contains(&"i\u{307}stanbul".to_string()));
+        assert!(words.contains(&"οδος".to_string()) && words.contains(&"οδοσ".to_string()));
+        assert!(
+            words.contains(&"tea".to_string()),
+            "split at any white space"
+        );
+        let long = "word ".repeat(10) + &(0..2000).map(|i| format!("w{i} ")).collect::<String>();
+        assert_eq!(text_words(&[&long]), None);
     }
 
     #[test]
@@ -394,8 +490,8 @@ mod tests {
         let c: Changes = serde_json::from_str(older).unwrap();
         assert_eq!(c.states, [EventState::at((3, 4)), EventState::at((5, 6))]);
         let category_list = list(Reach {
-            window: Window::ALL,
             terms: vec![vec![9]],
+            ..Reach::window(Window::ALL)
         });
         assert!(category_list.changed_by(&c));
     }

@@ -227,10 +227,13 @@ async fn write(pool: &Pool, events: &[NewEvent]) -> Result<Written, BatchError> 
     tx.changes(Changes::events(
         stored.iter().map(|e| e.post.id),
         recounted.copied(),
-        stored
-            .iter()
-            .zip(events)
-            .map(|(e, new)| EventState::new((e.start_utc, e.end_utc), new.terms.iter().copied())),
+        stored.iter().zip(events).map(|(e, new)| {
+            EventState::new((e.start_utc, e.end_utc), new.terms.iter().copied()).with_text(
+                &e.post.title,
+                &e.post.excerpt,
+                &e.post.description,
+            )
+        }),
     ));
     if !links.counts.is_empty() {
         events::lock_counts(&mut tx).await.map_err(not_written)?;

@@ -100,17 +100,20 @@ pub enum Lookup {
 
 /// One request's computation of a key, which requests arriving meanwhile share:
 /// its answer is right for every request whose data version is at most its own
-/// (it read the data after it read that version).
+/// (it read the data after it read that version), and for a later one when the
+/// writes in between do not reach what it read.
 pub struct Flight {
     version: u64,
     done: Arc<tokio::sync::Notify>,
-    answer: OnceLock<Arc<Cached>>,
+    answer: OnceLock<(Arc<Cached>, Option<Reads>)>,
 }
 
 /// A request waiting for another one's computation.
 pub struct Waiting {
     pub notified: std::pin::Pin<Box<tokio::sync::futures::OwnedNotified>>,
     flight: Arc<Flight>,
+    /// The data version the waiting request read.
+    version: u64,
 }
 
 struct Entry {
@@ -217,7 +220,8 @@ impl Generation {
             && self
                 .recent
                 .iter()
-                .filter(|(v, _)| *v > version)
+                .rev()
+                .take_while(|(v, _)| *v > version)
                 .all(|(_, changes)| reads.is_some_and(|r| !r.changed_by(changes)))
     }
 
@@ -271,8 +275,9 @@ pub struct ResponseCache {
 }
 
 /// How many catch-ups' changes the cache remembers, to judge responses computed at
-/// an earlier version than the cache's.
-const RECENT_CHANGES: usize = 64;
+/// an earlier version than the cache's: under hundreds of writes a second, a list
+/// that takes a tenth of a second to compute is a hundred versions old when done.
+const RECENT_CHANGES: usize = 1024;
 
 /// Bodies up to this size are always worth keeping; larger ones (a feed of a
 /// thousand events is about 1.7 MiB) while they fit in a quarter of the cache.
@@ -355,11 +360,15 @@ impl ResponseCache {
             g.bytes -= old.size;
         }
         let Some(entry) = g.entries.to_back(key) else {
-            if let Some(flight) = g.computing.get(key).filter(|f| f.version >= version) {
+            // A computation of an older version is waited for too: the writes since
+            // may not reach what it reads, which its answer tells (`answer`). Under
+            // a steady stream of writes, every request would otherwise start its own.
+            if let Some(flight) = g.computing.get(key) {
                 // Registered now, so the wake-up cannot be missed.
                 return Lookup::Wait(Waiting {
                     notified: Box::pin(flight.done.clone().notified_owned()),
                     flight: flight.clone(),
+                    version,
                 });
             }
             let flight = Arc::new(Flight {
@@ -367,11 +376,7 @@ impl ResponseCache {
                 done: Arc::new(tokio::sync::Notify::new()),
                 answer: OnceLock::new(),
             });
-            // A computation of an older version is no answer for newer requests:
-            // those waiting for it look again, and find this one.
-            if let Some(older) = g.computing.insert(key.to_string(), flight) {
-                older.done.notify_waiters();
-            }
+            g.computing.insert(key.to_string(), flight);
             return Lookup::Compute;
         };
         // A request that started just before a refresh landed gets the newer answer.
@@ -446,10 +451,18 @@ impl ResponseCache {
         }
     }
 
-    /// The answer of the computation a request waited for, if it gave one.
+    /// The answer of the computation a request waited for, if it gave one that is
+    /// right at the request's version.
     pub fn answer(&self, waited: &Waiting) -> Option<Hit> {
-        let cached = waited.flight.answer.get()?;
-        let counts = fill(&self.lock().counts, cached);
+        let (cached, reads) = waited.flight.answer.get()?;
+        let g = self.lock();
+        let right = waited.version <= waited.flight.version
+            || (g.version >= waited.version
+                && g.still_right(waited.flight.version, reads.as_ref()));
+        if !right {
+            return None;
+        }
+        let counts = fill(&g.counts, cached);
         Some(Hit::new(cached.clone(), cached.body.filled(&counts)))
     }
 
@@ -489,7 +502,7 @@ impl ResponseCache {
             if g.computing.get(&key).is_some_and(|f| f.version == version)
                 && let Some(flight) = g.computing.remove(&key)
             {
-                let _ = flight.answer.set(cached.clone());
+                let _ = flight.answer.set((cached.clone(), reads.clone()));
                 flight.done.notify_waiters();
             }
             if !keep {

@@ -12,6 +12,10 @@ use axum::http::{HeaderValue, Method, header};
 use axum::response::Response;
 
 use super::{Lookup, MAX_WAIT};
+
+/// How many computations of the same key a request waits for before it computes
+/// its own: under a stream of writes, each may end not right for it.
+const MAX_WAITS: u32 = 3;
 use crate::http::conditional;
 use crate::http::live_counts;
 use crate::http::state::App;
@@ -55,42 +59,57 @@ where
     let if_none_match = conditional::if_none_match(req.method(), req.headers());
     let if_none_match = if_none_match.as_ref();
     let is_read = matches!(*req.method(), Method::GET | Method::HEAD);
-    let version = match &key {
+    let mut version = match &key {
         Some(_) => app.service.data_version().await.ok(),
         None => None,
     };
     let mut computing = None;
-    if let (Some(key), Some(v)) = (&key, version) {
-        if app.cache.behind(v) {
-            // Boxed: rare, and its state would otherwise weigh on every hit's future.
-            let service = &app.service;
-            Box::pin(
-                app.cache
-                    .catch_up(v, async |cursor| service.catch_up(cursor, v).await),
-            )
-            .await;
-        }
-        match app.cache.get(v, now, key) {
-            Lookup::Hit(hit) => return conditional::answer(if_none_match, hit.response()),
-            Lookup::Refresh(last) => {
-                let again = refresh(head_of(&req), v);
-                refresh_in_background(app.clone(), key.clone(), v, now, again);
-                return conditional::answer(if_none_match, last.response());
+    if let (Some(key), Some(first)) = (&key, version) {
+        let mut v = first;
+        let deadline = tokio::time::Instant::now() + MAX_WAIT;
+        let mut waits = 0;
+        loop {
+            if app.cache.behind(v) {
+                // Boxed: rare, and its state would otherwise weigh on every hit's future.
+                let service = &app.service;
+                Box::pin(
+                    app.cache
+                        .catch_up(v, async |cursor| service.catch_up(cursor, v).await),
+                )
+                .await;
             }
-            Lookup::Compute => computing = Some(app.cache.computing(key, v)),
-            Lookup::Wait(mut waiting) => {
-                // Someone is computing this very response, from data at least as new as
-                // ours: wait for theirs rather than run the same query again; compute it
-                // ourselves if it does not come.
-                let _ = tokio::time::timeout(MAX_WAIT, &mut waiting.notified).await;
-                if let Some(hit) = app.cache.answer(&waiting) {
-                    return conditional::answer(if_none_match, hit.response());
+            match app.cache.get(v, now, key) {
+                Lookup::Hit(hit) => return conditional::answer(if_none_match, hit.response()),
+                Lookup::Refresh(last) => {
+                    let again = refresh(head_of(&req), v);
+                    refresh_in_background(app.clone(), key.clone(), v, now, again);
+                    return conditional::answer(if_none_match, last.response());
                 }
-                if let Lookup::Hit(hit) = app.cache.get(v, now, key) {
-                    return conditional::answer(if_none_match, hit.response());
+                Lookup::Compute => {
+                    computing = Some(app.cache.computing(key, v));
+                    break;
+                }
+                // Waited enough: this request computes its own.
+                Lookup::Wait(_) if waits == MAX_WAITS => break,
+                Lookup::Wait(mut waiting) => {
+                    // Someone is computing this very response: wait for theirs rather
+                    // than run the same query again.
+                    waits += 1;
+                    let _ = tokio::time::timeout_at(deadline, &mut waiting.notified).await;
+                    if let Some(hit) = app.cache.answer(&waiting) {
+                        return conditional::answer(if_none_match, hit.response());
+                    }
+                    // It did not come, or is not right for the data this request read
+                    // (a write reached it): look again at the newest data, so that a
+                    // computation this request starts answers everyone waiting.
+                    match app.service.data_version().await {
+                        Ok(newer) => v = newer,
+                        Err(_) => break,
+                    }
                 }
             }
         }
+        version = Some(v);
     }
     let timeout = app.settings.request_timeout;
     // Boxed: every handler's state lives in its future (about 20 KB), which a cache

@@ -248,6 +248,13 @@ fn reading(resp: Response, reads: Reads) -> Response {
     resp
 }
 
+fn by_id(id: i64) -> Reads {
+    Reads {
+        events: vec![id],
+        ..Reads::default()
+    }
+}
+
 fn event_write(id: i64) -> CaughtUp {
     CaughtUp {
         changes: Some(Changes::events([id], [], [])),
@@ -268,10 +275,6 @@ async fn catch_up(cache: &ResponseCache, version: u64, caught: CaughtUp) {
 async fn a_write_drops_only_what_it_reaches_and_older_requests_still_hit() {
     let cache = ResponseCache::new(1 << 20);
     catch_up(&cache, 1, CaughtUp::unknown()).await;
-    let by_id = |id| Reads {
-        events: vec![id],
-        ..Reads::default()
-    };
     cache
         .put(1, 10, "a".into(), reading(ok("A"), by_id(1)))
         .await;
@@ -304,27 +307,55 @@ async fn a_computation_answers_every_request_of_its_version_or_older() {
     let cache = ResponseCache::new(1 << 20);
     catch_up(&cache, 4, CaughtUp::unknown()).await;
     assert!(matches!(cache.get(4, 10, "k"), Lookup::Compute));
-    let Lookup::Wait(older) = cache.get(3, 10, "k") else {
+    let Lookup::Wait(mut older) = cache.get(3, 10, "k") else {
         panic!("a request of an older version waits for it");
     };
+    // The answer reaches its waiter, even when it is not kept (it says nothing of
+    // what it read, and the cache has moved on).
     catch_up(&cache, 5, event_write(9)).await;
-    assert!(
-        matches!(cache.get(5, 10, "k"), Lookup::Compute),
-        "a newer request starts its own"
-    );
+    cache.put(4, 10, "k".into(), ok("four")).await;
+    (&mut older.notified).await;
+    assert_eq!(cache.answer(&older).unwrap().body(), "four");
+    assert!(cache.hit(5, 10, "k").is_none());
+}
+
+#[tokio::test]
+async fn a_newer_request_waits_for_an_older_computation_and_takes_it_if_still_right() {
+    let cache = ResponseCache::new(1 << 20);
+    catch_up(&cache, 4, CaughtUp::unknown()).await;
+    assert!(matches!(cache.get(4, 10, "k"), Lookup::Compute));
+    catch_up(&cache, 5, event_write(9)).await;
     let Lookup::Wait(mut newer) = cache.get(5, 10, "k") else {
-        panic!("and the next one waits for that");
+        panic!("a request of a newer version waits for the computation under way");
     };
-    // The first computation's answer reaches nobody now (a newer one replaced it),
-    // and its waiter was told to look again.
-    tokio::time::timeout(Duration::from_millis(100), older.notified)
-        .await
-        .expect("woken");
-    // The newer one answers its waiter, even when the answer is not kept (it says
-    // nothing of what it read, and the cache has moved on).
-    catch_up(&cache, 6, event_write(9)).await;
-    cache.put(5, 10, "k".into(), ok("five")).await;
+    // Version 5 wrote event 9, which the answer does not show: right for it.
+    cache
+        .put(4, 10, "k".into(), reading(ok("four"), by_id(3)))
+        .await;
     (&mut newer.notified).await;
-    assert_eq!(cache.answer(&newer).unwrap().body(), "five");
-    assert!(cache.hit(6, 10, "k").is_none());
+    assert_eq!(cache.answer(&newer).unwrap().body(), "four");
+
+    // The same with a write that reaches the answer: the waiter gets nothing, and
+    // computes its own.
+    assert!(matches!(cache.get(5, 10, "j"), Lookup::Compute));
+    catch_up(&cache, 6, event_write(3)).await;
+    let Lookup::Wait(mut newer) = cache.get(6, 10, "j") else {
+        panic!("waits");
+    };
+    cache
+        .put(5, 10, "j".into(), reading(ok("five"), by_id(3)))
+        .await;
+    (&mut newer.notified).await;
+    assert!(cache.answer(&newer).is_none(), "version 6 changed it");
+    assert!(matches!(cache.get(6, 10, "j"), Lookup::Compute));
+
+    // Nor does an answer that says nothing of what it read serve a newer request.
+    assert!(matches!(cache.get(6, 10, "i"), Lookup::Compute));
+    catch_up(&cache, 7, event_write(8)).await;
+    let Lookup::Wait(mut newer) = cache.get(7, 10, "i") else {
+        panic!("waits");
+    };
+    cache.put(6, 10, "i".into(), ok("six")).await;
+    (&mut newer.notified).await;
+    assert!(cache.answer(&newer).is_none());
 }

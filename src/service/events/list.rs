@@ -81,6 +81,7 @@ impl Service {
         let reach = Reach {
             window: filter.window(),
             terms: reached_terms(&mut conn, &filter).await?,
+            search: filter.search_words.clone(),
         };
         let (items, total) = events::list(&mut conn, &filter).await?;
         if items.is_empty() && query.page > 1 {

@@ -147,7 +147,11 @@ impl Service {
             let counted = counts_as_published(&state.status, state.date_utc, state.modified_utc);
             events::adjust_counts(&mut tx, (&terms, counted), (&[], false)).await?;
             let recounted = if counted { terms.clone() } else { Vec::new() };
-            let written = EventState::new(state.span, terms.iter().copied());
+            let written = EventState::new(state.span, terms.iter().copied()).with_text(
+                &state.title,
+                &state.excerpt,
+                &state.description,
+            );
             tx.changes(Changes::events([post.id], recounted, [written]));
             if force {
                 posts::delete(&mut tx, &post).await?;

@@ -267,35 +267,39 @@ impl Service {
         let now = asking.now;
         let c = Arc::new(c.clone());
         let writer = Writer::of(asking.caller);
-        let (event, counts) = detached(async move {
-            with_retry::<_, WriteError, _, _>(|| async {
-                let mut tx = store.pool.write().await?;
-                let image_id = match &c.image {
-                    Some(img) => posts::resolve_image(&mut tx, img, user.id, now)
-                        .await?
-                        .map_err(|()| WriteError::Invalid("image"))?,
-                    None => None,
-                };
-                let links = resolve_links(&mut tx, &c, &writer, now).await?;
-                let columns = event_columns(&c, links.venue_id).values();
-                let event = events::insert(&mut tx, &c.post, image_id, columns, now).await?;
-                let status = c.post.status.unwrap_or(Status::Draft);
-                let date = c.post.date_utc.unwrap_or(now);
-                let counted = counts_as_published(status.as_str(), date, now);
-                let relations = links.relations();
-                if !c.names_new_links() {
-                    let terms = events::distinct_terms(&relations);
-                    let recounted = if counted { terms.clone() } else { Vec::new() };
-                    let state = EventState::new((event.start_utc, event.end_utc), terms);
-                    tx.changes(Changes::events([event.post.id], recounted, [state]));
-                }
-                let counts =
-                    events::commit_new_event_links(tx, event.post.id, &relations, counted).await?;
-                Ok((event, counts.into_iter().collect::<HashMap<_, _>>()))
+        let (event, counts) =
+            detached(async move {
+                with_retry::<_, WriteError, _, _>(|| async {
+                    let mut tx = store.pool.write().await?;
+                    let image_id = match &c.image {
+                        Some(img) => posts::resolve_image(&mut tx, img, user.id, now)
+                            .await?
+                            .map_err(|()| WriteError::Invalid("image"))?,
+                        None => None,
+                    };
+                    let links = resolve_links(&mut tx, &c, &writer, now).await?;
+                    let columns = event_columns(&c, links.venue_id).values();
+                    let event = events::insert(&mut tx, &c.post, image_id, columns, now).await?;
+                    let status = c.post.status.unwrap_or(Status::Draft);
+                    let date = c.post.date_utc.unwrap_or(now);
+                    let counted = counts_as_published(status.as_str(), date, now);
+                    let relations = links.relations();
+                    if !c.names_new_links() {
+                        let terms = events::distinct_terms(&relations);
+                        let recounted = if counted { terms.clone() } else { Vec::new() };
+                        let p = &event.post;
+                        let state = EventState::new((event.start_utc, event.end_utc), terms)
+                            .with_text(&p.title, &p.excerpt, &p.description);
+                        tx.changes(Changes::events([event.post.id], recounted, [state]));
+                    }
+                    let counts =
+                        events::commit_new_event_links(tx, event.post.id, &relations, counted)
+                            .await?;
+                    Ok((event, counts.into_iter().collect::<HashMap<_, _>>()))
+                })
+                .await
             })
-            .await
-        })
-        .await?;
+            .await?;
         Ok((event, Arc::new(counts)))
     }
 
@@ -387,9 +391,19 @@ impl Service {
                         c.end_utc.unwrap_or(before.span.1),
                     );
                     let terms = recounted_terms((&before_terms, was), (&after, published));
+                    let text =
+                        |new: &Option<String>, old: &'_ str| new.clone().unwrap_or(old.into());
                     let states = [
-                        EventState::new(before.span, before_terms.iter().copied()),
-                        EventState::new(span, after.iter().copied()),
+                        EventState::new(before.span, before_terms.iter().copied()).with_text(
+                            &before.title,
+                            &before.excerpt,
+                            &before.description,
+                        ),
+                        EventState::new(span, after.iter().copied()).with_text(
+                            &text(&c.post.title, &before.title),
+                            &text(&c.post.excerpt, &before.excerpt),
+                            &text(&c.post.description, &before.description),
+                        ),
                     ];
                     tx.changes(Changes::events([id], terms, states));
                 }

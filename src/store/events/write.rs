@@ -38,6 +38,10 @@ pub struct CountedState {
     pub span: (i64, i64),
     /// Writes since its creation.
     pub revision: i64,
+    /// The text a search looks in.
+    pub title: String,
+    pub excerpt: String,
+    pub description: String,
 }
 
 /// An event's status and dates, read inside a write transaction and locking the row
@@ -53,6 +57,9 @@ pub async fn lock_state(conn: &mut Conn, id: i64) -> Result<Option<CountedState>
                 Posts::StartUtc,
                 Posts::EndUtc,
                 Posts::Revision,
+                Posts::Title,
+                Posts::Excerpt,
+                Posts::Description,
             ])
             .from(Posts::Table)
             .and_where(Expr::col(Posts::Id).eq(id))
@@ -65,6 +72,9 @@ pub async fn lock_state(conn: &mut Conn, id: i64) -> Result<Option<CountedState>
                 modified_utc: r.i64(2)?,
                 span: (r.i64(3)?, r.i64(4)?),
                 revision: r.i64(5)?,
+                title: r.string(6)?,
+                excerpt: r.string(7)?,
+                description: r.string(8)?,
             })
         },
     )
