@@ -34,10 +34,10 @@ pub struct EventState {
     /// unknown, which any list filtered by terms may hold.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terms: Option<Vec<i64>>,
-    /// The words of its text, sorted (see [`text_words`]); `None` when unknown or
-    /// too long to carry, which any search may find.
+    /// The words of its text (see [`text_words`]); `None` when unknown or too
+    /// long to carry, which any search may find.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub words: Option<Vec<String>>,
+    pub words: Option<String>,
 }
 
 impl EventState {
@@ -72,23 +72,22 @@ impl EventState {
 /// any search may find it.
 const MAX_WORD_BYTES: usize = 2048;
 
-/// The distinct words of a text, lower-cased, sorted: a search word (which holds no
-/// white space) found in the lower-cased text lies within one of them. Both ways
-/// of lower-casing are kept: Rust's and SQLite's (`store::sqlite::functions`) map
-/// `İ` to `i̇` and a final `Σ` to `ς`, PostgreSQL's to `i` and `σ`.
-pub fn text_words(parts: &[&str]) -> Option<Vec<String>> {
-    let mut words: Vec<String> = Vec::new();
+/// The distinct words of a text, lower-cased, sorted, separated by spaces: a search
+/// word (which holds no white space) found in the lower-cased text is within one of
+/// them, and so found in this string. Both ways of lower-casing are kept: Rust's
+/// and SQLite's (`store::sqlite::functions`) map `İ` to `i̇` and a final `Σ` to
+/// `ς`, PostgreSQL's to `i` and `σ`.
+pub fn text_words(parts: &[&str]) -> Option<String> {
+    let mut lowered = Vec::with_capacity(parts.len() * 2);
     for part in parts {
-        let whole = part.to_lowercase();
-        let each: String = part.chars().flat_map(|c| c.to_lowercase().next()).collect();
-        for lowered in [&whole, &each] {
-            words.extend(lowered.split_whitespace().map(str::to_string));
-        }
+        lowered.push(part.to_lowercase());
+        lowered.push(part.chars().flat_map(|c| c.to_lowercase().next()).collect());
     }
+    let mut words: Vec<&str> = lowered.iter().flat_map(|t| t.split_whitespace()).collect();
     words.sort_unstable();
     words.dedup();
-    let bytes: usize = words.iter().map(String::len).sum();
-    (bytes <= MAX_WORD_BYTES).then_some(words)
+    let joined = words.join(" ");
+    (joined.len() <= MAX_WORD_BYTES).then_some(joined)
 }
 
 /// [`Changes`] as the change log of PostgreSQL stores them. `spans` repeats the
@@ -197,7 +196,7 @@ impl Changes {
         let state_items: usize = self
             .states
             .iter()
-            .map(|s| s.terms.as_ref().map_or(0, Vec::len) + s.words.as_ref().map_or(0, Vec::len))
+            .map(|s| s.terms.as_ref().map_or(0, Vec::len) + usize::from(s.words.is_some()))
             .sum();
         if self.events.len() + self.terms.len() + self.states.len() + state_items > MAX_ITEMS {
             *self = Changes::anything();
@@ -269,9 +268,7 @@ impl Reach {
         let Some(words) = &state.words else {
             return true;
         };
-        self.search
-            .iter()
-            .all(|w| words.iter().any(|word| word.contains(w.as_str())))
+        self.search.iter().all(|w| words.contains(w.as_str()))
     }
 }
 
@@ -439,14 +436,12 @@ mod tests {
 
     #[test]
     fn text_words_are_lower_cased_both_ways_and_long_texts_are_not_carried() {
-        let words = text_words(&["İstanbul ΟΔΟΣ", "", "Tea\u{a0}time"]).unwrap();
-        assert!(words.contains(&"istanbul".to_string()), "{words:?}");
-        assert!(words.contains(&"i\u{307}stanbul".to_string()));
-        assert!(words.contains(&"οδος".to_string()) && words.contains(&"οδοσ".to_string()));
-        assert!(
-            words.contains(&"tea".to_string()),
-            "split at any white space"
-        );
+        let text = text_words(&["İstanbul ΟΔΟΣ", "", "Tea\u{a0}time"]).unwrap();
+        let words: Vec<&str> = text.split(' ').collect();
+        assert!(words.contains(&"istanbul"), "{words:?}");
+        assert!(words.contains(&"i\u{307}stanbul"));
+        assert!(words.contains(&"οδος") && words.contains(&"οδοσ"));
+        assert!(words.contains(&"tea"), "split at any white space");
         let long = "word ".repeat(10) + &(0..2000).map(|i| format!("w{i} ")).collect::<String>();
         assert_eq!(text_words(&[&long]), None);
     }
