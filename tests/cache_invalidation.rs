@@ -336,6 +336,19 @@ both!(
     }
 );
 
+/// An anonymous GET of `uri` on another instance's router, as JSON.
+async fn get_on(instance: axum::Router, uri: String) -> Value {
+    let req = axum::http::Request::builder()
+        .uri(uri)
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let resp = tower::ServiceExt::oneshot(instance, req).await.unwrap();
+    let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    serde_json::from_slice(&bytes).unwrap()
+}
+
 /// Instance B caches an answer about event A and one about event B; a write of A on
 /// instance A reaches B's cache through the shared record of changes, and leaves
 /// its answer about event B.
@@ -352,15 +365,7 @@ async fn another_instance_drops_exactly_what_a_write_changed() {
     let read_b = |id: i64| {
         let b = b.clone();
         async move {
-            let req = axum::http::Request::builder()
-                .uri(format!("{API}/events/{id}"))
-                .body(axum::body::Body::empty())
-                .unwrap();
-            let resp = tower::ServiceExt::oneshot(b, req).await.unwrap();
-            let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
-                .await
-                .unwrap();
-            let v: Value = serde_json::from_slice(&bytes).unwrap();
+            let v = get_on(b, format!("{API}/events/{id}")).await;
             v["title"].as_str().unwrap().to_string()
         }
     };
@@ -384,15 +389,7 @@ async fn another_instance_drops_exactly_what_a_write_changed() {
     let list_b = |uri: String| {
         let b = b.clone();
         async move {
-            let req = axum::http::Request::builder()
-                .uri(uri)
-                .body(axum::body::Body::empty())
-                .unwrap();
-            let resp = tower::ServiceExt::oneshot(b, req).await.unwrap();
-            let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
-                .await
-                .unwrap();
-            let v: Value = serde_json::from_slice(&bytes).unwrap();
+            let v = get_on(b, uri).await;
             let titles: Vec<String> = v["events"]
                 .as_array()
                 .unwrap()

@@ -144,6 +144,10 @@ impl From<Changes> for ChangesWire {
 /// cached answer against it would cost more than computing them again.
 const MAX_ITEMS: usize = 4096;
 
+/// Past this many bytes of words in all, the written events of a set of changes
+/// lose theirs (any search may find them): logs keep thousands of sets.
+const MAX_CHANGE_WORD_BYTES: usize = 4096;
+
 impl Changes {
     pub fn anything() -> Changes {
         Changes {
@@ -193,6 +197,19 @@ impl Changes {
         }
         self.states.sort_unstable();
         self.states.dedup();
+        let word_bytes: usize = self
+            .states
+            .iter()
+            .flat_map(|s| &s.words)
+            .map(String::len)
+            .sum();
+        if word_bytes > MAX_CHANGE_WORD_BYTES {
+            for state in &mut self.states {
+                state.words = None;
+            }
+            self.states.sort_unstable();
+            self.states.dedup();
+        }
         let state_items: usize = self
             .states
             .iter()
@@ -463,6 +480,16 @@ mod tests {
         );
         let many_terms = Changes::events([1], [], [EventState::new((1, 2), 0..5000)]);
         assert!(many_terms.anything);
+        let text: Vec<String> = (0..150).map(|i| format!("w{i}")).collect();
+        let wordy = |n: i64| EventState::at((n, n)).with_text(&text.join(" "), "", "");
+        let some = Changes::events([1], [], (0..3).map(wordy));
+        assert!(some.states.iter().all(|s| s.words.is_some()));
+        let many_words = Changes::events([1], [], (0..1000).map(wordy));
+        assert!(!many_words.anything && many_words.states.len() == 1000);
+        assert!(
+            many_words.states.iter().all(|s| s.words.is_none()),
+            "too many words to keep: any search may find these events"
+        );
         assert!(Changes::nothing().is_nothing());
     }
 
