@@ -304,6 +304,66 @@ fn percent_encoded(word: &str) -> String {
     word.bytes().map(|b| format!("%{b:02X}")).collect()
 }
 
+both!(
+    a_list_of_a_venue_or_organizer_is_reached_only_by_events_linked_to_it,
+    |app| async move {
+        let hall = app.post("venues", json!({"venue": "Hall"})).await.id();
+        let park = app.post("venues", json!({"venue": "Park"})).await.id();
+        let ann = app
+            .post("organizers", json!({"organizer": "Ann"}))
+            .await
+            .id();
+        let at = |title: &'static str, day: &'static str, venue: i64| {
+            let app = &app;
+            async move {
+                app.event(json!({
+                    "title": title,
+                    "start_date": format!("{day} 10:00:00"),
+                    "end_date": format!("{day} 12:00:00"),
+                    "status": "publish",
+                    "venue": venue,
+                }))
+                .await
+            }
+        };
+        let a = at("A", "2030-06-10", hall).await;
+        let at_hall = format!("{JUNE_2030}&venue={hall}");
+        let by_ann = format!("{JUNE_2030}&organizer={ann}");
+        assert_eq!(titles_of(&app.get(&at_hall).await), ["A"]);
+        assert!(titles_of(&app.get(&by_ann).await).is_empty());
+        rename_behind_the_servers_back(&app, &[a]).await;
+
+        // At the park, by nobody: neither list could hold it.
+        let p = at("P", "2030-06-12", park).await;
+        assert_eq!(titles_of(&app.get(&at_hall).await), ["A"]);
+        assert!(titles_of(&app.get(&by_ann).await).is_empty());
+
+        // P moves to the hall, with Ann: both lists are reached by its state after.
+        app.post(
+            &format!("events/{p}"),
+            json!({"venue": hall, "organizer": [ann]}),
+        )
+        .await
+        .assert(200);
+        assert_eq!(titles_of(&app.get(&at_hall).await), ["Renamed A", "P"]);
+        assert_eq!(titles_of(&app.get(&by_ann).await), ["P"]);
+
+        // And back to the park without Ann: by its state before.
+        app.post(
+            &format!("events/{p}"),
+            json!({"venue": park, "organizer": []}),
+        )
+        .await
+        .assert(200);
+        assert_eq!(titles_of(&app.get(&at_hall).await), ["Renamed A"]);
+        assert!(titles_of(&app.get(&by_ann).await).is_empty());
+
+        // Trashing the hall's event reaches the hall's list.
+        app.delete(&format!("events/{a}")).await.assert(200);
+        assert!(titles_of(&app.get(&at_hall).await).is_empty());
+    }
+);
+
 both!(venues_with_events_follow_event_writes, |app| async move {
     let venue = app.post("venues", json!({"venue": "Hall"})).await.id();
     let with_events = "venues?has_events=1";

@@ -38,6 +38,10 @@ pub struct EventState {
     /// long to carry, which any search may find.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub words: Option<String>,
+    /// Its venue and organizers, sorted; `None` when unknown, which any list
+    /// filtered by venue or organizer may hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<Vec<i64>>,
 }
 
 impl EventState {
@@ -49,6 +53,7 @@ impl EventState {
             span,
             terms: Some(terms),
             words: None,
+            links: None,
         }
     }
 
@@ -58,12 +63,25 @@ impl EventState {
             span,
             terms: None,
             words: None,
+            links: None,
         }
     }
 
     /// With the text a search looks in: its title, excerpt and description.
     pub fn with_text(mut self, title: &str, excerpt: &str, description: &str) -> EventState {
         self.words = text_words(&[title, excerpt, description]);
+        self
+    }
+
+    /// With its venue (if any) and organizers.
+    pub fn with_links(mut self, venue: Option<i64>, organizers: &[i64]) -> EventState {
+        let mut links: Vec<i64> = venue
+            .into_iter()
+            .chain(organizers.iter().copied())
+            .collect();
+        links.sort_unstable();
+        links.dedup();
+        self.links = Some(links);
         self
     }
 }
@@ -213,7 +231,10 @@ impl Changes {
         let state_items: usize = self
             .states
             .iter()
-            .map(|s| s.terms.as_ref().map_or(0, Vec::len) + usize::from(s.words.is_some()))
+            .map(|s| {
+                let listed = |ids: &Option<Vec<i64>>| ids.as_ref().map_or(0, Vec::len);
+                listed(&s.terms) + listed(&s.links) + usize::from(s.words.is_some())
+            })
             .sum();
         if self.events.len() + self.terms.len() + self.states.len() + state_items > MAX_ITEMS {
             *self = Changes::anything();
@@ -255,6 +276,8 @@ pub struct Reach {
     pub terms: Vec<Vec<i64>>,
     /// Those whose lower-cased text holds every one of these words.
     pub search: Vec<String>,
+    /// Those linked to one venue or organizer of each set (post IDs), each set sorted.
+    pub links: Vec<Vec<i64>>,
 }
 
 impl Reach {
@@ -264,21 +287,16 @@ impl Reach {
             window,
             terms: Vec::new(),
             search: Vec::new(),
+            links: Vec::new(),
         }
     }
 
     /// Whether an event in this state could be in the list.
     pub fn may_hold(&self, state: &EventState) -> bool {
-        self.window.holds(state.span) && self.may_hold_terms(state) && self.may_find(state)
-    }
-
-    fn may_hold_terms(&self, state: &EventState) -> bool {
-        let Some(held) = &state.terms else {
-            return true;
-        };
-        self.terms
-            .iter()
-            .all(|set| held.iter().any(|t| set.binary_search(t).is_ok()))
+        self.window.holds(state.span)
+            && holds_one_of_each(state.terms.as_deref(), &self.terms)
+            && holds_one_of_each(state.links.as_deref(), &self.links)
+            && self.may_find(state)
     }
 
     fn may_find(&self, state: &EventState) -> bool {
@@ -287,6 +305,15 @@ impl Reach {
         };
         self.search.iter().all(|w| words.contains(w.as_str()))
     }
+}
+
+/// Whether `held` (`None`: unknown) has one item of each sorted set.
+fn holds_one_of_each(held: Option<&[i64]>, sets: &[Vec<i64>]) -> bool {
+    let Some(held) = held else {
+        return true;
+    };
+    sets.iter()
+        .all(|set| held.iter().any(|t| set.binary_search(t).is_ok()))
 }
 
 /// What a cached answer was computed from, as far as event writes go (any other
@@ -417,6 +444,26 @@ mod tests {
         assert!(!category_and_tag.changed_by(&written(&[40])));
         let outside = Changes::events([7], [], [EventState::new((0, 1), [2, 40])]);
         assert!(!category_and_tag.changed_by(&outside), "outside the window");
+    }
+
+    #[test]
+    fn a_list_of_some_venues_or_organizers_is_reached_only_by_events_linked_to_one() {
+        let at_hall = list(Reach {
+            links: vec![vec![10]],
+            ..Reach::window(june_2030())
+        });
+        let linked = |venue: Option<i64>, organizers: &[i64]| {
+            let state = EventState::at(IN_JUNE).with_links(venue, organizers);
+            Changes::events([7], [], [state])
+        };
+        assert!(at_hall.changed_by(&linked(Some(10), &[])));
+        assert!(
+            at_hall.changed_by(&linked(None, &[10])),
+            "one set of post IDs"
+        );
+        assert!(!at_hall.changed_by(&linked(Some(11), &[12])));
+        assert!(!at_hall.changed_by(&linked(None, &[])));
+        assert!(at_hall.changed_by(&Changes::events([7], [], [EventState::at(IN_JUNE)])));
     }
 
     #[test]

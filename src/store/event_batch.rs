@@ -228,11 +228,9 @@ async fn write(pool: &Pool, events: &[NewEvent]) -> Result<Written, BatchError> 
         stored.iter().map(|e| e.post.id),
         recounted.copied(),
         stored.iter().zip(events).map(|(e, new)| {
-            EventState::new((e.start_utc, e.end_utc), new.terms.iter().copied()).with_text(
-                &e.post.title,
-                &e.post.excerpt,
-                &e.post.description,
-            )
+            EventState::new((e.start_utc, e.end_utc), new.terms.iter().copied())
+                .with_text(&e.post.title, &e.post.excerpt, &e.post.description)
+                .with_links(e.venue_id, &new.organizers)
         }),
     ));
     if !links.counts.is_empty() {

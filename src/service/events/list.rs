@@ -82,6 +82,7 @@ impl Service {
             window: filter.window(),
             terms: reached_terms(&mut conn, &filter).await?,
             search: filter.search_words.clone(),
+            links: reached_links(&filter),
         };
         let (items, total) = events::list(&mut conn, &filter).await?;
         if items.is_empty() && query.page > 1 {
@@ -182,9 +183,9 @@ fn filter(q: &EventQuery, r: Resolved, asking: Asking<'_>) -> EventFilter {
     }
 }
 
-/// Past this many categories at or below those a list names, its cached answer
-/// is dropped by a write of an event of any terms: a longer set would cost more
-/// to keep and check than the answers it keeps.
+/// Past this many categories at or below those a list names (or venues near its
+/// point), its cached answer is dropped by a write of an event of any terms (or
+/// venue): a longer set would cost more to keep and check than the answers it keeps.
 const MAX_REACHED_CATEGORIES: u64 = 256;
 
 /// The terms a listed event holds one of, per term filter, each set sorted: a
@@ -205,6 +206,22 @@ async fn reached_terms(conn: &mut Conn, f: &EventFilter) -> Result<Vec<Vec<i64>>
         }
     }
     Ok(sets)
+}
+
+/// The venues and organizers a listed event is linked to one of, per filter: its
+/// venues, those near a point, its organizers.
+fn reached_links(f: &EventFilter) -> Vec<Vec<i64>> {
+    [Some(&f.venues), f.near_venues.as_ref(), Some(&f.organizers)]
+        .into_iter()
+        .flatten()
+        .filter(|ids| !ids.is_empty() && ids.len() as u64 <= MAX_REACHED_CATEGORIES)
+        .map(|ids| {
+            let mut set = ids.clone();
+            set.sort_unstable();
+            set.dedup();
+            set
+        })
+        .collect()
 }
 
 /// The IDs of the terms named by ID or slug; an unknown one is a 400.

@@ -144,14 +144,13 @@ impl Service {
                 return Err(Error::Refused(Refusal::InTrash(PostType::Event)));
             }
             let terms = events::term_ids(&mut tx, post.id).await?;
+            let organizers = events::organizer_ids(&mut tx, post.id).await?;
             let counted = counts_as_published(&state.status, state.date_utc, state.modified_utc);
             events::adjust_counts(&mut tx, (&terms, counted), (&[], false)).await?;
             let recounted = if counted { terms.clone() } else { Vec::new() };
-            let written = EventState::new(state.span, terms.iter().copied()).with_text(
-                &state.title,
-                &state.excerpt,
-                &state.description,
-            );
+            let written = EventState::new(state.span, terms.iter().copied())
+                .with_text(&state.title, &state.excerpt, &state.description)
+                .with_links(state.venue_id, &organizers);
             tx.changes(Changes::events([post.id], recounted, [written]));
             if force {
                 posts::delete(&mut tx, &post).await?;

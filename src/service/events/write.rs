@@ -267,39 +267,39 @@ impl Service {
         let now = asking.now;
         let c = Arc::new(c.clone());
         let writer = Writer::of(asking.caller);
-        let (event, counts) =
-            detached(async move {
-                with_retry::<_, WriteError, _, _>(|| async {
-                    let mut tx = store.pool.write().await?;
-                    let image_id = match &c.image {
-                        Some(img) => posts::resolve_image(&mut tx, img, user.id, now)
-                            .await?
-                            .map_err(|()| WriteError::Invalid("image"))?,
-                        None => None,
-                    };
-                    let links = resolve_links(&mut tx, &c, &writer, now).await?;
-                    let columns = event_columns(&c, links.venue_id).values();
-                    let event = events::insert(&mut tx, &c.post, image_id, columns, now).await?;
-                    let status = c.post.status.unwrap_or(Status::Draft);
-                    let date = c.post.date_utc.unwrap_or(now);
-                    let counted = counts_as_published(status.as_str(), date, now);
-                    let relations = links.relations();
-                    if !c.names_new_links() {
-                        let terms = events::distinct_terms(&relations);
-                        let recounted = if counted { terms.clone() } else { Vec::new() };
-                        let p = &event.post;
-                        let state = EventState::new((event.start_utc, event.end_utc), terms)
-                            .with_text(&p.title, &p.excerpt, &p.description);
-                        tx.changes(Changes::events([event.post.id], recounted, [state]));
-                    }
-                    let counts =
-                        events::commit_new_event_links(tx, event.post.id, &relations, counted)
-                            .await?;
-                    Ok((event, counts.into_iter().collect::<HashMap<_, _>>()))
-                })
-                .await
+        let (event, counts) = detached(async move {
+            with_retry::<_, WriteError, _, _>(|| async {
+                let mut tx = store.pool.write().await?;
+                let image_id = match &c.image {
+                    Some(img) => posts::resolve_image(&mut tx, img, user.id, now)
+                        .await?
+                        .map_err(|()| WriteError::Invalid("image"))?,
+                    None => None,
+                };
+                let links = resolve_links(&mut tx, &c, &writer, now).await?;
+                let columns = event_columns(&c, links.venue_id).values();
+                let event = events::insert(&mut tx, &c.post, image_id, columns, now).await?;
+                let status = c.post.status.unwrap_or(Status::Draft);
+                let date = c.post.date_utc.unwrap_or(now);
+                let counted = counts_as_published(status.as_str(), date, now);
+                let relations = links.relations();
+                if !c.names_new_links() {
+                    let terms = events::distinct_terms(&relations);
+                    let recounted = if counted { terms.clone() } else { Vec::new() };
+                    let p = &event.post;
+                    let organizers = links.organizers.as_deref().unwrap_or_default();
+                    let state = EventState::new((event.start_utc, event.end_utc), terms)
+                        .with_text(&p.title, &p.excerpt, &p.description)
+                        .with_links(event.venue_id, organizers);
+                    tx.changes(Changes::events([event.post.id], recounted, [state]));
+                }
+                let counts =
+                    events::commit_new_event_links(tx, event.post.id, &relations, counted).await?;
+                Ok((event, counts.into_iter().collect::<HashMap<_, _>>()))
             })
-            .await?;
+            .await
+        })
+        .await?;
         Ok((event, Arc::new(counts)))
     }
 
@@ -366,6 +366,7 @@ impl Service {
                     .map_err(WriteError::Refused)?;
                 let (status_before, date_before) = (before.status, before.date_utc);
                 let before_terms = events::term_ids(&mut tx, target.post.id).await?;
+                let before_organizers = events::organizer_ids(&mut tx, target.post.id).await?;
                 let was = counts_as_published(&status_before, date_before, before.modified_utc);
                 posts::update(&mut tx, &target.post, &c.post, image_id, now).await?;
                 let status = c
@@ -394,16 +395,19 @@ impl Service {
                     let text =
                         |new: &Option<String>, old: &'_ str| new.clone().unwrap_or(old.into());
                     let states = [
-                        EventState::new(before.span, before_terms.iter().copied()).with_text(
-                            &before.title,
-                            &before.excerpt,
-                            &before.description,
-                        ),
-                        EventState::new(span, after.iter().copied()).with_text(
-                            &text(&c.post.title, &before.title),
-                            &text(&c.post.excerpt, &before.excerpt),
-                            &text(&c.post.description, &before.description),
-                        ),
+                        EventState::new(before.span, before_terms.iter().copied())
+                            .with_text(&before.title, &before.excerpt, &before.description)
+                            .with_links(before.venue_id, &before_organizers),
+                        EventState::new(span, after.iter().copied())
+                            .with_text(
+                                &text(&c.post.title, &before.title),
+                                &text(&c.post.excerpt, &before.excerpt),
+                                &text(&c.post.description, &before.description),
+                            )
+                            .with_links(
+                                links.venue_id.unwrap_or(before.venue_id),
+                                links.organizers.as_deref().unwrap_or(&before_organizers),
+                            ),
                     ];
                     tx.changes(Changes::events([id], terms, states));
                 }

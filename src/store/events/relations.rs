@@ -22,6 +22,18 @@ pub async fn term_ids(conn: &mut Conn, event_id: i64) -> Result<Vec<i64>, StoreE
     .await
 }
 
+/// An event's organizers, in no order.
+pub async fn organizer_ids(conn: &mut Conn, event_id: i64) -> Result<Vec<i64>, StoreError> {
+    conn.query(
+        Query::select()
+            .column(EventOrganizers::OrganizerId)
+            .from(EventOrganizers::Table)
+            .and_where(Expr::col(EventOrganizers::EventId).eq(event_id)),
+        |r| r.i64(0),
+    )
+    .await
+}
+
 /// The organizers and terms an event write sets; `None` leaves a relation as it is.
 #[derive(Default)]
 pub struct Relations<'a> {

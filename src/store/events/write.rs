@@ -42,6 +42,7 @@ pub struct CountedState {
     pub title: String,
     pub excerpt: String,
     pub description: String,
+    pub venue_id: Option<i64>,
 }
 
 /// An event's status and dates, read inside a write transaction and locking the row
@@ -60,6 +61,7 @@ pub async fn lock_state(conn: &mut Conn, id: i64) -> Result<Option<CountedState>
                 Posts::Title,
                 Posts::Excerpt,
                 Posts::Description,
+                Posts::VenueId,
             ])
             .from(Posts::Table)
             .and_where(Expr::col(Posts::Id).eq(id))
@@ -75,6 +77,7 @@ pub async fn lock_state(conn: &mut Conn, id: i64) -> Result<Option<CountedState>
                 title: r.string(6)?,
                 excerpt: r.string(7)?,
                 description: r.string(8)?,
+                venue_id: r.opt_i64(9)?,
             })
         },
     )
