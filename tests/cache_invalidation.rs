@@ -42,14 +42,18 @@ async fn category(app: &TestApp, name: &str) -> i64 {
 }
 
 async fn event_in(app: &TestApp, title: &str, day: &str, categories: &[i64]) -> i64 {
-    app.event(json!({
+    event_with(app, title, day, json!({"categories": categories})).await
+}
+
+/// A published event on `day`, with these fields besides.
+async fn event_with(app: &TestApp, title: &str, day: &str, fields: Value) -> i64 {
+    let base = json!({
         "title": title,
         "start_date": format!("{day} 10:00:00"),
         "end_date": format!("{day} 12:00:00"),
         "status": "publish",
-        "categories": categories,
-    }))
-    .await
+    });
+    app.event(with(base, fields)).await
 }
 
 async fn rename_behind_the_servers_back(app: &TestApp, ids: &[i64]) {
@@ -232,14 +236,8 @@ both!(
         assert_eq!(titles_of(&app.get(&jazz_in_june).await), ["Jazz night"]);
 
         // In a word of its description ("jazzy"): reached.
-        app.event(json!({
-            "title": "Evening",
-            "description": "<p>Live JAZZY tunes</p>",
-            "start_date": "2030-06-14 10:00:00",
-            "end_date": "2030-06-14 12:00:00",
-            "status": "publish",
-        }))
-        .await;
+        let description = json!({"description": "<p>Live JAZZY tunes</p>"});
+        event_with(&app, "Evening", "2030-06-14", description).await;
         assert_eq!(
             titles_of(&app.get(&jazz_in_june).await),
             ["Renamed Jazz night", "Evening"]
@@ -313,20 +311,7 @@ both!(
             .post("organizers", json!({"organizer": "Ann"}))
             .await
             .id();
-        let at = |title: &'static str, day: &'static str, venue: i64| {
-            let app = &app;
-            async move {
-                app.event(json!({
-                    "title": title,
-                    "start_date": format!("{day} 10:00:00"),
-                    "end_date": format!("{day} 12:00:00"),
-                    "status": "publish",
-                    "venue": venue,
-                }))
-                .await
-            }
-        };
-        let a = at("A", "2030-06-10", hall).await;
+        let a = event_with(&app, "A", "2030-06-10", json!({"venue": hall})).await;
         let at_hall = format!("{JUNE_2030}&venue={hall}");
         let by_ann = format!("{JUNE_2030}&organizer={ann}");
         assert_eq!(titles_of(&app.get(&at_hall).await), ["A"]);
@@ -334,7 +319,7 @@ both!(
         rename_behind_the_servers_back(&app, &[a]).await;
 
         // At the park, by nobody: neither list could hold it.
-        let p = at("P", "2030-06-12", park).await;
+        let p = event_with(&app, "P", "2030-06-12", json!({"venue": park})).await;
         assert_eq!(titles_of(&app.get(&at_hall).await), ["A"]);
         assert!(titles_of(&app.get(&by_ann).await).is_empty());
 
