@@ -18,8 +18,10 @@
 //! clock-dependent parts at most [`MAX_STALE_SECONDS`] old — so an expiry is never
 //! a stampede and no client waits for it, however long it takes. A key with no
 //! entry at all is computed by one request too; the others wait for it (up to
-//! [`MAX_WAIT`]) rather than all running the same query. A full cache drops its
-//! least recently used entries first.
+//! [`MAX_WAIT`]) rather than all running the same query, even when a write came
+//! in between: the answer serves them if the write cannot reach it, and otherwise
+//! one of them computes again at the newest version for the rest (`serve`). A
+//! full cache drops its least recently used entries first.
 
 use std::collections::{HashMap, VecDeque};
 

@@ -183,10 +183,11 @@ fn filter(q: &EventQuery, r: Resolved, asking: Asking<'_>) -> EventFilter {
     }
 }
 
-/// Past this many categories at or below those a list names (or venues near its
-/// point), its cached answer is dropped by a write of an event of any terms (or
-/// venue): a longer set would cost more to keep and check than the answers it keeps.
-const MAX_REACHED_CATEGORIES: u64 = 256;
+/// Past this many categories at or below those a list names (or venues, near its
+/// point or named), its cached answer is dropped by a write of an event of any
+/// terms (or venue): a longer set would cost more to keep and check than the
+/// answers it keeps.
+const MAX_REACHED_SET: u64 = 256;
 
 /// The terms a listed event holds one of, per term filter, each set sorted: a
 /// category filter's holds the categories below those it names, whose events it
@@ -200,8 +201,8 @@ async fn reached_terms(conn: &mut Conn, f: &EventFilter) -> Result<Vec<Vec<i64>>
         sets.push(tags);
     }
     if !f.categories.is_empty() {
-        let below = terms::at_or_below(conn, &f.categories, MAX_REACHED_CATEGORIES + 1).await?;
-        if below.len() as u64 <= MAX_REACHED_CATEGORIES {
+        let below = terms::at_or_below(conn, &f.categories, MAX_REACHED_SET + 1).await?;
+        if below.len() as u64 <= MAX_REACHED_SET {
             sets.push(below);
         }
     }
@@ -214,7 +215,7 @@ fn reached_links(f: &EventFilter) -> Vec<Vec<i64>> {
     [Some(&f.venues), f.near_venues.as_ref(), Some(&f.organizers)]
         .into_iter()
         .flatten()
-        .filter(|ids| !ids.is_empty() && ids.len() as u64 <= MAX_REACHED_CATEGORIES)
+        .filter(|ids| !ids.is_empty() && ids.len() as u64 <= MAX_REACHED_SET)
         .map(|ids| {
             let mut set = ids.clone();
             set.sort_unstable();
