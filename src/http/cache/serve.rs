@@ -11,14 +11,14 @@ use axum::extract::Request;
 use axum::http::{HeaderValue, Method, header};
 use axum::response::Response;
 
-use super::{Lookup, MAX_WAIT};
+use super::{Computing, Lookup, MAX_WAIT};
+use crate::http::conditional;
+use crate::http::live_counts;
+use crate::http::state::App;
 
 /// How many computations of the same key a request waits for before it computes
 /// its own: under a stream of writes, each may end not right for it.
 const MAX_WAITS: u32 = 3;
-use crate::http::conditional;
-use crate::http::live_counts;
-use crate::http::state::App;
 
 /// The failures an answer may end in.
 pub trait Failure: std::fmt::Debug + Send + 'static {
@@ -64,52 +64,16 @@ where
         None => None,
     };
     let mut computing = None;
+    let mut req = req;
     if let (Some(key), Some(first)) = (&key, version) {
-        let mut v = first;
-        let deadline = tokio::time::Instant::now() + MAX_WAIT;
-        let mut waits = 0;
-        loop {
-            if app.cache.behind(v) {
-                // Boxed: rare, and its state would otherwise weigh on every hit's future.
-                let service = &app.service;
-                Box::pin(
-                    app.cache
-                        .catch_up(v, async |cursor| service.catch_up(cursor, v).await),
-                )
-                .await;
-            }
-            match app.cache.get(v, now, key) {
-                Lookup::Hit(hit) => return conditional::answer(if_none_match, hit.response()),
-                Lookup::Refresh(last) => {
-                    let again = refresh(head_of(&req), v);
-                    refresh_in_background(app.clone(), key.clone(), v, now, again);
-                    return conditional::answer(if_none_match, last.response());
-                }
-                Lookup::Compute => {
-                    computing = Some(app.cache.computing(key, v));
-                    break;
-                }
-                // Waited enough: this request computes its own.
-                Lookup::Wait(_) if waits == MAX_WAITS => break,
-                Lookup::Wait(mut waiting) => {
-                    // Someone is computing this very response: wait for theirs rather
-                    // than run the same query again.
-                    waits += 1;
-                    let _ = tokio::time::timeout_at(deadline, &mut waiting.notified).await;
-                    if let Some(hit) = app.cache.answer(&waiting) {
-                        return conditional::answer(if_none_match, hit.response());
-                    }
-                    // It did not come, or is not right for the data this request read
-                    // (a write reached it): look again at the newest data, so that a
-                    // computation this request starts answers everyone waiting.
-                    match app.service.data_version().await {
-                        Ok(newer) => v = newer,
-                        Err(_) => break,
-                    }
-                }
+        match look_up(&app, req, key, first, now, if_none_match, refresh).await {
+            Looked::Answered(resp) => return resp,
+            Looked::Compute(v, flight, given_back) => {
+                version = Some(v);
+                computing = flight;
+                req = given_back;
             }
         }
-        version = Some(v);
     }
     let timeout = app.settings.request_timeout;
     // Boxed: every handler's state lives in its future (about 20 KB), which a cache
@@ -144,6 +108,76 @@ where
         c.kept();
     }
     resp
+}
+
+/// What the cache makes of a request.
+enum Looked<'a> {
+    /// Its answer, from the cache.
+    Answered(Response),
+    /// Compute it at this data version, as the computation others wait for if one
+    /// is given; the request is given back for that.
+    Compute(u64, Option<Computing<'a>>, Request),
+}
+
+/// Looks `key` up at data version `first` (caught up first), waits for a
+/// computation under way, and starts a stale entry's refresh (`refresh`).
+async fn look_up<'a, E, R, RF>(
+    app: &'a App,
+    req: Request,
+    key: &str,
+    first: u64,
+    now: i64,
+    if_none_match: Option<&HeaderValue>,
+    refresh: R,
+) -> Looked<'a>
+where
+    E: Failure,
+    R: FnOnce(Request, u64) -> RF,
+    RF: Future<Output = Result<Response, E>> + Send + 'static,
+{
+    let mut v = first;
+    let deadline = tokio::time::Instant::now() + MAX_WAIT;
+    let mut waits = 0;
+    loop {
+        if app.cache.behind(v) {
+            // Boxed: rare, and its state would otherwise weigh on every hit's future.
+            let service = &app.service;
+            Box::pin(
+                app.cache
+                    .catch_up(v, async |cursor| service.catch_up(cursor, v).await),
+            )
+            .await;
+        }
+        match app.cache.get(v, now, key) {
+            Lookup::Hit(hit) => {
+                return Looked::Answered(conditional::answer(if_none_match, hit.response()));
+            }
+            Lookup::Refresh(last) => {
+                let again = refresh(head_of(&req), v);
+                refresh_in_background(app.clone(), key.to_string(), v, now, again);
+                return Looked::Answered(conditional::answer(if_none_match, last.response()));
+            }
+            Lookup::Compute => return Looked::Compute(v, Some(app.cache.computing(key, v)), req),
+            // Waited enough: this request computes its own.
+            Lookup::Wait(_) if waits == MAX_WAITS => return Looked::Compute(v, None, req),
+            Lookup::Wait(mut waiting) => {
+                // Someone is computing this very response: wait for theirs rather
+                // than run the same query again.
+                waits += 1;
+                let _ = tokio::time::timeout_at(deadline, &mut waiting.notified).await;
+                if let Some(hit) = app.cache.answer(&waiting) {
+                    return Looked::Answered(conditional::answer(if_none_match, hit.response()));
+                }
+                // It did not come, or is not right for the data this request read
+                // (a write reached it): look again at the newest data, so that a
+                // computation this request starts answers everyone waiting.
+                match app.service.data_version().await {
+                    Ok(newer) => v = newer,
+                    Err(_) => return Looked::Compute(v, None, req),
+                }
+            }
+        }
+    }
 }
 
 /// The computed answer, kept when it may be, conditional when asked so.

@@ -143,8 +143,7 @@ impl Service {
             if state.status == Status::Trash.as_str() && !force {
                 return Err(Error::Refused(Refusal::InTrash(PostType::Event)));
             }
-            let terms = events::term_ids(&mut tx, post.id).await?;
-            let organizers = events::organizer_ids(&mut tx, post.id).await?;
+            let (terms, organizers) = events::term_and_organizer_ids(&mut tx, post.id).await?;
             let counted = counts_as_published(&state.status, state.date_utc, state.modified_utc);
             events::adjust_counts(&mut tx, (&terms, counted), (&[], false)).await?;
             let recounted = if counted { terms.clone() } else { Vec::new() };

@@ -365,8 +365,8 @@ impl Service {
                     .check(before.revision)
                     .map_err(WriteError::Refused)?;
                 let (status_before, date_before) = (before.status, before.date_utc);
-                let before_terms = events::term_ids(&mut tx, target.post.id).await?;
-                let before_organizers = events::organizer_ids(&mut tx, target.post.id).await?;
+                let (before_terms, before_organizers) =
+                    events::term_and_organizer_ids(&mut tx, target.post.id).await?;
                 let was = counts_as_published(&status_before, date_before, before.modified_utc);
                 posts::update(&mut tx, &target.post, &c.post, image_id, now).await?;
                 let status = c

@@ -21,7 +21,9 @@ mod write;
 pub(in crate::store) use keys::code as key_code;
 pub use list::{SEARCH_KEY_TRIGGERS, list, search_grams_fill, venues_in_box};
 pub use read::{get, get_by_slug, get_many, load_links, terms_and_posts};
-pub use relations::{Existing, Relations, distinct_terms, organizer_ids, set_relations, term_ids};
+pub use relations::{
+    Existing, Relations, distinct_terms, set_relations, term_and_organizer_ids, term_ids,
+};
 pub(in crate::store) use relations::{insert_relations, relation_statements};
 pub use row::EventRow;
 pub(in crate::store) use row::{event_from_row, returning_events, select_events};

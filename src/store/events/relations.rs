@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use sea_query::{Expr, ExprTrait, Query};
+use sea_query::{Expr, ExprTrait, Query, UnionType};
 
 use crate::domain::term::Taxonomy;
 use crate::store::db::Statement;
@@ -22,16 +22,34 @@ pub async fn term_ids(conn: &mut Conn, event_id: i64) -> Result<Vec<i64>, StoreE
     .await
 }
 
-/// An event's organizers, in no order.
-pub async fn organizer_ids(conn: &mut Conn, event_id: i64) -> Result<Vec<i64>, StoreError> {
-    conn.query(
-        Query::select()
-            .column(EventOrganizers::OrganizerId)
-            .from(EventOrganizers::Table)
-            .and_where(Expr::col(EventOrganizers::EventId).eq(event_id)),
-        |r| r.i64(0),
-    )
-    .await
+/// An event's term IDs (as [`term_ids`]) and its organizers' IDs, in no order,
+/// in one statement.
+pub async fn term_and_organizer_ids(
+    conn: &mut Conn,
+    event_id: i64,
+) -> Result<(Vec<i64>, Vec<i64>), StoreError> {
+    let rows = conn
+        .query(
+            Query::select()
+                .expr(Expr::cust("CAST(0 AS BIGINT)"))
+                .column(TermRelationships::TermId)
+                .from(TermRelationships::Table)
+                .and_where(Expr::col(TermRelationships::PostId).eq(event_id))
+                .union(
+                    UnionType::All,
+                    Query::select()
+                        .expr(Expr::cust("CAST(1 AS BIGINT)"))
+                        .column(EventOrganizers::OrganizerId)
+                        .from(EventOrganizers::Table)
+                        .and_where(Expr::col(EventOrganizers::EventId).eq(event_id))
+                        .take(),
+                ),
+            |r| Ok((r.i64(0)?, r.i64(1)?)),
+        )
+        .await?;
+    let (terms, organizers): (Vec<_>, Vec<_>) = rows.into_iter().partition(|(kind, _)| *kind == 0);
+    let ids = |rows: Vec<(i64, i64)>| rows.into_iter().map(|(_, id)| id).collect();
+    Ok((ids(terms), ids(organizers)))
 }
 
 /// The organizers and terms an event write sets; `None` leaves a relation as it is.
