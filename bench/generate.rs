@@ -1478,26 +1478,29 @@ async fn pg_copy<R>(
 
 /// Migration 7's fill of `event_keys` and of its summaries, then migration 17's of
 /// the terms' ancestors and the keys they give, then migration 18's of the terms'
-/// flagged keys, for a load made without their triggers: taken from the migrations,
-/// so the two cannot drift apart.
+/// flagged keys, then migration 20's of the per-day counts' blocks, for a load made
+/// without their triggers: taken from the migrations, so the two cannot drift apart.
 fn event_keys_fill_sql(backend: Backend) -> Result<String> {
-    let (keys, ancestors, flagged) = match backend {
+    let (keys, ancestors, flagged, blocks) = match backend {
         Backend::Sqlite => (
             include_str!("../src/store/migrations/sqlite/0007_event_keys.sql"),
             include_str!("../src/store/migrations/sqlite/0017_term_ancestors.sql"),
             include_str!("../src/store/migrations/sqlite/0018_flagged_term_keys.sql"),
+            include_str!("../src/store/migrations/sqlite/0020_event_key_blocks.sql"),
         ),
         Backend::Postgres => (
             include_str!("../src/store/migrations/postgres/0007_event_keys.sql"),
             include_str!("../src/store/migrations/postgres/0017_term_ancestors.sql"),
             include_str!("../src/store/migrations/postgres/0018_flagged_term_keys.sql"),
+            include_str!("../src/store/migrations/postgres/0020_event_key_blocks.sql"),
         ),
     };
     Ok(format!(
-        "DELETE FROM event_keys; DELETE FROM event_key_days; DELETE FROM linked_event_stats;\n{}\n{}\n{}",
+        "DELETE FROM event_keys; DELETE FROM event_key_days; DELETE FROM linked_event_stats;\n{}\n{}\n{}\n{}",
         section(keys, "event_keys", 7)?,
         section(ancestors, "term_ancestors", 17)?,
         section(flagged, "flagged_term_keys", 18)?,
+        section(blocks, "event_key_blocks", 20)?,
     ))
 }
 
@@ -1516,8 +1519,9 @@ fn section<'a>(migration: &'a str, name: &str, version: u32) -> Result<&'a str> 
 /// load they would slow down tenfold (ten keys per event, inserted out of key order;
 /// each one updating one of a few million counts). Kept row by row, PostgreSQL's
 /// counts would also be left many times their size by the updates of one transaction.
-const EVENT_KEYS_TRIGGERS: [(&str, &str); 10] = [
+const EVENT_KEYS_TRIGGERS: [(&str, &str); 11] = [
     ("event_keys", "event_key_days_insert"),
+    ("event_key_days", "event_key_blocks_insert"),
     ("event_keys", "event_keys_term_flags_insert"),
     ("event_keys", "event_keys_flag_terms_insert"),
     ("event_keys", "linked_event_stats_insert"),

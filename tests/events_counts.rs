@@ -309,3 +309,139 @@ both!(the_default_window_counts_what_it_lists, |app| async move {
         titles(&r)
     );
 });
+
+/// The first day of the `n`th block of 32 days since 1970 (`event_key_blocks`), as
+/// a date of the API.
+fn block_start(n: i64) -> chrono::NaiveDate {
+    chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap() + chrono::Duration::days(32 * n)
+}
+
+fn stamp(day: chrono::NaiveDate, time: &str) -> String {
+    format!("{} {time}", day.format("%Y-%m-%d"))
+}
+
+// Windows of months and years, whose totals add up the blocks of days wholly
+// inside them and the day pairs of the blocks they cut: the totals equal what
+// they list, for edges on, beside and between blocks' first days, for events
+// that cross a block's edge, through writes that move events between blocks.
+both!(
+    long_window_totals_equal_the_events_listed_across_blocks,
+    |app| async move {
+        let category = app.post("categories", json!({"name": "Season"})).await.id();
+        // Blocks 600..606 run from 2022-07-25 to 2023-02-04.
+        let edge = |n: i64, days: i64| block_start(n) + chrono::Duration::days(days);
+        let mut ids = Vec::new();
+        let mut n = 0;
+        for block in 600..606 {
+            for (from, to, extra) in [
+                (edge(block, 0), edge(block, 0), json!({})),
+                (edge(block, 3), edge(block, 3), json!({"status": "draft"})),
+                (edge(block, 10), edge(block, 11), json!({"password": "pw"})),
+                // Across the block's last day into the next block.
+                (edge(block, 31), edge(block, 33), json!({})),
+                (edge(block, 20), edge(block, 45), json!({})),
+                (
+                    edge(block, 16),
+                    edge(block, 16),
+                    json!({"hide_from_listings": true}),
+                ),
+            ] {
+                n += 1;
+                let mut body = at(
+                    &format!("E{n}"),
+                    &stamp(from, "10:00:00"),
+                    &stamp(to, "11:00:00"),
+                    extra,
+                );
+                if n % 3 == 0 {
+                    body = with(body, json!({"categories": [category]}));
+                }
+                ids.push(app.event(body).await);
+            }
+        }
+        let windows = [
+            (edge(600, 0), edge(606, 0)),
+            (edge(600, 1), edge(605, 31)),
+            (edge(599, 31), edge(603, 1)),
+            (edge(600, 5), edge(602, 20)),
+            (edge(600, 31), edge(603, 0)),
+            (edge(601, 0), edge(604, 0)),
+            (edge(600, 20), edge(601, 31)),
+        ];
+        let check = |when: &'static str| {
+            let app = &app;
+            let windows = &windows;
+            async move {
+                let admin = app.admin.auth();
+                for (from, to) in windows {
+                    for (time_from, time_to) in [("00:00:00", "23:59:59"), ("10:30:00", "10:30:00")]
+                    {
+                        for (filter, auth) in [
+                            (String::new(), &Auth::None),
+                            (format!("&categories={category}"), &Auth::None),
+                            (String::new(), &admin),
+                            (format!("&categories={category}"), &admin),
+                        ] {
+                            let path =
+                                query(&stamp(*from, time_from), &stamp(*to, time_to)) + &filter;
+                            let r = app.get_as(&path, auth).await;
+                            r.assert(200);
+                            assert_eq!(
+                                r.body["total"],
+                                json!(titles(&r).len()),
+                                "{when}: {path} as {auth:?} lists {:?}",
+                                titles(&r)
+                            );
+                        }
+                    }
+                }
+            }
+        };
+        check("as created").await;
+        // Moved across blocks both ways, hidden, published, trashed, deleted.
+        let moved = [
+            (
+                0,
+                json!({"start_date": stamp(edge(603, 2), "10:00:00"), "end_date": stamp(edge(603, 2), "11:00:00")}),
+            ),
+            (
+                21,
+                json!({"start_date": stamp(edge(600, 30), "10:00:00"), "end_date": stamp(edge(602, 1), "11:00:00")}),
+            ),
+            (4, json!({"hide_from_listings": true})),
+            (15, json!({"hide_from_listings": false})),
+            (7, json!({"status": "publish"})),
+            (9, json!({"password": ""})),
+        ];
+        for (i, body) in moved {
+            app.post(&format!("events/{}", ids[i]), body)
+                .await
+                .assert(200);
+        }
+        app.delete(&format!("events/{}", ids[12])).await.assert(200);
+        app.delete(&format!("events/{}?force=true", ids[28]))
+            .await
+            .assert(200);
+        check("after writes").await;
+        // The blocks hold exactly the sums of their days.
+        let mut conn = app.store.pool.read().await.unwrap();
+        let differing = conn
+            .query_one(
+                &sea_query::Query::select()
+                    .expr(sea_query::Expr::cust(
+                        "(SELECT COUNT(*) FROM (\
+                         SELECT kind, value, status, protected, \
+                         (end_day - ((end_day % 32) + 32) % 32) / 32 AS end_block, \
+                         (start_day - ((start_day % 32) + 32) % 32) / 32 AS start_block, \
+                         SUM(events) AS events FROM event_key_days GROUP BY 1, 2, 3, 4, 5, 6 \
+                         EXCEPT SELECT kind, value, status, protected, end_block, start_block, events \
+                         FROM event_key_blocks) d)",
+                    ))
+                    .to_owned(),
+                |r| r.i64(0),
+            )
+            .await
+            .unwrap();
+        assert_eq!(differing, 0, "blocks whose sums differ from their days'");
+    }
+);

@@ -5,7 +5,9 @@
 //! listings there are; triggers on `event_keys` keep it exact through every write
 //! (migration 7). The count of a window `start ≥ from, end ≤ to` is then
 //!
-//! - the events of the pairs strictly inside the window, summed;
+//! - the events of the pairs strictly inside the window, summed: from their blocks
+//!   of 32 days (`event_key_blocks`, migration 20) where a block's pairs are all
+//!   inside, and from the day pairs themselves in the partial blocks at each end;
 //! - plus the events that start on its first day or end on its last day, scanned
 //!   from the key's rows, since those days are only partly inside;
 //! - plus, for visitors, the scheduled events already past their date, which they
@@ -19,7 +21,7 @@
 use sea_query::{Alias, Expr, ExprTrait, Func, Query, SelectStatement, UnionType};
 
 use super::posts::col;
-use super::schema::{EventKeyDays, EventKeys, Posts};
+use super::schema::{EventKeyBlocks, EventKeyDays, EventKeys, Posts};
 use super::{Conn, StoreError};
 use crate::domain::event::{DAY_SECONDS, utc_day};
 use crate::domain::post::{PostType, Status};
@@ -51,7 +53,8 @@ pub(in crate::store) async fn window(conn: &mut Conn, w: &KeyWindow) -> Result<u
     }
     let mut parts: Vec<SelectStatement> = Vec::new();
     if !w.statuses.is_empty() {
-        parts.extend([inner_days(w), first_day(w), last_day(w)]);
+        parts.extend(inner(w));
+        parts.extend([first_day(w), last_day(w)]);
     }
     if let Some(now) = w.due_by {
         parts.push(due(w, now));
@@ -77,10 +80,32 @@ fn days(w: &KeyWindow) -> SelectStatement {
     q.from(EventKeyDays::Table)
         .and_where(Expr::col(EventKeyDays::Kind).eq(w.kind))
         .and_where(Expr::col(EventKeyDays::Value).eq(w.value))
-        .and_where(Expr::col(EventKeyDays::Status).is_in(w.statuses.iter().copied()));
+        .and_where(Expr::col(EventKeyDays::Status).is_in(w.statuses.iter().copied()))
+        .and_where(Expr::col(EventKeyDays::Protected).is_in(password_states(w)));
+    q
+}
+
+/// The password states counted, named even when both are: the keys' indexes then
+/// seek each one's range of days instead of reading every day of the key.
+fn password_states(w: &KeyWindow) -> Vec<bool> {
     if w.unprotected_only {
-        q.and_where(Expr::col(EventKeyDays::Protected).eq(false));
+        vec![false]
+    } else {
+        vec![false, true]
     }
+}
+
+/// How many days a block of `event_key_blocks` spans (migration 20).
+const BLOCK_DAYS: i64 = 32;
+
+/// The key's per-block counts, as [`days`].
+fn blocks(w: &KeyWindow) -> SelectStatement {
+    let mut q = Query::select();
+    q.from(EventKeyBlocks::Table)
+        .and_where(Expr::col(EventKeyBlocks::Kind).eq(w.kind))
+        .and_where(Expr::col(EventKeyBlocks::Value).eq(w.value))
+        .and_where(Expr::col(EventKeyBlocks::Status).is_in(w.statuses.iter().copied()))
+        .and_where(Expr::col(EventKeyBlocks::Protected).is_in(password_states(w)));
     q
 }
 
@@ -106,6 +131,47 @@ fn start() -> Expr {
 
 fn end() -> Expr {
     Expr::col((Alias::new("d"), EventKeys::EndUtc))
+}
+
+/// The statements summing the pairs strictly inside the window (see [`inner_days`]):
+/// those of the blocks wholly inside it, then those of the partial blocks at its
+/// start and at its end, day by day. A window without a whole block inside, or
+/// cut short by a day, sums its day pairs.
+fn inner(w: &KeyWindow) -> Vec<SelectStatement> {
+    let (first_day, last_day) = (utc_day(w.from), utc_day(w.to));
+    // Blocks wholly after the first day and before the last.
+    let first_block = first_day.div_euclid(BLOCK_DAYS) + 1;
+    let last_block = last_day.div_euclid(BLOCK_DAYS) - 1;
+    if w.before_day.is_some() || last_block < first_block {
+        return vec![inner_days(w)];
+    }
+    let (head_end, tail_start) = (
+        first_block.saturating_mul(BLOCK_DAYS),
+        (last_block + 1).saturating_mul(BLOCK_DAYS),
+    );
+    let sum = "CAST(COALESCE(SUM(events), 0) AS BIGINT)";
+    let mut inside = blocks(w);
+    inside
+        .expr(Expr::cust(sum))
+        .and_where(Expr::col(EventKeyBlocks::EndBlock).gte(first_block))
+        .and_where(Expr::col(EventKeyBlocks::EndBlock).lte(last_block))
+        .and_where(Expr::col(EventKeyBlocks::StartBlock).gte(first_block));
+    // Pairs starting in the first partial block and ending before the last one: a
+    // range of start days (`event_key_days_by_start`). `+ 0` keeps the planners off
+    // the end day's range, which is the whole window.
+    let mut head = days(w);
+    head.expr(Expr::cust(sum))
+        .and_where(Expr::col(EventKeyDays::StartDay).gt(first_day))
+        .and_where(Expr::col(EventKeyDays::StartDay).lt(head_end))
+        .and_where(Expr::col(EventKeyDays::EndDay).add(0).lt(tail_start));
+    // Pairs ending in the last partial block, having started after the first day: a
+    // range of end days.
+    let mut tail = days(w);
+    tail.expr(Expr::cust(sum))
+        .and_where(Expr::col(EventKeyDays::EndDay).gte(tail_start))
+        .and_where(Expr::col(EventKeyDays::EndDay).lt(last_day))
+        .and_where(Expr::col(EventKeyDays::StartDay).add(0).gt(first_day));
+    vec![inside, head, tail]
 }
 
 /// Pairs strictly inside: start after the first day, end before the last. Since no

@@ -107,6 +107,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0019_linked_by_date.sql"),
         postgres: include_str!("migrations/postgres/0019_linked_by_date.sql"),
     },
+    Migration {
+        version: 20,
+        sqlite: include_str!("migrations/sqlite/0020_event_key_blocks.sql"),
+        postgres: include_str!("migrations/postgres/0020_event_key_blocks.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

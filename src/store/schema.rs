@@ -126,6 +126,18 @@ pub enum EventKeyDays {
 }
 
 #[derive(Iden, Clone, Copy)]
+pub enum EventKeyBlocks {
+    Table,
+    Kind,
+    Value,
+    Status,
+    Protected,
+    EndBlock,
+    StartBlock,
+    Events,
+}
+
+#[derive(Iden, Clone, Copy)]
 pub enum EventKeys {
     Table,
     Kind,
