@@ -163,8 +163,12 @@ impl From<Changes> for ChangesWire {
 const MAX_ITEMS: usize = 4096;
 
 /// Past this many bytes of words in all, the written events of a set of changes
-/// lose theirs (any search may find them): logs keep thousands of sets.
-const MAX_CHANGE_WORD_BYTES: usize = 4096;
+/// lose theirs (any search may find them). A set is often several writes merged
+/// (a group commit, a cache's catch-up over the writes of a slow computation): at
+/// 4 KiB, twenty creates lost their words, and every search list whose window and
+/// terms they entered was computed again. What keeps many sets bounds their words
+/// in all (the response cache's recent changes).
+const MAX_CHANGE_WORD_BYTES: usize = 64 * 1024;
 
 impl Changes {
     pub fn anything() -> Changes {
@@ -215,13 +219,7 @@ impl Changes {
         }
         self.states.sort_unstable();
         self.states.dedup();
-        let word_bytes: usize = self
-            .states
-            .iter()
-            .flat_map(|s| &s.words)
-            .map(String::len)
-            .sum();
-        if word_bytes > MAX_CHANGE_WORD_BYTES {
+        if self.word_bytes() > MAX_CHANGE_WORD_BYTES {
             for state in &mut self.states {
                 state.words = None;
             }
@@ -239,6 +237,15 @@ impl Changes {
         if self.events.len() + self.terms.len() + self.states.len() + state_items > MAX_ITEMS {
             *self = Changes::anything();
         }
+    }
+
+    /// The bytes of the written events' words, in all.
+    pub fn word_bytes(&self) -> usize {
+        self.states
+            .iter()
+            .flat_map(|s| &s.words)
+            .map(String::len)
+            .sum()
     }
 
     pub fn is_nothing(&self) -> bool {

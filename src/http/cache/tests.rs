@@ -359,3 +359,60 @@ async fn a_newer_request_waits_for_an_older_computation_and_takes_it_if_still_ri
     (&mut newer.notified).await;
     assert!(cache.answer(&newer).is_none());
 }
+
+/// A create in the window and categories of a search list, whose text does not
+/// hold its word.
+fn unrelated_create(id: i64) -> Changes {
+    let words = (0..30)
+        .map(|n| format!("word{n}x{id}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    Changes::events(
+        [id],
+        [7],
+        [crate::domain::changes::EventState {
+            span: (100, 200),
+            terms: Some(vec![7]),
+            words: Some(words),
+            links: None,
+        }],
+    )
+}
+
+#[tokio::test]
+async fn a_search_list_outlives_a_catch_up_over_many_creates_without_its_word() {
+    let cache = ResponseCache::new(1 << 20);
+    catch_up(&cache, 1, CaughtUp::unknown()).await;
+    let search = Reads {
+        list: Some(crate::domain::changes::Reach {
+            window: crate::domain::changes::Window::ALL,
+            terms: vec![vec![7]],
+            search: vec!["jazz".into()],
+            links: Vec::new(),
+        }),
+        ..Reads::default()
+    };
+    cache
+        .put(1, 10, "s".into(), reading(ok("S"), search.clone()))
+        .await;
+    // Fifty creates caught up at once, some 14 KiB of words: their words still
+    // tell the list apart.
+    let mut merged = Changes::nothing();
+    for id in 0..50 {
+        merged.merge(unrelated_create(id));
+    }
+    assert!(merged.word_bytes() > 8 * 1024, "{}", merged.word_bytes());
+    catch_up(
+        &cache,
+        2,
+        CaughtUp {
+            changes: Some(merged),
+            counts: Vec::new(),
+        },
+    )
+    .await;
+    assert_eq!(cache.hit(2, 10, "s").unwrap().body(), "S");
+    // Computed at version 1 and put at 2: still right.
+    cache.put(1, 10, "t".into(), reading(ok("T"), search)).await;
+    assert!(cache.hit(2, 10, "t").is_some());
+}

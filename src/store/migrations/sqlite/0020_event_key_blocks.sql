@@ -2,8 +2,8 @@
 -- password state and (start block, end block) pair, the events of its day pairs.
 -- A window's count sums the blocks wholly inside it and the day pairs of its partial
 -- blocks at each end (`store::event_count`): at a million events the default list's
--- window of ten years summed 5,200 day pairs for each count, recomputed after every
--- write that enters it; its blocks and edges are some 300. A block is
+-- window of two years summed 5,200 day pairs for each count, recomputed after every
+-- write that enters it; its blocks and edges are some 500. A block is
 -- `floor(day / 32)`, written so that SQLite and PostgreSQL agree before 1970.
 CREATE TABLE event_key_blocks (
     kind        INTEGER NOT NULL,
