@@ -76,8 +76,14 @@ pub(in crate::store) async fn window(conn: &mut Conn, w: &KeyWindow) -> Result<u
 
 /// The key's per-day counts, of the statuses and password states counted.
 fn days(w: &KeyWindow) -> SelectStatement {
+    key_counts(EventKeyDays::Table, w)
+}
+
+/// The key's rows of `table`, one of the counts (`event_key_days`,
+/// `event_key_blocks`), which name their key's columns alike.
+fn key_counts(table: impl sea_query::IntoIden, w: &KeyWindow) -> SelectStatement {
     let mut q = Query::select();
-    q.from(EventKeyDays::Table)
+    q.from(table)
         .and_where(Expr::col(EventKeyDays::Kind).eq(w.kind))
         .and_where(Expr::col(EventKeyDays::Value).eq(w.value))
         .and_where(Expr::col(EventKeyDays::Status).is_in(w.statuses.iter().copied()))
@@ -100,13 +106,7 @@ const BLOCK_DAYS: i64 = 32;
 
 /// The key's per-block counts, as [`days`].
 fn blocks(w: &KeyWindow) -> SelectStatement {
-    let mut q = Query::select();
-    q.from(EventKeyBlocks::Table)
-        .and_where(Expr::col(EventKeyBlocks::Kind).eq(w.kind))
-        .and_where(Expr::col(EventKeyBlocks::Value).eq(w.value))
-        .and_where(Expr::col(EventKeyBlocks::Status).is_in(w.statuses.iter().copied()))
-        .and_where(Expr::col(EventKeyBlocks::Protected).is_in(password_states(w)));
-    q
+    key_counts(EventKeyBlocks::Table, w)
 }
 
 /// The key's rows (alias `d`), of the statuses and password states counted.
