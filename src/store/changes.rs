@@ -152,6 +152,7 @@ pub async fn catch_up(
     if wanted > MAX_BEHIND {
         return Ok(CaughtUp::unknown());
     }
+    let mut found = 0;
     for look in 0..LOOKS {
         if look > 0 {
             tokio::time::sleep(LOOK_AGAIN).await;
@@ -167,6 +168,7 @@ pub async fn catch_up(
                 |r| r.string(0),
             )
             .await?;
+        found = rows.len();
         if rows.len() as u64 == wanted {
             let mut all = Changes::nothing();
             for text in rows {
@@ -179,6 +181,12 @@ pub async fn catch_up(
             });
         }
     }
+    tracing::debug!(
+        from,
+        version,
+        found,
+        "a version's changes are missing; the cache starts over"
+    );
     Ok(CaughtUp::unknown())
 }
 

@@ -101,6 +101,10 @@ fn password_states(w: &KeyWindow) -> Vec<bool> {
     }
 }
 
+/// The events of the counts' rows selected, as a `BIGINT` on both backends
+/// (PostgreSQL's `SUM` of one is a `NUMERIC`).
+const SUM_OF_EVENTS: &str = "CAST(COALESCE(SUM(events), 0) AS BIGINT)";
+
 /// How many days a block of `event_key_blocks` spans (migration 20).
 const BLOCK_DAYS: i64 = 32;
 
@@ -149,10 +153,9 @@ fn inner(w: &KeyWindow) -> Vec<SelectStatement> {
         first_block.saturating_mul(BLOCK_DAYS),
         (last_block + 1).saturating_mul(BLOCK_DAYS),
     );
-    let sum = "CAST(COALESCE(SUM(events), 0) AS BIGINT)";
     let mut inside = blocks(w);
     inside
-        .expr(Expr::cust(sum))
+        .expr(Expr::cust(SUM_OF_EVENTS))
         .and_where(Expr::col(EventKeyBlocks::EndBlock).gte(first_block))
         .and_where(Expr::col(EventKeyBlocks::EndBlock).lte(last_block))
         .and_where(Expr::col(EventKeyBlocks::StartBlock).gte(first_block));
@@ -160,14 +163,14 @@ fn inner(w: &KeyWindow) -> Vec<SelectStatement> {
     // range of start days (`event_key_days_by_start`). `+ 0` keeps the planners off
     // the end day's range, which is the whole window.
     let mut head = days(w);
-    head.expr(Expr::cust(sum))
+    head.expr(Expr::cust(SUM_OF_EVENTS))
         .and_where(Expr::col(EventKeyDays::StartDay).gt(first_day))
         .and_where(Expr::col(EventKeyDays::StartDay).lt(head_end))
         .and_where(Expr::col(EventKeyDays::EndDay).add(0).lt(tail_start));
     // Pairs ending in the last partial block, having started after the first day: a
     // range of end days.
     let mut tail = days(w);
-    tail.expr(Expr::cust(sum))
+    tail.expr(Expr::cust(SUM_OF_EVENTS))
         .and_where(Expr::col(EventKeyDays::EndDay).gte(tail_start))
         .and_where(Expr::col(EventKeyDays::EndDay).lt(last_day))
         .and_where(Expr::col(EventKeyDays::StartDay).add(0).gt(first_day));
@@ -179,7 +182,7 @@ fn inner(w: &KeyWindow) -> Vec<SelectStatement> {
 fn inner_days(w: &KeyWindow) -> SelectStatement {
     let (first_day, last_day) = (utc_day(w.from), utc_day(w.to));
     let mut q = days(w);
-    q.expr(Expr::cust("CAST(COALESCE(SUM(events), 0) AS BIGINT)"))
+    q.expr(Expr::cust(SUM_OF_EVENTS))
         .and_where(Expr::col(EventKeyDays::EndDay).gt(first_day))
         .and_where(Expr::col(EventKeyDays::EndDay).lt(last_day))
         .and_where(Expr::col(EventKeyDays::StartDay).gt(first_day));

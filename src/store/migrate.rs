@@ -112,6 +112,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0020_event_key_blocks.sql"),
         postgres: include_str!("migrations/postgres/0020_event_key_blocks.sql"),
     },
+    Migration {
+        version: 21,
+        sqlite: include_str!("migrations/sqlite/0021_striped_blocks.sql"),
+        postgres: include_str!("migrations/postgres/0021_striped_blocks.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

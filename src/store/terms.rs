@@ -211,6 +211,8 @@ pub async fn insert(
     .await
 }
 
+/// Writes a term's changes. A change of parent moves a subtree: the caller holds
+/// the tree ([`lock_tree`]) from before it checked the move.
 pub async fn update(conn: &mut Conn, term: &Term, changes: &TermChanges) -> Result<(), StoreError> {
     let mut values: Vec<(Terms, sea_query::Value)> = Vec::new();
     if let Some(n) = &changes.name {
@@ -227,9 +229,6 @@ pub async fn update(conn: &mut Conn, term: &Term, changes: &TermChanges) -> Resu
     }
     if values.is_empty() {
         return Ok(());
-    }
-    if changes.parent.is_some_and(|p| p != term.parent) {
-        lock_tree(conn).await?;
     }
     conn.execute(
         Query::update()
