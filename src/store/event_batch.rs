@@ -5,9 +5,9 @@
 //! lookup, the insert, its relations, the term counts, the commit), and on
 //! PostgreSQL every flight of them is a round trip. Under load most of that is
 //! per-statement and per-transaction overhead, paid by the database and the server
-//! alike. So creates queue here: batches are written one after another (two at a
-//! time on PostgreSQL), and the creates that arrive meanwhile make up the next,
-//! which writes them all with a statement of each kind per 64 rows. At low load a batch
+//! alike. So creates queue here: batches are written one after another, and the
+//! creates that arrive meanwhile make up the next, which writes them all with a
+//! statement of each kind per 64 rows. At low load a batch
 //! holds one create and costs what a create always did; under load the overhead is
 //! paid once per batch (measured in `bench/HISTORY.md`).
 //!
@@ -36,15 +36,14 @@ use crate::domain::slug;
 /// The most creates one batch writes; bounds its statements' size and its latency.
 const MAX_BATCH: usize = 64;
 
-/// Batches written at once. SQLite has one writer, so a second batch would only
-/// wait for it, and take creates the first could have written; PostgreSQL writes
-/// one batch while the other is on its way.
-fn runners(pool: &Pool) -> usize {
-    match pool.backend() {
-        super::Backend::Sqlite => 1,
-        super::Backend::Postgres => 2,
-    }
-}
+/// Batches written at once: one. SQLite has one writer, so a second batch would
+/// only wait for it, and take creates the first could have written. On PostgreSQL
+/// two batches at once met on the per-day counts of the events' keys and on their
+/// venues' and organizers' summaries, each waiting for the other's commit, and
+/// deadlocked a few times a minute under the 90/10 mix (a second's wait, then one
+/// batch ran again): one at a time wrote 18–40 % more at a million events, with no
+/// deadlock (bench/HISTORY.md).
+const RUNNERS: usize = 1;
 
 /// Bound values a batch may hold; both backends take well over this many
 /// (SQLite 32,766, PostgreSQL 65,535) even when one more create overshoots it.
@@ -138,7 +137,7 @@ impl CreateBatcher {
         let start = {
             let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
             queue.waiting.push(Member { event, reply });
-            let start = queue.running < runners(&self.pool);
+            let start = queue.running < RUNNERS;
             if start {
                 queue.running += 1;
             }
