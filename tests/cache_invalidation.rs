@@ -6,6 +6,7 @@
 
 mod common;
 
+use axum::http::Method;
 use common::*;
 use serde_json::{Value, json};
 
@@ -116,6 +117,27 @@ both!(
             "{:?}",
             month.body
         );
+
+        // The count moves again: the kept answer is filled once more, and its tag
+        // follows what it shows.
+        let before = app.get(&format!("events/{a}")).await;
+        event_in(&app, "F", "2043-01-01", &[music]).await;
+        let after = app.get(&format!("events/{a}")).await;
+        assert_eq!(title(&after.body), "A");
+        assert_eq!(after.body["categories"][0]["count"], 3);
+        let tag = after.header("etag").expect("a tag").to_string();
+        assert_ne!(before.header("etag"), Some(tag.as_str()));
+        let path = format!("events/{a}");
+        let unchanged = app
+            .call_with(
+                Method::GET,
+                &path,
+                None,
+                &Auth::None,
+                &[("if-none-match", &tag)],
+            )
+            .await;
+        unchanged.assert(304);
 
         // B itself is written: its answers are computed again, the venue is still kept.
         app.post(&format!("events/{b}"), json!({"excerpt": "new"}))

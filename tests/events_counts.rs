@@ -424,7 +424,7 @@ both!(
             .assert(200);
         check("after writes").await;
         // The blocks hold exactly the sums of their days (on PostgreSQL, over their
-        // stripes, which the writes of several connections spread them over).
+        // stripes, over which the writes spread them by transaction).
         let mut conn = app.store.pool.read().await.unwrap();
         let days = "SELECT kind, value, status, protected, \
                     (end_day - ((end_day % 32) + 32) % 32) / 32 AS end_block, \

@@ -126,24 +126,44 @@ impl Spliced {
     /// Its text with these counts, one per place in order: the text itself when
     /// they are the counts it was computed with.
     pub fn filled(&self, counts: &[i64]) -> Bytes {
+        self.refilled(counts)
+            .map_or_else(|| self.text.clone(), |now| now.text)
+    }
+
+    /// Itself as if computed with these counts, one per place in order; `None`
+    /// when they are the counts it was computed with. The text is at its exact size.
+    pub fn refilled(&self, counts: &[i64]) -> Option<Spliced> {
         if self
             .holes
             .iter()
             .map(|h| h.count)
             .eq(counts.iter().copied())
         {
-            return self.text.clone();
+            return None;
         }
-        let mut out = Vec::with_capacity(self.text.len() + 8 * self.holes.len());
-        let mut from = 0;
         let mut digits = itoa::Buffer::new();
+        let shown: usize = counts.iter().map(|c| digits.format(*c).len()).sum();
+        let held: usize = self.holes.iter().map(|h| h.len).sum();
+        let mut text = Vec::with_capacity(self.text.len() - held + shown);
+        let mut holes = Vec::with_capacity(self.holes.len());
+        let mut from = 0;
         for (hole, &count) in self.holes.iter().zip(counts) {
-            out.extend_from_slice(&self.text[from..hole.at]);
-            out.extend_from_slice(digits.format(count).as_bytes());
+            text.extend_from_slice(&self.text[from..hole.at]);
+            let count_text = digits.format(count).as_bytes();
+            holes.push(Hole {
+                at: text.len(),
+                len: count_text.len(),
+                term: hole.term,
+                count,
+            });
+            text.extend_from_slice(count_text);
             from = hole.at + hole.len;
         }
-        out.extend_from_slice(&self.text[from..]);
-        Bytes::from(out)
+        text.extend_from_slice(&self.text[from..]);
+        Some(Spliced {
+            text: Bytes::from(text),
+            holes,
+        })
     }
 
     /// The size it takes in memory.
@@ -204,6 +224,25 @@ mod tests {
         assert_eq!(v["count"], 13);
         assert_eq!(v["other"], 1);
         assert_eq!(v["title"], "a \u{1} \"b\"");
+    }
+
+    #[tokio::test]
+    async fn a_body_refilled_holds_its_new_counts_in_place_of_the_old() {
+        let marked = marking(async { serde_json::to_vec(&shown()).unwrap() }).await;
+        let spliced = Spliced::new(Bytes::from(marked));
+        assert!(spliced.refilled(&[12, 0]).is_none());
+        // Counts of other widths move the places after them.
+        let wider = spliced.refilled(&[1234, 5]).unwrap();
+        assert_eq!(wider.counts().collect::<Vec<_>>(), [(7, 1234), (9, 5)]);
+        assert_eq!(wider.as_computed(), spliced.filled(&[1234, 5]));
+        let narrower = wider.refilled(&[3, 67]).unwrap();
+        assert_eq!(narrower.as_computed(), spliced.filled(&[3, 67]));
+        assert_eq!(narrower.len(), spliced.filled(&[3, 67]).len() + 32 * 2);
+        let v: serde_json::Value = serde_json::from_slice(&narrower.as_computed()).unwrap();
+        assert_eq!(
+            (v["count"].clone(), v["other"].clone()),
+            (3.into(), 67.into())
+        );
     }
 
     #[test]

@@ -54,7 +54,7 @@ impl Hit {
 
 /// The tag of a body served for a cached response: `None` when it is the computed
 /// body, whose tag its headers carry.
-pub(super) fn served_etag(cached: &Cached, served: &Bytes) -> Option<HeaderValue> {
+fn served_etag(cached: &Cached, served: &Bytes) -> Option<HeaderValue> {
     (served.as_ptr() != cached.body.as_computed().as_ptr())
         .then(|| crate::http::conditional::etag(served))
 }

@@ -8,7 +8,8 @@
 //! that read it (`domain::changes::Reads`, which handlers attach to their
 //! answers; an answer without one is dropped by any write). So a committed write
 //! is visible to the next request on any instance, and the rest stays cached.
-//! Term counts are filled in as an entry is served (`live_counts`). Within one
+//! Term counts are filled in as an entry is served (`live_counts`), in the entry
+//! itself when they moved. Within one
 //! version most answers also depend on the clock (default date windows, scheduled
 //! posts going live), so an entry is fresh for the second it was computed in —
 //! unless its handler says how long it stays true ([`Freshness`]): a published
@@ -29,8 +30,8 @@ use hashlink::LinkedHashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use axum::body::{Body, Bytes};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::body::Body;
+use axum::http::{StatusCode, header};
 use axum::response::Response;
 
 mod answer;
@@ -40,7 +41,6 @@ use super::live_counts::Spliced;
 use crate::domain::changes::{Changes, Reads};
 use crate::store::StoreError;
 use crate::store::changes::{CaughtUp, ChangeCursor};
-use answer::served_etag;
 pub use answer::{Cached, Hit};
 
 /// How old (in seconds of the clock) a response of the current data version may
@@ -129,14 +129,9 @@ struct Entry {
     /// The second a recomputation was last handed out, if one was.
     refreshing: Option<i64>,
     size: usize,
-    /// Its body with the term counts of `served_at` filled in: served as is until
-    /// the counts move.
-    served: Bytes,
-    served_at: u64,
-    /// What `served` adds to the entry's size: nothing while it is the body itself.
-    served_extra: usize,
-    /// The tag of `served` when it is not the computed body.
-    served_etag: Option<HeaderValue>,
+    /// The counts epoch its body's term counts are of: when the counts move, its
+    /// body is filled with them in place, once, and served as is until they move again.
+    counted_at: u64,
 }
 
 struct Generation {
@@ -244,25 +239,37 @@ impl Generation {
 
 /// An entry as it is served now, with these counts.
 fn hit(counts: &HashMap<i64, i64>, epoch: u64, bytes: &mut usize, entry: &mut Entry) -> Hit {
-    if entry.served_at != epoch {
-        let body = &entry.response.body;
-        entry.served = body.filled(&fill(counts, &entry.response));
-        entry.served_at = epoch;
-        entry.served_etag = served_etag(&entry.response, &entry.served);
-        let extra = if entry.served.as_ptr() == body.as_computed().as_ptr() {
-            0
-        } else {
-            entry.served.len()
-        };
-        *bytes = *bytes + extra - entry.served_extra;
-        entry.size = entry.size + extra - entry.served_extra;
-        entry.served_extra = extra;
+    if entry.counted_at != epoch {
+        entry.counted_at = epoch;
+        if let Some(now) = recounted(counts, &entry.response) {
+            let (old, new) = (entry.response.body.len(), now.body.len());
+            *bytes = *bytes - old + new;
+            entry.size = entry.size - old + new;
+            entry.response = Arc::new(now);
+        }
     }
     Hit {
         cached: entry.response.clone(),
-        body: entry.served.clone(),
-        etag: entry.served_etag.clone(),
+        body: entry.response.body.as_computed(),
+        etag: None,
     }
+}
+
+/// The response with these counts in place of those it holds, and its tag for
+/// them; `None` when it holds these. An entry keeps one body: under writes the
+/// counts move all the time, and a second, filled copy of each body served took
+/// the room of half the cache's entries.
+fn recounted(counts: &HashMap<i64, i64>, cached: &Cached) -> Option<Cached> {
+    let body = cached.body.refilled(&fill(counts, cached))?;
+    let mut headers = cached.headers.clone();
+    if headers.contains_key(header::ETAG) {
+        headers.insert(header::ETAG, super::conditional::etag(&body.as_computed()));
+    }
+    Some(Cached {
+        status: cached.status,
+        headers,
+        body,
+    })
 }
 
 /// The counts a response shows now: these, or those it was computed with.
@@ -539,15 +546,12 @@ impl ResponseCache {
                 g.bytes -= size;
                 g.entries.remove(&key);
             }
-            let served = cached.body.filled(&fill(&g.counts, &cached));
-            let served_at = g.counts_epoch;
-            // Counts that moved since it was computed make a second copy of its body.
-            let extra = if served.as_ptr() == cached.body.as_computed().as_ptr() {
-                0
-            } else {
-                served.len()
+            let kept = match recounted(&g.counts, &cached) {
+                Some(now) => Arc::new(now),
+                None => cached.clone(),
             };
-            let size = cached.body.len() + key.len() + extra;
+            let size = kept.body.len() + key.len();
+            let counted_at = g.counts_epoch;
             if size <= self.max_bytes {
                 while g.bytes + size > self.max_bytes || g.entries.len() >= MAX_ENTRIES {
                     let Some((_, dropped)) = g.entries.pop_front() else {
@@ -559,16 +563,13 @@ impl ResponseCache {
                 g.entries.insert(
                     key,
                     Entry {
-                        response: cached.clone(),
+                        response: kept,
                         reads,
                         second,
                         fresh_through,
                         refreshing: None,
                         size,
-                        served_etag: served_etag(&cached, &served),
-                        served,
-                        served_at,
-                        served_extra: extra,
+                        counted_at,
                     },
                 );
             }

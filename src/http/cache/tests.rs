@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::domain::changes::{Changes, Reads};
+use axum::body::Bytes;
 
 impl Hit {
     fn body(&self) -> Bytes {
