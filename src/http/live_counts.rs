@@ -133,6 +133,7 @@ impl Spliced {
     /// Itself as if computed with these counts, one per place in order; `None`
     /// when they are the counts it was computed with. The text is at its exact size.
     pub fn refilled(&self, counts: &[i64]) -> Option<Spliced> {
+        debug_assert_eq!(counts.len(), self.holes.len(), "one count per place");
         if self
             .holes
             .iter()
