@@ -132,7 +132,10 @@ both!(
     |app| async move {
         create(&app, "Fête Ünïcødé").await;
         create(&app, "ΣΟΦΙΑ Концерт").await;
+        // KELVIN SIGN: a character outside ASCII whose lower case is an ASCII `k`.
+        create(&app, "\u{212A}elvin Hall").await;
         for (word, expected) in [
+            ("kelvin", "\u{212A}elvin Hall"),
             ("ünïcødé", "Fête Ünïcødé"),
             ("ÜNÏCØDÉ", "Fête Ünïcødé"),
             ("fête", "Fête Ünïcødé"),

@@ -1,6 +1,8 @@
 //! The SQL functions every connection of the server has: SQLite's own `lower()`
-//! replaced by Unicode folding, and the characters of the events' search text.
+//! replaced by Unicode folding, a search word's check on an event's text, and the
+//! characters of the events' search text.
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 
 use rusqlite::functions::{Aggregate, Context, FunctionFlags};
@@ -10,6 +12,17 @@ use crate::store::StoreError;
 
 pub(super) fn register(conn: &rusqlite::Connection) -> Result<(), StoreError> {
     unicode_lower(conn)?;
+    conn.create_scalar_function(
+        "search_text_holds",
+        -1,
+        FunctionFlags::SQLITE_UTF8
+            | FunctionFlags::SQLITE_DETERMINISTIC
+            | FunctionFlags::SQLITE_INNOCUOUS,
+        |ctx| {
+            let texts = (1..ctx.len()).map(|i| ctx.get_raw(i));
+            Ok(search_text_holds(ctx.get_raw(0), texts))
+        },
+    )?;
     conn.create_aggregate_function(
         "search_grams_of",
         -1,
@@ -55,6 +68,48 @@ fn unicode_lower(conn: &rusqlite::Connection) -> Result<(), StoreError> {
     Ok(())
 }
 
+thread_local! {
+    /// The text [`search_text_holds`] searches, kept between calls: a search
+    /// checks thousands of rows, one after the other, on the same thread.
+    static HAYSTACK: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// `search_text_holds(word, text, …)`: whether `lower(text || ' ' || …)` holds
+/// `word`, as `instr()` would tell, but with neither that string nor its
+/// lower-cased copy made and handed between SQLite and Rust for every row
+/// checked: a search's walk of the window spent most of its time doing so
+/// (bench/HISTORY.md). NULL if any argument is, as the expression's would be (or
+/// is a blob: the columns it reads hold text).
+fn search_text_holds<'a>(
+    word: ValueRef<'a>,
+    texts: impl Iterator<Item = ValueRef<'a>>,
+) -> Option<bool> {
+    let ValueRef::Text(word) = word else {
+        return None;
+    };
+    let word = String::from_utf8_lossy(word);
+    HAYSTACK.with_borrow_mut(|haystack| {
+        haystack.clear();
+        for (i, text) in texts.enumerate() {
+            if i > 0 {
+                haystack.push(' ');
+            }
+            match text {
+                ValueRef::Text(bytes) => haystack.push_str(&String::from_utf8_lossy(bytes)),
+                ValueRef::Integer(n) => haystack.push_str(&n.to_string()),
+                ValueRef::Real(r) => haystack.push_str(&r.to_string()),
+                ValueRef::Null | ValueRef::Blob(_) => return None,
+            }
+        }
+        if haystack.is_ascii() {
+            haystack.make_ascii_lowercase();
+            Some(memchr::memmem::find(haystack.as_bytes(), word.as_bytes()).is_some())
+        } else {
+            Some(haystack.to_lowercase().contains(word.as_ref()))
+        }
+    })
+}
+
 /// `search_grams_of(n, text, …)`: every run of `n` characters of its text
 /// arguments lower-cased (as `lower()` does), over every row, each once, as a JSON
 /// array (`search_chars` and `search_pairs`, migration 13). Lower-cased is enough:
@@ -95,5 +150,60 @@ impl Aggregate<Grams, String> for SearchGramsOf {
             .unwrap_or_default();
         grams.sort_unstable();
         serde_json::to_string(&grams).map_err(|e| rusqlite::Error::UserFunctionError(e.into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_text_holds_answers_as_instr_of_the_lowered_text() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        register(&conn).unwrap();
+        let texts = [
+            ("Jazz Night", "", "<p>Salsa &amp; more</p>"),
+            ("FÊTE ÜNÏCØDÉ", "ΣΟΦΟΣ", "Straße"),
+            ("a", "b", "c"),
+            ("", "", ""),
+        ];
+        let words = [
+            "jazz",
+            "night s",
+            "salsa",
+            "&amp;",
+            "fête",
+            "ünïcødé",
+            "σοφος",
+            "σοφος ",
+            "ß",
+            "a b",
+            "b c",
+            "c",
+            "",
+            " ",
+            "zeppelin",
+            "jazz night",
+        ];
+        for (title, excerpt, description) in texts {
+            for word in words {
+                let (ours, expected): (Option<bool>, Option<bool>) = conn
+                    .query_row(
+                        "SELECT search_text_holds(?1, ?2, ?3, ?4), \
+                         instr(lower(?2 || ' ' || ?3 || ' ' || ?4), ?1) > 0",
+                        (word, title, excerpt, description),
+                        |r| Ok((r.get(0)?, r.get(1)?)),
+                    )
+                    .unwrap();
+                assert_eq!(
+                    ours, expected,
+                    "{word:?} in {title:?} {excerpt:?} {description:?}"
+                );
+            }
+        }
+        let null: Option<bool> = conn
+            .query_row("SELECT search_text_holds('a', 'a', NULL)", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(null, None);
     }
 }
