@@ -571,8 +571,7 @@ pub(super) fn page_ids(
 }
 
 /// A page of a filter with several values an event can meet more than once: the
-/// first `offset + per_page` events of each value, in list order, merged without
-/// repeats. Each range is read from its start, so no value's events are sorted.
+/// first `offset + per_page` events, merged (see [`first_merged`]).
 fn merged_page_ids(
     backend: Backend,
     eq: &EventFilter,
@@ -580,13 +579,34 @@ fn merged_page_ids(
     offset: u64,
 ) -> SelectStatement {
     let enough = offset.saturating_add(eq.per_page);
+    let first = Alias::new("first");
+    Query::select()
+        .column((first.clone(), EventKeys::EventId))
+        .from_subquery(first_merged(backend, eq, keys, enough), first.clone())
+        .order_by((first.clone(), EventKeys::StartUtc), Order::Asc)
+        .order_by((first, EventKeys::EventId), Order::Asc)
+        .limit(eq.per_page)
+        .offset(offset)
+        .take()
+}
+
+/// The (start, ID) of the first `rows` events of a list whose filter has several
+/// values an event can meet more than once, in list order: the first `rows` events
+/// of each value, merged without repeats. Each range is read from its start, so no
+/// value's events are sorted, however many the window holds.
+pub(super) fn first_merged(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    rows: u64,
+) -> SelectStatement {
     let mut arms = arms(keys).into_iter().enumerate().map(|(i, arm)| {
         let mut q = keyed(backend, eq, &arm);
         q.column((driver(), EventKeys::StartUtc))
             .column((driver(), EventKeys::EventId))
             .order_by((driver(), EventKeys::StartUtc), Order::Asc)
             .order_by((driver(), EventKeys::EventId), Order::Asc)
-            .limit(enough);
+            .limit(rows);
         Query::select()
             .column(Asterisk)
             .from_subquery(q, Alias::new(format!("arm{i}")))
@@ -598,12 +618,12 @@ fn merged_page_ids(
     }
     let merged = Alias::new("merged");
     Query::select()
+        .column((merged.clone(), EventKeys::StartUtc))
         .column((merged.clone(), EventKeys::EventId))
         .from_subquery(union, merged.clone())
         .order_by((merged.clone(), EventKeys::StartUtc), Order::Asc)
         .order_by((merged, EventKeys::EventId), Order::Asc)
-        .limit(eq.per_page)
-        .offset(offset)
+        .limit(rows)
         .take()
 }
 
