@@ -166,7 +166,8 @@ async fn probe(
     let backend = conn.backend();
     let first = if keys[0].may_repeat() {
         // Each value's first events, merged: sorting the window's events first
-        // (two tags of 32,000 in the default window) cost more than the probe.
+        // (two tags of 165,000 events in the default window at a million) cost more
+        // than the probe.
         super::keys::first_merged(backend, &unsearched(eq), keys, rows)
     } else {
         let mut first = in_order(backend, &unsearched(eq), keys);
