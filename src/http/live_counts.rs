@@ -124,8 +124,10 @@ impl Spliced {
     }
 
     /// Its text with these counts, one per place in order: the text itself when
-    /// they are the counts it was computed with.
-    pub fn filled(&self, counts: &[i64]) -> Bytes {
+    /// they are the counts it was computed with. (The server keeps the refilled
+    /// answer itself, [`Spliced::refilled`]; the tests read its text.)
+    #[cfg(test)]
+    fn filled(&self, counts: &[i64]) -> Bytes {
         self.refilled(counts)
             .map_or_else(|| self.text.clone(), |now| now.text)
     }

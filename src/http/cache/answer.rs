@@ -1,10 +1,10 @@
 //! A cached answer as it is kept, and as it is served: its body with the term
-//! counts of the moment, and the entity tag of those bytes.
+//! counts of the moment, its entity tag that of those bytes.
 
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
 use crate::http::live_counts::Spliced;
@@ -16,12 +16,10 @@ pub struct Cached {
     pub(super) body: Spliced,
 }
 
-/// A cached response and the term counts of the moment, ready to send.
+/// A cached response with the term counts of the moment, ready to send.
 pub struct Hit {
     pub(super) cached: Arc<Cached>,
     pub(super) body: Bytes,
-    /// The tag of `body`, when it is not the computed body's (in `cached.headers`).
-    pub(super) etag: Option<HeaderValue>,
 }
 
 impl Cached {
@@ -39,22 +37,11 @@ impl Hit {
         let mut resp = Response::new(Body::from(self.body.clone()));
         *resp.status_mut() = self.cached.status;
         *resp.headers_mut() = self.cached.headers.clone();
-        if let Some(tag) = &self.etag {
-            // Replaces the computed body's tag in place: the map does not grow.
-            resp.headers_mut().insert(header::ETAG, tag.clone());
-        }
         resp
     }
 
-    pub(super) fn new(cached: Arc<Cached>, body: Bytes) -> Hit {
-        let etag = served_etag(&cached, &body);
-        Hit { cached, body, etag }
+    pub(super) fn new(cached: Arc<Cached>) -> Hit {
+        let body = cached.body.as_computed();
+        Hit { cached, body }
     }
-}
-
-/// The tag of a body served for a cached response: `None` when it is the computed
-/// body, whose tag its headers carry.
-fn served_etag(cached: &Cached, served: &Bytes) -> Option<HeaderValue> {
-    (served.as_ptr() != cached.body.as_computed().as_ptr())
-        .then(|| crate::http::conditional::etag(served))
 }

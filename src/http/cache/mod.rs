@@ -248,11 +248,12 @@ fn hit(counts: &HashMap<i64, i64>, epoch: u64, bytes: &mut usize, entry: &mut En
             entry.response = Arc::new(now);
         }
     }
-    Hit {
-        cached: entry.response.clone(),
-        body: entry.response.body.as_computed(),
-        etag: None,
-    }
+    Hit::new(entry.response.clone())
+}
+
+/// The response with these counts: itself when it holds them.
+fn counted(counts: &HashMap<i64, i64>, cached: &Arc<Cached>) -> Arc<Cached> {
+    recounted(counts, cached).map_or_else(|| cached.clone(), Arc::new)
 }
 
 /// The response with these counts in place of those it holds, and its tag for
@@ -481,8 +482,7 @@ impl ResponseCache {
         if !right {
             return None;
         }
-        let counts = fill(&g.counts, cached);
-        Some(Hit::new(cached.clone(), cached.body.filled(&counts)))
+        Some(Hit::new(counted(&g.counts, cached)))
     }
 
     /// Keeps a successful response; returns it ready to send.
@@ -546,10 +546,7 @@ impl ResponseCache {
                 g.bytes -= size;
                 g.entries.remove(&key);
             }
-            let kept = match recounted(&g.counts, &cached) {
-                Some(now) => Arc::new(now),
-                None => cached.clone(),
-            };
+            let kept = counted(&g.counts, &cached);
             let size = kept.body.len() + key.len();
             let counted_at = g.counts_epoch;
             if size <= self.max_bytes {
