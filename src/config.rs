@@ -72,8 +72,10 @@ pub struct ServeArgs {
     pub site_stylesheet: Option<String>,
 
     /// Most events in one iCalendar feed; a feed whose window holds more is cut
-    /// (and says so) after the earliest this many.
-    #[arg(long, env = "CALENDAR_FEED_MAX_EVENTS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    /// (and says so) after the earliest this many. The reference exports 30, since
+    /// calendar applications fail on long files, and each event costs the server a
+    /// full read and write-out (docs/feeds.md, "Why 100").
+    #[arg(long, env = "CALENDAR_FEED_MAX_EVENTS", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub feed_max_events: u64,
 
     /// How many matches an event search counts: past them, its total is a floor

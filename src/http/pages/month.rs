@@ -115,7 +115,7 @@ async fn days(
 ) -> Result<Vec<(NaiveDate, (Vec<Shown>, u64))>, PageError> {
     let most = visit.settings().feed_max_events;
     // The grid's count first (one event read): a busy month is read day by day,
-    // and loading a thousand events only to learn that would cost more than it.
+    // and loading a whole list of events only to learn that would cost more than it.
     let (_, total) = running_events(visit, tr, filters, (start, end), 1).await?;
     let dates = start.iter_days().take_while(|d| *d <= end);
     if total <= most {

@@ -6,9 +6,11 @@
 //! here around those lines, because the crate's component writer adds a `UID` and
 //! a `DTSTAMP` to every component, `VTIMEZONE` included, where RFC 5545 forbids them.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
-use chrono::DateTime;
+use chrono::{DateTime, Datelike, Timelike};
 use chrono_tz::Tz;
 use icalendar::Property;
 
@@ -46,7 +48,7 @@ const PRODID: &str = concat!(
 
 /// The whole `VCALENDAR`, CRLF-terminated lines.
 pub fn calendar(shown: &[ShownEvent], cx: &ViewContext<'_>, meta: &CalendarMeta<'_>) -> String {
-    let mut out = Lines(String::with_capacity(1024 + shown.len() * 900));
+    let mut out = Lines(String::with_capacity(capacity(shown)));
     out.raw("BEGIN:VCALENDAR");
     out.prop("VERSION", "2.0");
     out.prop("PRODID", PRODID);
@@ -83,6 +85,22 @@ pub fn calendar(shown: &[ShownEvent], cx: &ViewContext<'_>, meta: &CalendarMeta<
     }
     out.raw("END:VCALENDAR");
     out.0
+}
+
+/// About the calendar's length, so that its buffer is not copied as it grows: a
+/// megabyte for a thousand events.
+fn capacity(shown: &[ShownEvent]) -> usize {
+    let texts: usize = shown
+        .iter()
+        .map(|s| {
+            s.event
+                .post
+                .description
+                .len()
+                .max(s.event.post.excerpt.len())
+        })
+        .sum();
+    4096 + shown.len() * 800 + texts * 21 / 20
 }
 
 /// Content lines, each folded and CRLF-terminated.
@@ -132,8 +150,12 @@ fn text(s: &str) -> String {
 }
 
 /// Line breaks as LF only: TEXT escapes LF as `\n`, and a CR would break the line.
-fn newlines(s: &str) -> String {
-    s.replace("\r\n", "\n").replace('\r', "\n")
+fn newlines(s: &str) -> Cow<'_, str> {
+    if s.contains('\r') {
+        Cow::Owned(s.replace("\r\n", "\n").replace('\r', "\n"))
+    } else {
+        Cow::Borrowed(s)
+    }
 }
 
 /// Every named zone the events use, with the span of instants shown in it.
@@ -196,20 +218,32 @@ fn utc_offset(seconds: i32) -> String {
 
 /// A wall time, `offset` seconds east of UTC, as a floating DATE-TIME.
 fn local(utc: i64, offset: i32) -> String {
-    stamp(utc + i64::from(offset), "%Y%m%dT%H%M%S")
+    stamp(utc + i64::from(offset), "")
 }
 
 /// An instant as a UTC DATE-TIME.
 fn utc(t: i64) -> String {
-    stamp(t, "%Y%m%dT%H%M%SZ")
+    stamp(t, "Z")
 }
 
-fn stamp(t: i64, format: &str) -> String {
-    DateTime::from_timestamp(t, 0)
+/// `YYYYMMDDTHHMMSS` and `suffix`, written field by field: a feed writes five of
+/// these an event, and a format string is parsed again at each.
+fn stamp(t: i64, suffix: &str) -> String {
+    let at = DateTime::from_timestamp(t, 0)
         .unwrap_or_default()
-        .naive_utc()
-        .format(format)
-        .to_string()
+        .naive_utc();
+    let mut out = String::with_capacity(16);
+    let _ = write!(
+        out,
+        "{:04}{:02}{:02}T{:02}{:02}{:02}{suffix}",
+        at.year(),
+        at.month(),
+        at.day(),
+        at.hour(),
+        at.minute(),
+        at.second()
+    );
+    out
 }
 
 fn vevent(out: &mut Lines, s: &ShownEvent, cx: &ViewContext<'_>) {
@@ -360,7 +394,11 @@ fn plain_text(html: &str) -> String {
     if html.trim().is_empty() {
         return String::new();
     }
-    newlines(&crate::domain::plain_text::plain_text(html))
+    let text = crate::domain::plain_text::plain_text(html);
+    match newlines(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(lines) => lines,
+    }
 }
 
 #[cfg(test)]
