@@ -117,6 +117,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0021_striped_blocks.sql"),
         postgres: include_str!("migrations/postgres/0021_striped_blocks.sql"),
     },
+    Migration {
+        version: 22,
+        sqlite: include_str!("migrations/sqlite/0022_venue_coordinates.sql"),
+        postgres: include_str!("migrations/postgres/0022_venue_coordinates.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

@@ -559,17 +559,24 @@ async fn page_ids(
     )))
 }
 
-/// Venues with coordinates inside a bounding box: `(id, lat, lng)`.
+/// Venues with coordinates inside a bounding box: `(id, lat, lng)`, from the
+/// index of coordinates (migration 22).
 pub async fn venues_in_box(
     conn: &mut Conn,
     lat: (f64, f64),
     lng: (f64, f64),
 ) -> Result<Vec<(i64, f64, f64)>, StoreError> {
+    // SQLite, without statistics, would rather read the type's index (an equality)
+    // than the coordinates' (a range): a unary plus keeps it off it.
+    let venue = match conn.backend() {
+        Backend::Sqlite => Expr::cust("+\"post_type\""),
+        Backend::Postgres => Expr::col(Posts::PostType),
+    };
     conn.query(
         Query::select()
             .columns([Posts::Id, Posts::GeoLat, Posts::GeoLng])
             .from(Posts::Table)
-            .and_where(Expr::col(Posts::PostType).eq(PostType::Venue.as_str()))
+            .and_where(venue.eq(PostType::Venue.as_str()))
             .and_where(Expr::col(Posts::GeoLat).between(lat.0, lat.1))
             .and_where(Expr::col(Posts::GeoLng).between(lng.0, lng.1)),
         |r| {
