@@ -325,6 +325,24 @@ fn site_host(site_url: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Defaults {
+        #[command(flatten)]
+        serve: super::ServeArgs,
+    }
+
+    /// docs/feeds.md ("Why 100") and the README's table give this default.
+    #[test]
+    fn a_feed_holds_up_to_100_events_unless_told_otherwise() {
+        let parsed = Defaults::try_parse_from(["calendar-events"]).unwrap();
+        assert_eq!(parsed.serve.feed_max_events, 100);
+        let raised =
+            Defaults::try_parse_from(["calendar-events", "--feed-max-events", "1000"]).unwrap();
+        assert_eq!(raised.serve.feed_max_events, 1000);
+    }
+
     #[test]
     fn global_id_host_drops_scheme_and_port() {
         assert_eq!(super::site_host("http://127.0.0.1:8080"), "127.0.0.1");

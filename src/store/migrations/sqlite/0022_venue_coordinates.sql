@@ -1,6 +1,6 @@
 -- Venues near a point (`geoloc_lat`, `geoloc_lng`) are read from a box of coordinates:
--- without an index, every venue's row was read to find the few in it (17 ms for 20,000
--- venues). Only venues have coordinates, so the index holds them alone; its columns
+-- without an index, the box reads every venue's row to find the few in it (17 ms for
+-- 20,000 venues). Only venues have coordinates, so the index holds them alone; its columns
 -- answer the query without the rows.
 CREATE INDEX posts_coordinates ON posts(geo_lat, geo_lng, post_type, id)
     WHERE geo_lat IS NOT NULL;
