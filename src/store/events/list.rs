@@ -566,12 +566,8 @@ pub async fn venues_in_box(
     lat: (f64, f64),
     lng: (f64, f64),
 ) -> Result<Vec<(i64, f64, f64)>, StoreError> {
-    // SQLite, without statistics, would rather read the type's index (an equality)
-    // than the coordinates' (a range): a unary plus keeps it off it.
-    let venue = match conn.backend() {
-        Backend::Sqlite => Expr::cust("+\"post_type\""),
-        Backend::Postgres => Expr::col(Posts::PostType),
-    };
+    // From the coordinates' index (a range), not the type's (an equality).
+    let venue = posts::post_type_off_its_index(conn.backend());
     conn.query(
         Query::select()
             .columns([Posts::Id, Posts::GeoLat, Posts::GeoLng])

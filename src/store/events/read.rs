@@ -9,10 +9,12 @@ use super::{event_from_row, select_events};
 use crate::domain::event::{Event, EventLinks};
 use crate::domain::post::{Post, PostType};
 use crate::domain::term::Taxonomy;
-use crate::store::posts::{POST_COLUMN_COUNT, col, post_from_row, select_posts};
+use crate::store::posts::{
+    POST_COLUMN_COUNT, col, post_from_row, post_type_off_its_index, select_posts,
+};
 use crate::store::schema::{EventOrganizers, Posts, TermRelationships, Terms};
 use crate::store::terms::{TERM_COLUMN_COUNT, term_from_row};
-use crate::store::{Backend, Conn, StoreError};
+use crate::store::{Conn, StoreError};
 
 pub async fn get(conn: &mut Conn, id: i64) -> Result<Option<Event>, StoreError> {
     conn.query_opt(
@@ -124,16 +126,9 @@ async fn load_linked_posts(
         .expr(Expr::cust("NULL"))
         .expr(Expr::cust("NULL"))
         .and_where(col(Posts::Id).is_in(venue_ids.iter().copied()))
-        // SQLite: by ID, never by the type's index (a unary plus keeps it off it, or it
-        // would walk every venue for a page of ten events). PostgreSQL has no unary
-        // plus for text, and no such plan.
-        .and_where(
-            match conn.backend() {
-                Backend::Sqlite => Expr::cust("+\"posts\".\"post_type\""),
-                Backend::Postgres => Expr::col((Posts::Table, Posts::PostType)),
-            }
-            .eq(PostType::Venue.as_str()),
-        );
+        // By ID, never by the type's index: SQLite would walk every venue for a page
+        // of ten events.
+        .and_where(post_type_off_its_index(conn.backend()).eq(PostType::Venue.as_str()));
     let mut organizers = select_posts();
     organizers
         .column((EventOrganizers::Table, EventOrganizers::EventId))

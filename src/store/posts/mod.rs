@@ -20,7 +20,9 @@ pub(in crate::store) use read::select_many;
 pub use read::{get, get_by_slug, get_many, next_go_live, type_of};
 pub use resolve::{find_duplicate, find_or_create, resolve_image};
 pub use row::POST_COLUMN_COUNT;
-pub(in crate::store) use row::{col, post_from_row, returning_posts, select_posts};
+pub(in crate::store) use row::{
+    col, post_from_row, post_type_off_its_index, returning_posts, select_posts,
+};
 pub use slugs::unique_slug;
 pub(in crate::store) use slugs::{
     slug_base, slug_family, slug_family_parts, slug_lock, wanted_slug,
