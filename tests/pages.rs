@@ -631,8 +631,9 @@ both!(a_cached_page_follows_every_write, |app| async move {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_month_busier_than_one_list_is_read_day_by_day() {
+    // The grid reads at most 100 events as one list, whatever the feeds' bound.
     let app = TestApp::sqlite_with(calendar_events::config::Settings {
-        feed_max_events: 2,
+        feed_max_events: 1000,
         ..settings()
     })
     .await;
@@ -642,12 +643,22 @@ async fn a_month_busier_than_one_list_is_read_day_by_day() {
         event("Late Fair", "2027-03-28 10:00:00", "2027-03-29 12:00:00"),
     )
     .await;
+    for n in 0..96 {
+        let start = format!("2027-03-02 {:02}:{:02}:00", 8 + n / 12, n % 12 * 5);
+        let end = format!("2027-03-02 {:02}:{:02}:00", 8 + n / 12, n % 12 * 5 + 1);
+        slug_of(&app, event(&format!("Stall {n}"), &start, &end)).await;
+    }
     let html = ok(&app, "/events/month/2027-03/").await;
+    assert!(
+        html.contains(r#"<a class="more" href="/events/2027-03-02/">+93 more</a>"#),
+        "{html}"
+    );
     assert!(
         html.contains(r#"<a class="more" href="/events/2027-03-15/">+2 more</a>"#),
         "{html}"
     );
     assert_eq!(html.matches("Session ").count(), 3, "{html}");
+    assert_eq!(html.matches("Stall ").count(), 3, "{html}");
     assert_eq!(
         html.matches(r#"href="/event/late-fair/""#).count(),
         2,

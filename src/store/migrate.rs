@@ -122,6 +122,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0022_venue_coordinates.sql"),
         postgres: include_str!("migrations/postgres/0022_venue_coordinates.sql"),
     },
+    Migration {
+        version: 23,
+        sqlite: include_str!("migrations/sqlite/0023_trigger_plans.sql"),
+        postgres: include_str!("migrations/postgres/0023_trigger_plans.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

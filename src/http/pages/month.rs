@@ -15,6 +15,13 @@ use crate::http::urls::with_query;
 /// Events a cell shows; "+N more" links the rest to the day view.
 const SHOWN_PER_DAY: usize = 3;
 
+/// The most events a grid reads as one list; a busier grid is read one day at a
+/// time. From about a hundred events, a day's three events and its count cost
+/// less than loading every event of the grid (at a million events on SQLite, a
+/// grid of 435: 21-28 ms day by day, 33-43 ms as one list; of 107-212: the same
+/// either way; bench/HISTORY.md).
+const ONE_LIST_MAX_EVENTS: u64 = 100;
+
 #[derive(Template)]
 #[template(path = "month.html")]
 struct MonthPage {
@@ -103,9 +110,7 @@ pub async fn month(visit: &Visit, month: Option<NaiveDate>) -> Result<String, Pa
 }
 
 /// The events a cell shows and how many run that day, for every day of the grid:
-/// from one list of the whole grid, or, when the grid holds more events than one
-/// list answers (`--feed-max-events`), from one list a day, so that no day is
-/// left short.
+/// from one list of the whole grid, or, for a busy grid, from one list a day.
 async fn days(
     visit: &Visit,
     tr: &Tr,
@@ -113,7 +118,7 @@ async fn days(
     start: NaiveDate,
     end: NaiveDate,
 ) -> Result<Vec<(NaiveDate, (Vec<Shown>, u64))>, PageError> {
-    let most = visit.settings().feed_max_events;
+    let most = ONE_LIST_MAX_EVENTS;
     // The grid's count first (one event read): a busy month is read day by day,
     // and loading a whole list of events only to learn that would cost more than it.
     let (_, total) = running_events(visit, tr, filters, (start, end), 1).await?;
