@@ -631,7 +631,9 @@ both!(a_cached_page_follows_every_write, |app| async move {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_month_busier_than_one_list_is_read_day_by_day() {
-    // The grid reads at most 100 events as one list, whatever the feeds' bound.
+    // 102 events in the grid, more than it reads as one list (100), with a feed
+    // bound that would take them all: every day still shows its first three and
+    // its own count.
     let app = TestApp::sqlite_with(calendar_events::config::Settings {
         feed_max_events: 1000,
         ..settings()
