@@ -118,13 +118,13 @@ async fn days(
     start: NaiveDate,
     end: NaiveDate,
 ) -> Result<Vec<(NaiveDate, (Vec<Shown>, u64))>, PageError> {
-    let most = ONE_LIST_MAX_EVENTS;
     // The grid's count first (one event read): a busy month is read day by day,
     // and loading a whole list of events only to learn that would cost more than it.
     let (_, total) = running_events(visit, tr, filters, (start, end), 1).await?;
     let dates = start.iter_days().take_while(|d| *d <= end);
-    if total <= most {
-        let (events, _) = running_events(visit, tr, filters, (start, end), most).await?;
+    if total <= ONE_LIST_MAX_EVENTS {
+        let (events, _) =
+            running_events(visit, tr, filters, (start, end), ONE_LIST_MAX_EVENTS).await?;
         return Ok(dates
             .map(|d| {
                 let on: Vec<&EventItem> = events
