@@ -1,25 +1,30 @@
 use std::process::ExitCode;
 
-/// glibc's allocator locks an arena whenever memory is freed on another thread than
-/// the one that allocated it, which async tasks moving between workers do all the time.
+/// jemalloc serves the whole process: Rust's allocations and, through `malloc`, SQLite's
+/// page caches, from one arena (see [`malloc_conf`]). Under the 90/10 `mix` at a million
+/// events and 64 connections, mimalloc held 85-94 MiB at its peak and glibc's allocator
+/// 62-103 MiB, as slow as 5,300 requests/s with one arena; jemalloc so holds 66-69 MiB at
+/// 7,400-9,100 (bench/HISTORY.md).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
-/// `mi_option_purge_delay` in mimalloc's `mi_option_e` (the bindings name no constant).
-const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+/// jemalloc's options, read before `main` (the `MALLOC_CONF` environment variable
+/// still overrides them). One arena: the server runs as many workers as cores, and
+/// each thread's cache takes most allocations without a lock; every other arena
+/// would keep freed pages of its own. Freed pages go back to the system after a
+/// second (`dirty_decay_ms`) — at once, the returns cost a fifth of the throughput —
+/// and are not kept lazily-freed in between (`muzzy_decay_ms`), which would still
+/// count in the resident size.
+#[allow(non_upper_case_globals)]
+#[unsafe(no_mangle)]
+pub static malloc_conf: Option<&u8> = Some(&b"narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0\0"[0]);
 
 fn main() -> ExitCode {
-    // Freed memory goes back to the system at once rather than after 10 ms: under
-    // bursts of concurrent requests the delay let the peak RSS reach 70 MB at a
-    // million events. It costs no measurable throughput (bench/HISTORY.md).
-    // SAFETY: sets a global option before any thread but this one exists.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
-    // No transparent huge pages: mimalloc asks for them on its arena, and a page's
-    // first small allocation then made 2 MiB resident; the memory freed inside it
-    // went back in 4 KiB pieces, so the huge pages stayed. At a million events the
-    // peak RSS of event pages reached 104-130 MiB with them, 52-65 MiB without
-    // (bench/HISTORY.md). The build asks mimalloc for none (`no_thp`); this covers
-    // hosts that give them unasked (`enabled` set to `always`) and SQLite's memory.
+    // No transparent huge pages: one small allocation in a huge page makes 2 MiB
+    // resident, and memory freed inside it goes back in 4 KiB pieces, so the huge
+    // pages stay. At a million events the peak RSS of event pages reached 104-130
+    // MiB with them, 52-65 MiB without (bench/HISTORY.md). This covers hosts that
+    // give them unasked (`enabled` set to `always`).
     // SAFETY: prctl with integer arguments only changes a flag of this process.
     #[cfg(target_os = "linux")]
     unsafe {

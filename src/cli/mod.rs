@@ -227,8 +227,8 @@ pub enum TokenCommand {
 /// core to a thread of the blocking pool at every call, starting one when none is
 /// idle: a burst of such calls (a thousand event pages computed at once, each
 /// looking for its neighbours) started 35 to 39 threads within a second at a
-/// million events, each keeping its stack, its glibc arena of SQLite's allocations
-/// and its allocator pages while the load went on (bench/HISTORY.md). No more
+/// million events, each keeping its stack and its allocator's caches while the
+/// load went on (bench/HISTORY.md). No more
 /// calls can block at once than there are SQLite connections, the readers and the
 /// writer, so these never wait for a thread; one more is left for the rest (a
 /// PostgreSQL host name's lookup). A core handed over waits only while all are
