@@ -248,6 +248,21 @@ impl Changes {
             .sum()
     }
 
+    /// About how much memory it holds: what keeps many sets bounds them by it.
+    pub fn heap_bytes(&self) -> usize {
+        let ids = |list: &Option<Vec<i64>>| list.as_ref().map_or(0, Vec::len);
+        let states: usize = self
+            .states
+            .iter()
+            .map(|s| {
+                std::mem::size_of::<EventState>()
+                    + 8 * (ids(&s.terms) + ids(&s.links))
+                    + s.words.as_ref().map_or(0, String::len)
+            })
+            .sum();
+        8 * (self.events.len() + self.terms.len()) + states
+    }
+
     pub fn is_nothing(&self) -> bool {
         !self.anything && self.events.is_empty() && self.terms.is_empty() && self.states.is_empty()
     }

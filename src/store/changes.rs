@@ -22,15 +22,26 @@ use sea_query::{Alias, Expr, ExprTrait, Order, Query};
 use super::{Conn, StoreError};
 use crate::domain::changes::Changes;
 
-/// How many commits' changes SQLite's writer keeps. A reader further behind
-/// starts over.
+/// How many commits' changes SQLite's writer keeps, and in how much memory at
+/// most: a reader further behind starts over. Readers catch up at every request
+/// (the response cache), so they are seconds behind at most; a commit of one
+/// create holds about 200 bytes, a group of creates or an import a few KiB, and
+/// 4,096 of them could hold 256 MiB of words alone.
 const KEPT_COMMITS: usize = 4096;
+const KEPT_BYTES: usize = 1024 * 1024;
 
 /// The changes of SQLite's latest commits, by the data version each made.
 #[derive(Default)]
 pub struct ChangeLog {
-    commits: Mutex<VecDeque<(u64, Changes)>>,
+    kept: Mutex<Kept>,
     version: AtomicU64,
+}
+
+#[derive(Default)]
+struct Kept {
+    commits: VecDeque<(u64, Changes)>,
+    /// Their [`Changes::heap_bytes`], in all.
+    bytes: usize,
 }
 
 impl ChangeLog {
@@ -44,12 +55,20 @@ impl ChangeLog {
         if changes.is_nothing() {
             return;
         }
-        let mut commits = self.commits.lock().unwrap_or_else(|e| e.into_inner());
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         let version = self.version.load(Ordering::Acquire) + 1;
-        if commits.len() == KEPT_COMMITS {
-            commits.pop_front();
+        kept.bytes += changes.heap_bytes();
+        kept.commits.push_back((version, changes));
+        while kept.commits.len() > KEPT_COMMITS || kept.bytes > KEPT_BYTES {
+            // The newest commit stays, however big: a reader one version behind
+            // catches up from it.
+            if kept.commits.len() == 1 {
+                break;
+            }
+            if let Some((_, dropped)) = kept.commits.pop_front() {
+                kept.bytes -= dropped.heap_bytes();
+            }
         }
-        commits.push_back((version, changes));
         // Under the lock: a reader that sees the version finds its changes.
         self.version.store(version, Ordering::Release);
     }
@@ -57,7 +76,8 @@ impl ChangeLog {
     /// Everything committed after version `from` up to `to`; `None` when some of it
     /// is no longer kept.
     pub fn between(&self, from: u64, to: u64) -> Option<Changes> {
-        let commits = self.commits.lock().unwrap_or_else(|e| e.into_inner());
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        let commits = &kept.commits;
         let oldest = commits.front().map_or(u64::MAX, |(v, _)| *v);
         if from < to && oldest > from + 1 {
             return None;
@@ -196,6 +216,7 @@ const MAX_BEHIND: u64 = 4096;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::changes::EventState;
 
     #[test]
     fn the_log_gives_the_changes_between_two_versions_or_says_it_cannot() {
@@ -224,5 +245,49 @@ mod tests {
             log.between(recent, log.version()),
             Some(Changes::events([KEPT_COMMITS as i64 - 1], [], []))
         );
+    }
+
+    #[test]
+    fn the_log_forgets_the_oldest_commits_past_its_memory_bound() {
+        let log = ChangeLog::default();
+        // Commits of an event with 200 words of its own each (an event carries up
+        // to 2 KiB of words): about 1.4 KiB, so about 750 fit in 1 MiB.
+        let commit = |id: i64| {
+            let text: Vec<String> = (0..200).map(|n| format!("w{id}x{n}")).collect();
+            let state = EventState::at((id, id)).with_text(&text.join(" "), "", "");
+            Changes::events([id], [], [state])
+        };
+        assert!(commit(1).heap_bytes() > 1_300, "{}", commit(1).heap_bytes());
+        for id in 0..1_000 {
+            log.publish(commit(id));
+        }
+        let kept = log.kept.lock().unwrap();
+        assert!(kept.bytes <= KEPT_BYTES, "{} bytes kept", kept.bytes);
+        assert!(kept.commits.len() < 800, "{} kept", kept.commits.len());
+        let held: usize = kept.commits.iter().map(|(_, c)| c.heap_bytes()).sum();
+        assert_eq!(kept.bytes, held);
+        drop(kept);
+        assert!(
+            log.between(0, log.version()).is_none(),
+            "the oldest are forgotten"
+        );
+        assert!(log.between(999, 1_000) == Some(commit(999)));
+    }
+
+    #[test]
+    fn the_newest_commit_is_kept_however_big() {
+        let log = ChangeLog::default();
+        log.publish(Changes::events([1], [], []));
+        let mut state = EventState::at((1, 2));
+        state.words = Some("w".repeat(KEPT_BYTES + 1));
+        let big = Changes {
+            states: vec![state],
+            ..Changes::nothing()
+        };
+        log.publish(big.clone());
+        let mut caught_up = Changes::nothing();
+        caught_up.merge(big);
+        assert!(log.between(1, 2) == Some(caught_up), "the newest is kept");
+        assert!(log.between(0, 2).is_none(), "the one before it is not");
     }
 }

@@ -145,8 +145,8 @@ struct Generation {
     /// cache to: what a response computed at an earlier version may have missed.
     recent: VecDeque<(u64, Changes)>,
     recent_since: u64,
-    /// The bytes of the written events' words in `recent`.
-    recent_word_bytes: usize,
+    /// The memory `recent` holds ([`Changes::heap_bytes`]).
+    recent_bytes: usize,
     /// When it was last asked, in this version, and the next moment a scheduled
     /// post goes live after that (see `Ctx::until_next_go_live`).
     go_live: Option<(i64, Option<i64>)>,
@@ -166,7 +166,7 @@ impl Generation {
         self.counts_epoch += 1;
         self.recent.clear();
         self.recent_since = version;
-        self.recent_word_bytes = 0;
+        self.recent_bytes = 0;
         self.bytes = 0;
         self.go_live = None;
         self.go_live_pending = false;
@@ -202,14 +202,14 @@ impl Generation {
         // A write may have scheduled a post.
         self.go_live = None;
         self.go_live_pending = false;
-        self.recent_word_bytes += changes.word_bytes();
+        self.recent_bytes += changes.heap_bytes();
         self.recent.push_back((version, changes.clone()));
-        while self.recent.len() > RECENT_CHANGES || self.recent_word_bytes > RECENT_WORD_BYTES {
+        while self.recent.len() > RECENT_CHANGES || self.recent_bytes > RECENT_BYTES {
             let Some((oldest, dropped)) = self.recent.pop_front() else {
                 break;
             };
             self.recent_since = oldest;
-            self.recent_word_bytes -= dropped.word_bytes();
+            self.recent_bytes -= dropped.heap_bytes();
         }
     }
 
@@ -295,8 +295,8 @@ pub struct ResponseCache {
 /// that takes a tenth of a second to compute is a hundred versions old when done.
 const RECENT_CHANGES: usize = 1024;
 
-/// And at most this many bytes of their events' words, whatever their number.
-const RECENT_WORD_BYTES: usize = 1024 * 1024;
+/// And at most this much memory ([`Changes::heap_bytes`]), whatever their number.
+const RECENT_BYTES: usize = 1024 * 1024;
 
 /// Bodies up to this size are always worth keeping; larger ones (a feed of a
 /// thousand events is about 1.7 MiB) while they fit in a quarter of the cache.
@@ -318,7 +318,7 @@ impl ResponseCache {
                 counts_epoch: 0,
                 recent: VecDeque::new(),
                 recent_since: u64::MAX,
-                recent_word_bytes: 0,
+                recent_bytes: 0,
             }),
             cursor: tokio::sync::Mutex::new(ChangeCursor::Start),
         }
