@@ -2,9 +2,9 @@ use std::process::ExitCode;
 
 /// jemalloc serves the whole process: Rust's allocations and, through `malloc`, SQLite's
 /// page caches, from one arena (see [`malloc_conf`]). Under the 90/10 `mix` at a million
-/// events and 64 connections, mimalloc held 85-94 MiB at its peak and glibc's allocator
-/// 62-103 MiB, as slow as 5,300 requests/s with one arena; jemalloc so holds 66-69 MiB at
-/// 7,400-9,100 (bench/HISTORY.md).
+/// events and 64 connections, mimalloc peaked at 88-92 MiB and glibc's allocator at 61-101
+/// MiB (5,300 requests/s with one arena, a third less); jemalloc so peaks at 67-70 MiB, as
+/// fast as mimalloc (bench/HISTORY.md, 2026-11-28).
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

@@ -228,11 +228,11 @@ pub enum TokenCommand {
 /// idle: a burst of such calls (a thousand event pages computed at once, each
 /// looking for its neighbours) started 35 to 39 threads within a second at a
 /// million events, each keeping its stack and its allocator's caches while the
-/// load went on (bench/HISTORY.md). No more
-/// calls can block at once than there are SQLite connections, the readers and the
-/// writer, so these never wait for a thread; one more is left for the rest (a
-/// PostgreSQL host name's lookup). A core handed over waits only while all are
-/// busy, and the thread that handed it over takes it back when it is done.
+/// load went on (bench/HISTORY.md). No more calls can block at once than there are
+/// SQLite connections, the readers and the writer, so these never wait for a
+/// thread; one more is left for the rest (a PostgreSQL host name's lookup). A core
+/// handed over waits only while all are busy, and the thread that handed it over
+/// takes it back when it is done.
 fn serve_blocking_threads() -> usize {
     crate::store::sqlite_readers() + 2
 }
