@@ -73,6 +73,12 @@ impl EventState {
         self
     }
 
+    /// How many terms, venues and organizers it lists.
+    fn listed_ids(&self) -> usize {
+        let listed = |ids: &Option<Vec<i64>>| ids.as_ref().map_or(0, Vec::len);
+        listed(&self.terms) + listed(&self.links)
+    }
+
     /// With its venue (if any) and organizers.
     pub fn with_links(mut self, venue: Option<i64>, organizers: &[i64]) -> EventState {
         let mut links: Vec<i64> = venue
@@ -229,10 +235,7 @@ impl Changes {
         let state_items: usize = self
             .states
             .iter()
-            .map(|s| {
-                let listed = |ids: &Option<Vec<i64>>| ids.as_ref().map_or(0, Vec::len);
-                listed(&s.terms) + listed(&s.links) + usize::from(s.words.is_some())
-            })
+            .map(|s| s.listed_ids() + usize::from(s.words.is_some()))
             .sum();
         if self.events.len() + self.terms.len() + self.states.len() + state_items > MAX_ITEMS {
             *self = Changes::anything();
@@ -250,13 +253,12 @@ impl Changes {
 
     /// About how much memory it holds: what keeps many sets bounds them by it.
     pub fn heap_bytes(&self) -> usize {
-        let ids = |list: &Option<Vec<i64>>| list.as_ref().map_or(0, Vec::len);
         let states: usize = self
             .states
             .iter()
             .map(|s| {
                 std::mem::size_of::<EventState>()
-                    + 8 * (ids(&s.terms) + ids(&s.links))
+                    + 8 * s.listed_ids()
                     + s.words.as_ref().map_or(0, String::len)
             })
             .sum();
