@@ -10,6 +10,10 @@
 
 use serde::{Deserialize, Serialize};
 
+mod recent;
+
+pub use recent::RecentChanges;
+
 /// What one or more committed writes may have changed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "ChangesWire", into = "ChangesWire")]

@@ -24,7 +24,7 @@
 //! one of them computes again at the newest version for the rest (`serve`). A
 //! full cache drops its least recently used entries first.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 use hashlink::LinkedHashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -38,7 +38,7 @@ mod answer;
 pub mod serve;
 
 use super::live_counts::Spliced;
-use crate::domain::changes::{Changes, Reads};
+use crate::domain::changes::{Changes, Reads, RecentChanges};
 use crate::store::StoreError;
 use crate::store::changes::{CaughtUp, ChangeCursor};
 pub use answer::{Cached, Hit};
@@ -141,12 +141,9 @@ struct Generation {
     bytes: usize,
     /// Keys with no entry that one request is computing; the others wait on these.
     computing: HashMap<String, Arc<Flight>>,
-    /// The changes applied since `recent_since`, by the version they brought the
-    /// cache to: what a response computed at an earlier version may have missed.
-    recent: VecDeque<(u64, Changes)>,
-    recent_since: u64,
-    /// The memory `recent` holds ([`Changes::heap_bytes`]).
-    recent_bytes: usize,
+    /// The changes applied, by the version they brought the cache to: what a
+    /// response computed at an earlier version may have missed.
+    recent: RecentChanges,
     /// When it was last asked, in this version, and the next moment a scheduled
     /// post goes live after that (see `Ctx::until_next_go_live`).
     go_live: Option<(i64, Option<i64>)>,
@@ -164,9 +161,7 @@ impl Generation {
         self.entries.clear();
         self.counts.clear();
         self.counts_epoch += 1;
-        self.recent.clear();
-        self.recent_since = version;
-        self.recent_bytes = 0;
+        self.recent.restart(version);
         self.bytes = 0;
         self.go_live = None;
         self.go_live_pending = false;
@@ -202,15 +197,7 @@ impl Generation {
         // A write may have scheduled a post.
         self.go_live = None;
         self.go_live_pending = false;
-        self.recent_bytes += changes.heap_bytes();
-        self.recent.push_back((version, changes.clone()));
-        while self.recent.len() > RECENT_CHANGES || self.recent_bytes > RECENT_BYTES {
-            let Some((oldest, dropped)) = self.recent.pop_front() else {
-                break;
-            };
-            self.recent_since = oldest;
-            self.recent_bytes -= dropped.heap_bytes();
-        }
+        self.recent.push(version, changes.clone());
     }
 
     /// Whether a response computed at `version` and reading `reads` is still right.
@@ -219,13 +206,9 @@ impl Generation {
             return true;
         }
         version < self.version
-            && version >= self.recent_since
-            && self
-                .recent
-                .iter()
-                .rev()
-                .take_while(|(v, _)| *v > version)
-                .all(|(_, changes)| reads.is_some_and(|r| !r.changed_by(changes)))
+            && self.recent.after(version).is_some_and(|mut missed| {
+                missed.all(|(_, changes)| reads.is_some_and(|r| !r.changed_by(changes)))
+            })
     }
 
     /// After anything changed, computations under way may not see it: whoever
@@ -316,9 +299,8 @@ impl ResponseCache {
                 go_live_pending: false,
                 counts: HashMap::new(),
                 counts_epoch: 0,
-                recent: VecDeque::new(),
-                recent_since: u64::MAX,
-                recent_bytes: 0,
+                // Nothing is known until the first catch-up.
+                recent: RecentChanges::new(u64::MAX, RECENT_CHANGES, RECENT_BYTES),
             }),
             cursor: tokio::sync::Mutex::new(ChangeCursor::Start),
         }
