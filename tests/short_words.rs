@@ -308,3 +308,78 @@ both_with!(
         assert_eq!(found(&app, "...", &anonymous).await.0, [workshop, intro]);
     }
 );
+
+/// `found`, in another window.
+async fn found_in(app: &TestApp, window: &str, search: &str, auth: &Auth) -> Vec<i64> {
+    let r = app
+        .get_as(
+            &format!("events?{window}&search={search}&per_page=50"),
+            auth,
+        )
+        .await;
+    r.assert(200);
+    assert_eq!(r.header("x-calendar-total"), None, "{search}: exact");
+    assert_eq!(r.body["total"].as_u64(), Some(event_ids(&r).len() as u64));
+    event_ids(&r)
+}
+
+both_with!(
+    a_common_letter_beside_a_rare_word_is_checked_on_the_rare_words_matches,
+    Settings {
+        search_count_limit: 5,
+        ..settings()
+    },
+    |app| async move {
+        // `e` in many pairs of characters: SQLite looks up `jazz` alone, and checks
+        // `e` on the rows of its matches. With a count limit of 5, the window of
+        // the year is long enough for the index's matches to be probed one by one,
+        // the weeks around the rare word's events short enough for a set of them.
+        for n in 0..200 {
+            let description = "Seven eerie eves: ebb, emu, elk, end, red, bet, hex, yew, fee, peg";
+            create(
+                &app,
+                &format!("Zebra evening {n}"),
+                n,
+                json!({"description": description}),
+            )
+            .await;
+        }
+        let evening = create(&app, "Jazz evening", 201, json!({})).await;
+        let free = create(&app, "Jazz", 202, json!({"excerpt": "Free"})).await;
+        create(&app, "Jazz club night", 203, json!({})).await;
+        create(
+            &app,
+            "Jazz",
+            204,
+            json!({"description": "A night of drums"}),
+        )
+        .await;
+        let protected = create(
+            &app,
+            "Jazz club night",
+            205,
+            json!({"password": "pw", "description": "Seven evenings"}),
+        )
+        .await;
+        let admin = app.admin.auth();
+        let weeks = "start_date=2027-07-15&end_date=2027-08-31";
+        for indexed in [false, true] {
+            if indexed {
+                index_everything(&app).await;
+            }
+            for window in [WINDOW, weeks] {
+                for search in ["jazz+e", "E+jazz"] {
+                    let anonymous = found_in(&app, window, search, &Auth::None).await;
+                    assert_eq!(anonymous, [evening, free], "{window} {search} {indexed}");
+                    let all = found_in(&app, window, search, &admin).await;
+                    assert_eq!(all, [evening, free, protected], "{window} {search}");
+                }
+                assert!(
+                    found_in(&app, window, "jazz+%C3%A9", &Auth::None)
+                        .await
+                        .is_empty()
+                );
+            }
+        }
+    }
+);
