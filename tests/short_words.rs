@@ -326,14 +326,15 @@ async fn found_in(app: &TestApp, window: &str, search: &str, auth: &Auth) -> Vec
 both_with!(
     a_common_letter_beside_a_rare_word_is_checked_on_the_rare_words_matches,
     Settings {
-        search_count_limit: 5,
+        search_count_limit: 1,
         ..settings()
     },
     |app| async move {
         // `e` in many pairs of characters: SQLite looks up `jazz` alone, and checks
-        // `e` on the rows of its matches. With a count limit of 5, the window of
-        // the year is long enough for the index's matches to be probed one by one,
-        // the weeks around the rare word's events short enough for a set of them.
+        // `e` on the rows of its matches. With a count limit of 1 (and pages of 50,
+        // counted to their end), the window of the year is long enough for the
+        // index's matches to be probed one by one, the weeks around the rare word's
+        // events short enough for a set of them.
         for n in 0..200 {
             let description = "Seven eerie eves: ebb, emu, elk, end, red, bet, hex, yew, fee, peg";
             create(

@@ -503,27 +503,54 @@ pub(super) async fn weigh_terms(
 /// events of two categories at a million events); this reads each range once and
 /// probes only the later ones, so the largest value should come first.
 pub(super) fn count(backend: Backend, eq: &EventFilter, keys: &[KeyFilter]) -> SelectStatement {
+    count_up_to(backend, eq, keys, None)
+}
+
+/// [`count`], each of its `COUNT`s stopping past `limit` (when given): a sum past
+/// `limit` is a floor.
+pub(super) fn count_up_to(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    limit: Option<u64>,
+) -> SelectStatement {
     if merges(backend, keys) {
+        let mut merged = merged(backend, eq, keys);
+        if let Some(limit) = limit {
+            merged.limit(limit.saturating_add(1));
+        }
         return Query::select()
             .expr(Expr::cust("COUNT(*)"))
-            .from_subquery(merged(backend, eq, keys), Alias::new("merged"))
+            .from_subquery(merged, Alias::new("merged"))
             .take();
     }
     if !keys[0].may_repeat() {
-        let mut q = keyed(backend, eq, keys);
-        q.expr(Expr::cust("COUNT(*)"));
-        return q;
+        return counted(keyed(backend, eq, keys), limit);
     }
-    value_counts(backend, eq, keys, 0).expect("a filter has a value")
+    value_counts(backend, eq, keys, 0, limit).expect("a filter has a value")
 }
 
-/// The counts of [`count`] from the `skip`-th value of the driver on: each value's
-/// events that no value before it has. `None` when no value is left.
+/// `COUNT(*)` of the rows of `q` (which selects nothing yet), up to `limit + 1`.
+fn counted(mut q: SelectStatement, limit: Option<u64>) -> SelectStatement {
+    let Some(limit) = limit else {
+        q.expr(Expr::cust("COUNT(*)"));
+        return q;
+    };
+    q.expr(Expr::cust("1")).limit(limit.saturating_add(1));
+    Query::select()
+        .expr(Expr::cust("COUNT(*)"))
+        .from_subquery(q, Alias::new("counted"))
+        .take()
+}
+
+/// The counts of [`count_up_to`] from the `skip`-th value of the driver on: each
+/// value's events that no value before it has. `None` when no value is left.
 fn value_counts(
     backend: Backend,
     eq: &EventFilter,
     keys: &[KeyFilter],
     skip: usize,
+    limit: Option<u64>,
 ) -> Option<SelectStatement> {
     let mut counts = arms(keys)
         .into_iter()
@@ -531,7 +558,6 @@ fn value_counts(
         .skip(skip)
         .map(|(i, arm)| {
             let mut q = keyed(backend, eq, &arm);
-            q.expr(Expr::cust("COUNT(*)"));
             if i > 0 {
                 let earlier = KeyFilter {
                     kind: keys[0].kind,
@@ -540,7 +566,7 @@ fn value_counts(
                 };
                 q.and_where(has_key(backend, &earlier, None).not());
             }
-            q
+            counted(q, limit)
         });
     let mut first = counts.next()?;
     for q in counts {
@@ -568,7 +594,7 @@ pub(super) fn first_value_window(
         events: None,
     };
     let window = aggregate_window(eq, std::slice::from_ref(&first))?;
-    Some((window, value_counts(backend, eq, keys, 1)?))
+    Some((window, value_counts(backend, eq, keys, 1, None)?))
 }
 
 /// The IDs of one page of a keyed list, as a set (the caller orders the page).
