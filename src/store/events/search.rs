@@ -15,7 +15,7 @@ use sea_query::{Alias, Expr, ExprTrait, Order, Query, SelectStatement, SimpleExp
 use super::keys::{Texts, d, event_row, keyed_with};
 use super::list::{index_matches, text_on_row};
 use crate::domain::event::{EventFilter, Total};
-use crate::domain::event_keys::KeyFilter;
+use crate::domain::event_keys::{KeyFilter, KeyKind};
 use crate::store::posts::col;
 use crate::store::schema::{EventKeys, Posts};
 use crate::store::{Backend, Conn, StoreError};
@@ -84,17 +84,25 @@ pub(super) async fn page(
     // A walk reads at most its window's events: when the per-day counts say they
     // are few, it is bounded however rare the words, and the index's matches, which
     // are looked up whether in the window or not, may be many more.
-    let window = if index_wanted {
-        window_rows(conn, eq, keys).await?
+    let any_indexed = eq.search_words.iter().any(|w| super::list::indexed(w));
+    let in_set_keys = without_every_driver(keys);
+    let set_window = if index_wanted && backend == Backend::Sqlite && any_indexed {
+        window_rows(conn, eq, in_set_keys).await?
     } else {
         None
     };
-    let window_is_short = window.is_some_and(|n| n <= walk_rows);
-    let any_indexed = eq.search_words.iter().any(|w| super::list::indexed(w));
     let set_rows = count_limit.saturating_mul(SET_ROWS_PER_MATCH);
-    if backend == Backend::Sqlite && any_indexed && window.is_some_and(|n| n <= set_rows) {
-        return in_set(conn, eq, keys, offset, limit).await;
+    if set_window.is_some_and(|n| n <= set_rows) {
+        return in_set(conn, eq, in_set_keys, offset, limit).await;
     }
+    let window = if !index_wanted {
+        None
+    } else if in_set_keys.len() == keys.len() && set_window.is_some() {
+        set_window
+    } else {
+        window_rows(conn, eq, keys).await?
+    };
+    let window_is_short = window.is_some_and(|n| n <= walk_rows);
     let joined = backend == Backend::Postgres
         && keys[0].may_repeat()
         && window.is_some_and(|n| n <= count_limit.saturating_mul(JOINED_ROWS_PER_MATCH));
@@ -168,6 +176,16 @@ async fn in_set(
     };
     let ids = (offset < matched).then(|| super::keys::page_ids(backend, eq, keys, offset));
     Ok(Found { ids, total })
+}
+
+/// The keys without every event's, when a filter of many terms' events was made a
+/// probe of it (`list::searched_keys`): checked against a set of matches, that
+/// filter's rows are read in their own order, sorted by nothing, and are fewer.
+fn without_every_driver(keys: &[KeyFilter]) -> &[KeyFilter] {
+    match keys {
+        [every, rest @ ..] if every.kind == KeyKind::Every && !rest.is_empty() => rest,
+        _ => keys,
+    }
 }
 
 /// The list without its search: the window the search narrows.
