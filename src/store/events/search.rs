@@ -48,6 +48,13 @@ const JOINED_ROWS_PER_MATCH: u64 = 150;
 /// read in 14 ms, however rare the words.
 const SET_ROWS_PER_MATCH: u64 = 200;
 
+/// How many matches in the whole calendar the index may give for SQLite to hold
+/// them as a set (see [`in_set`]), in memory (`temp_store`) and built in the request:
+/// about a megabyte and 5 ms. They are counted first, up to this (`jazz`, 20,000 at a
+/// million events: 1 ms); a word rare in the window but common elsewhere (`the` in a
+/// window of texts in French) has its matches' keys looked up instead.
+const MAX_SET_MATCHES: u64 = 50_000;
+
 /// How many values of the driver [`window_rows`] counts the window of, one by one.
 const COUNTED_VALUES: usize = 16;
 
@@ -84,15 +91,17 @@ pub(super) async fn page(
     // A walk reads at most its window's events: when the per-day counts say they
     // are few, it is bounded however rare the words, and the index's matches, which
     // are looked up whether in the window or not, may be many more.
-    let any_indexed = eq.search_words.iter().any(|w| super::list::indexed(w));
     let in_set_keys = without_every_driver(keys);
-    let set_window = if index_wanted && backend == Backend::Sqlite && any_indexed {
+    let set_window = if index_wanted && backend == Backend::Sqlite && as_set(&eq.search_words) {
         window_rows(conn, eq, in_set_keys).await?
     } else {
         None
     };
     let set_rows = count_limit.saturating_mul(SET_ROWS_PER_MATCH);
-    if set_window.is_some_and(|n| n <= set_rows) {
+    if set_window.is_some_and(|n| n <= set_rows)
+        && let Some(matches) = &indexed
+        && count(conn, bounded_count(matches.clone(), MAX_SET_MATCHES)).await? <= MAX_SET_MATCHES
+    {
         return in_set(conn, eq, in_set_keys, offset, limit).await;
     }
     let window = if !index_wanted {
@@ -151,9 +160,9 @@ pub(super) async fn page(
 /// `jazz` at a million events: 11,000 events, 30 ms, or 150 ms with their pages out
 /// of the OS cache, against 5 ms so), and a driver of several values is read in
 /// list order without sorting its window first (see [`walk`]). The set holds every
-/// match in the calendar, which the probe's finding few in the window keeps from
-/// being most of it (`the`: 250 ms to build). Words shorter than a trigram alone
-/// are not looked up so: the set of one letter may be every event.
+/// match in the calendar: at most [`MAX_SET_MATCHES`] (`the`, in every event, took
+/// 250 ms to build). Words shorter than a trigram alone are not looked up so: the
+/// set of one letter may be every event.
 async fn in_set(
     conn: &mut Conn,
     eq: &EventFilter,
@@ -176,6 +185,15 @@ async fn in_set(
     };
     let ids = (offset < matched).then(|| super::keys::page_ids(backend, eq, keys, offset));
     Ok(Found { ids, total })
+}
+
+/// Whether SQLite's index gives the words' matches as a set cheaply: some word is
+/// a phrase, and none is of two characters, whose trigrams with each character
+/// next to it are OR-ed, each list read whole (`lantern zz` in a month of a
+/// category: 100 ms as a set, 24 ms walked). A letter is OR-ed so only when few
+/// pairs hold it, and otherwise left to the rows (see `list::sqlite_match_query`).
+fn as_set(words: &[String]) -> bool {
+    words.iter().any(|w| super::list::indexed(w)) && words.iter().all(|w| w.chars().count() != 2)
 }
 
 /// The keys without every event's, when a filter of many terms' events was made a
