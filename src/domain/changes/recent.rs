@@ -6,8 +6,8 @@ use std::collections::VecDeque;
 
 use super::Changes;
 
-/// The changes each data version brought, newest last, for the versions after
-/// [`RecentChanges::since`].
+/// The changes each data version brought, newest last: every version's after
+/// the one it was made or restarted at, but for those its bounds dropped.
 pub struct RecentChanges {
     kept: VecDeque<(u64, Changes)>,
     /// Their [`Changes::heap_bytes`], in all.
@@ -85,6 +85,11 @@ mod tests {
     use super::*;
     use crate::domain::changes::EventState;
 
+    fn kept_after(recent: &RecentChanges, version: u64) -> Vec<&Changes> {
+        let kept = recent.after(version).expect("kept");
+        kept.map(|(_, changes)| changes).collect()
+    }
+
     fn versions_after(recent: &RecentChanges, version: u64) -> Option<Vec<u64>> {
         recent
             .after(version)
@@ -125,21 +130,13 @@ mod tests {
         }
         assert!(recent.heap_bytes() <= MAX_BYTES, "{}", recent.heap_bytes());
         assert!(recent.len() < 50, "{} kept", recent.len());
-        let held: usize = recent
-            .after(recent.since)
-            .into_iter()
-            .flatten()
-            .map(|(_, c)| c.heap_bytes())
+        let held: usize = kept_after(&recent, recent.since)
+            .iter()
+            .map(|c| c.heap_bytes())
             .sum();
         assert_eq!(recent.heap_bytes(), held, "the count of bytes is exact");
         assert_eq!(versions_after(&recent, 0), None, "the oldest are forgotten");
-        let newest: Vec<&Changes> = recent
-            .after(99)
-            .into_iter()
-            .flatten()
-            .map(|(_, c)| c)
-            .collect();
-        assert!(newest == [&commit(100)]);
+        assert!(kept_after(&recent, 99) == [&commit(100)]);
     }
 
     #[test]
@@ -154,13 +151,7 @@ mod tests {
         };
         recent.push(2, big.clone());
         assert_eq!(recent.len(), 1);
-        let kept: Vec<&Changes> = recent
-            .after(1)
-            .into_iter()
-            .flatten()
-            .map(|(_, c)| c)
-            .collect();
-        assert!(kept == [&big], "the newest is kept");
+        assert!(kept_after(&recent, 1) == [&big], "the newest is kept");
         assert_eq!(versions_after(&recent, 0), None, "the one before it is not");
     }
 }
