@@ -88,28 +88,26 @@ pub(super) async fn page(
     let rows_for = |n: u64| n.saturating_mul(probe_rows) / Ord::max(matched, 1);
     let indexed = index_matches(backend, &eq.search_words);
     let index_wanted = indexed.is_some() && rows_for(limit + 1) > walk_rows;
+    let mut set_window = None;
+    if let Some(matches) = &indexed
+        && index_wanted
+        && backend == Backend::Sqlite
+        && as_set(&eq.search_words)
+    {
+        let (set_keys, window) = set_route(conn, eq, keys, matches, count_limit).await?;
+        if let Some(set_keys) = set_keys {
+            return in_set(conn, eq, set_keys, offset, limit).await;
+        }
+        // Counted for the same keys, the window is the walk's too.
+        set_window = window.filter(|_| without_every_driver(keys).len() == keys.len());
+    }
     // A walk reads at most its window's events: when the per-day counts say they
     // are few, it is bounded however rare the words, and the index's matches, which
     // are looked up whether in the window or not, may be many more.
-    let in_set_keys = without_every_driver(keys);
-    let set_window = if index_wanted && backend == Backend::Sqlite && as_set(&eq.search_words) {
-        window_rows(conn, eq, in_set_keys).await?
-    } else {
-        None
-    };
-    let set_rows = count_limit.saturating_mul(SET_ROWS_PER_MATCH);
-    if set_window.is_some_and(|n| n <= set_rows)
-        && let Some(matches) = &indexed
-        && count(conn, bounded_count(matches.clone(), MAX_SET_MATCHES)).await? <= MAX_SET_MATCHES
-    {
-        return in_set(conn, eq, in_set_keys, offset, limit).await;
-    }
-    let window = if !index_wanted {
-        None
-    } else if in_set_keys.len() == keys.len() && set_window.is_some() {
-        set_window
-    } else {
-        window_rows(conn, eq, keys).await?
+    let window = match (index_wanted, set_window) {
+        (false, _) => None,
+        (true, Some(rows)) => Some(rows),
+        (true, None) => window_rows(conn, eq, keys).await?,
     };
     let window_is_short = window.is_some_and(|n| n <= walk_rows);
     let joined = backend == Backend::Postgres
@@ -129,11 +127,7 @@ pub(super) async fn page(
             (matched + count(conn, rest).await?, true)
         }
     };
-    let total = if total > limit {
-        Total::at_least(limit)
-    } else {
-        Total::exact(total)
-    };
+    let total = up_to(total, limit);
     // A walk stops at the page's last match: it is short if the probe saw matches
     // often enough, and the page's last match exists. Past the last match, it reads
     // the rest of the window (a rare word's first page, when the probe saw none).
@@ -178,13 +172,38 @@ async fn in_set(
         .into_iter()
         .map(|n| u64::try_from(n).unwrap_or(0))
         .sum();
-    let total = if matched > limit {
-        Total::at_least(limit)
-    } else {
-        Total::exact(matched)
-    };
+    let total = up_to(matched, limit);
     let ids = (offset < matched).then(|| super::keys::page_ids(backend, eq, keys, offset));
     Ok(Found { ids, total })
+}
+
+/// A count of matches, reported up to `limit`: past it, a floor.
+fn up_to(counted: u64, limit: u64) -> Total {
+    if counted > limit {
+        Total::at_least(limit)
+    } else {
+        Total::exact(counted)
+    }
+}
+
+/// The keys SQLite reads a search with from a set of the index's `matches` (see
+/// [`in_set`]), `None` when it should not; and the window of those keys' driver, when
+/// counted. A set is read for a window of at most [`SET_ROWS_PER_MATCH`] rows per
+/// match counted and at most [`MAX_SET_MATCHES`] matches in the calendar.
+async fn set_route<'k>(
+    conn: &mut Conn,
+    eq: &EventFilter,
+    keys: &'k [KeyFilter],
+    matches: &SelectStatement,
+    count_limit: u64,
+) -> Result<(Option<&'k [KeyFilter]>, Option<u64>), StoreError> {
+    let set_keys = without_every_driver(keys);
+    let window = window_rows(conn, eq, set_keys).await?;
+    if window.is_none_or(|n| n > count_limit.saturating_mul(SET_ROWS_PER_MATCH)) {
+        return Ok((None, window));
+    }
+    let found = count(conn, bounded_count(matches.clone(), MAX_SET_MATCHES)).await?;
+    Ok(((found <= MAX_SET_MATCHES).then_some(set_keys), window))
 }
 
 /// Whether SQLite's index gives the words' matches as a set cheaply: some word is
