@@ -98,8 +98,7 @@ pub(super) async fn page(
         if let Some(set_keys) = set_keys {
             return in_set(conn, eq, set_keys, offset, limit).await;
         }
-        // Counted for the same keys, the window is the walk's too.
-        set_window = window.filter(|_| without_every_driver(keys).len() == keys.len());
+        set_window = window;
     }
     // A walk reads at most its window's events: when the per-day counts say they
     // are few, it is bounded however rare the words, and the index's matches, which
@@ -187,9 +186,10 @@ fn up_to(counted: u64, limit: u64) -> Total {
 }
 
 /// The keys SQLite reads a search with from a set of the index's `matches` (see
-/// [`in_set`]), `None` when it should not; and the window of those keys' driver, when
-/// counted. A set is read for a window of at most [`SET_ROWS_PER_MATCH`] rows per
-/// match counted and at most [`MAX_SET_MATCHES`] matches in the calendar.
+/// [`in_set`]), `None` when it should not; and the window of `keys`' driver, when it
+/// was counted for them (the set's keys are the list's), for the walk to reuse. A set
+/// is read for a window of at most [`SET_ROWS_PER_MATCH`] rows per match counted and
+/// at most [`MAX_SET_MATCHES`] matches in the calendar.
 async fn set_route<'k>(
     conn: &mut Conn,
     eq: &EventFilter,
@@ -199,11 +199,12 @@ async fn set_route<'k>(
 ) -> Result<(Option<&'k [KeyFilter]>, Option<u64>), StoreError> {
     let set_keys = without_every_driver(keys);
     let window = window_rows(conn, eq, set_keys).await?;
+    let lists_window = window.filter(|_| set_keys.len() == keys.len());
     if window.is_none_or(|n| n > count_limit.saturating_mul(SET_ROWS_PER_MATCH)) {
-        return Ok((None, window));
+        return Ok((None, lists_window));
     }
     let found = count(conn, bounded_count(matches.clone(), MAX_SET_MATCHES)).await?;
-    Ok(((found <= MAX_SET_MATCHES).then_some(set_keys), window))
+    Ok(((found <= MAX_SET_MATCHES).then_some(set_keys), lists_window))
 }
 
 /// Whether SQLite's index gives the words' matches as a set cheaply: some word is
