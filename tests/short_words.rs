@@ -380,3 +380,72 @@ both_with!(
         }
     }
 );
+
+/// PostgreSQL's keys of a text's symbols (migrations 15 and 24), by their definition:
+/// every window of one to three characters holding a symbol, of each run between
+/// spaces, and each letter and digit the text holds. Read position by position with
+/// `substr`, which is quadratic in a run's length; fine for the short texts compared.
+const SYMBOLS_BY_DEFINITION: &str = r#"
+CREATE FUNCTION pg_temp.symbols_by_definition(text TEXT) RETURNS TEXT[] LANGUAGE sql AS $$
+    SELECT COALESCE(array_agg(DISTINCT k), '{}')
+    FROM (
+        SELECT substr(run[1], i, n) AS k
+        FROM regexp_matches(lower(text), '[^ ]*[^ a-z0-9][^ ]*', 'g') AS run,
+            generate_series(1, 3) AS n,
+            generate_series(1, length(run[1]) - n + 1) AS i
+        WHERE translate(substr(run[1], i, n), 'abcdefghijklmnopqrstuvwxyz0123456789', '') <> ''
+        UNION ALL
+        SELECT ch
+        FROM unnest(string_to_array('abcdefghijklmnopqrstuvwxyz0123456789', NULL)) AS ch
+        WHERE strpos(lower(text), ch) > 0
+    ) AS keys
+$$;
+SELECT setseed(0.23);
+CREATE TEMP TABLE texts AS
+    SELECT s FROM (VALUES (''), (' '), ('abcde'), ('ab.cd'), ('x.ab.cd.y'), ('x.abc.y'),
+        ('x.abcd.y'), ('x.abcde.y'), ('.'), ('..a..'), ('a.b'), ('☂'), ('Café crème'),
+        (E'line\nbreak'), (E'tab\there'), ('C++ at 8 p.m. (quiet)'), ('<p>friends.</p>'))
+        AS fixed(s)
+    UNION ALL
+    SELECT (SELECT string_agg((ARRAY['a', 'b', 'c', '1', '.', '<', '>', 'é', '-', ' ',
+                '☂', '+', E'\n', 'Q'])[1 + floor(random() * 14)::int], '')
+            FROM generate_series(1, 1 + g % 50) WHERE g > 0)
+    FROM generate_series(1, 20000) AS g;
+DO $$
+DECLARE
+    differing TEXT;
+BEGIN
+    SELECT s INTO differing FROM texts
+    WHERE search_symbols(s) IS DISTINCT FROM pg_temp.symbols_by_definition(s) LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'search_symbols(%) is %, its definition gives %', quote_literal(differing),
+            search_symbols(differing), pg_temp.symbols_by_definition(differing);
+    END IF;
+END
+$$;
+"#;
+
+both!(a_long_token_is_searched_through, |app| async move {
+    // One token of 40,000 characters, symbols all through it: its keys are read in
+    // time linear in its length on PostgreSQL (migration 24).
+    let token = format!("{}q#z", "abc.".repeat(10_000));
+    let long = create(
+        &app,
+        "Long token",
+        10,
+        json!({"description": format!("<p>{token}</p>")}),
+    )
+    .await;
+    create(&app, "Short one", 11, json!({"description": "<p>q# z</p>"})).await;
+    index_everything(&app).await;
+    for word in ["q%23z", "c.q%23", "%23z"] {
+        assert_eq!(
+            found(&app, word, &Auth::None).await,
+            (vec![long], 1),
+            "{word}"
+        );
+    }
+    if app.backend() == calendar_events::store::Backend::Postgres {
+        app.behind_the_servers_back(SYMBOLS_BY_DEFINITION).await;
+    }
+});

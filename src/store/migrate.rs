@@ -127,6 +127,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0023_trigger_plans.sql"),
         postgres: include_str!("migrations/postgres/0023_trigger_plans.sql"),
     },
+    Migration {
+        version: 24,
+        sqlite: include_str!("migrations/sqlite/0024_symbol_neighbourhoods.sql"),
+        postgres: include_str!("migrations/postgres/0024_symbol_neighbourhoods.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.
