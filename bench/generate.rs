@@ -1522,7 +1522,7 @@ fn section<'a>(migration: &'a str, name: &str, version: u32) -> Result<&'a str> 
 /// The blocks' update and delete triggers too: the fill's sections replace day
 /// counts (migrations 17 and 18 delete and add the terms' rows), and the blocks'
 /// section then sums the blocks from the days afresh; left on, they updated a block
-/// for each of 650,000 day rows at a million events, to no end but a blocks table
+/// for each of 646,000 day rows at a million events, to no end but a blocks table
 /// twelve times its size (142 MB for 71,000 rows on PostgreSQL).
 const EVENT_KEYS_TRIGGERS: [(&str, &str); 13] = [
     ("event_keys", "event_key_days_insert"),
