@@ -270,24 +270,48 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
         venues.text
     );
     assert_eq!(venues.body["total"], 1);
-    // …and rebuilt it so that the planner may AND it with the start index: not
-    // partial, and with a large statistics sample (see the migration for why).
+    // Migration 25 moved the events' searched text, lower-cased, to a table of its
+    // own with the trigram index and its large statistics sample (see the
+    // migration for why): every event, whatever its status, and no venue.
     let (client, conn) = tokio_postgres::connect(&pg_url_for(&name), tokio_postgres::NoTls)
         .await
         .unwrap();
     let connection = tokio::spawn(conn);
-    let row = client
-        .query_one(
-            "SELECT i.indpred IS NULL, a.attstattarget::int
-             FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-             JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = 1
-             WHERE c.relname = 'posts_search_trgm'",
+    let texts = client
+        .query(
+            "SELECT s.haystack, s.protected_title IS NULL FROM event_search s
+             JOIN posts p ON p.id = s.id ORDER BY p.title",
             &[],
         )
         .await
         .unwrap();
-    assert!(row.get::<_, bool>(0), "the trigram index is not partial");
-    assert_eq!(row.get::<_, i32>(1), 1000);
+    let texts: Vec<(String, bool)> = texts.iter().map(|r| (r.get(0), r.get(1))).collect();
+    let expected = [
+        "draft ☂.<p  ",
+        "hidden  ",
+        "listed a  ",
+        "listed b  ",
+        "listed c  ",
+    ];
+    assert_eq!(
+        texts,
+        expected.map(|t| (t.to_string(), true)).to_vec(),
+        "one lower-cased text per event"
+    );
+    let row = client
+        .query_one(
+            "SELECT a.attstattarget::int,
+                    (SELECT count(*) FROM pg_indexes WHERE indexname = 'posts_search_trgm'),
+                    (SELECT count(*) FROM pg_indexes WHERE indexname = 'event_search_trgm')
+             FROM pg_attribute a
+             WHERE a.attrelid = 'event_search'::regclass AND a.attname = 'haystack'",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(row.get::<_, i32>(0), 1000);
+    assert_eq!(row.get::<_, i64>(1), 0, "the index on posts is gone");
+    assert_eq!(row.get::<_, i64>(2), 1);
     // Migration 13 collected the characters of every event's text, the draft's too.
     let held = client
         .query_one(

@@ -160,6 +160,63 @@ both!(
     }
 );
 
+/// The titles of the events in [`WINDOW`] holding `q`, for an administrator.
+async fn search_as_admin(app: &TestApp, q: &str) -> Vec<String> {
+    let r = app
+        .get_as(&format!("events?{WINDOW}&search={q}"), &app.admin.auth())
+        .await;
+    r.assert(200);
+    titles(&r)
+}
+
+both!(
+    every_write_of_the_text_or_the_password_changes_what_search_finds,
+    |app| async move {
+        let app = uncached(app).await;
+        let id = app
+            .event(
+                json!({"title": "Quokka Quartet", "description": "Numbat notes",
+                          "start_date": "2027-05-12 19:00:00",
+                          "end_date": "2027-05-12 21:00:00"}),
+            )
+            .await;
+        let path = format!("events/{id}");
+        assert_eq!(search(&app, "numbat").await, ["Quokka Quartet"]);
+
+        // Protected: a visitor matches its title alone, an administrator everything.
+        app.patch(&path, json!({"password": "pw"}))
+            .await
+            .assert(200);
+        assert!(search(&app, "numbat").await.is_empty());
+        assert_eq!(search(&app, "quartet").await, ["Quokka Quartet"]);
+        assert_eq!(search_as_admin(&app, "numbat").await, ["Quokka Quartet"]);
+
+        // Retitled while protected: the new title is what a visitor matches.
+        app.patch(&path, json!({"title": "Quokka Trio"}))
+            .await
+            .assert(200);
+        assert!(search(&app, "quartet").await.is_empty());
+        assert_eq!(search(&app, "trio").await, ["Quokka Trio"]);
+
+        // A write that leaves the text and the password alone leaves the matches.
+        app.patch(&path, json!({"featured": true}))
+            .await
+            .assert(200);
+        assert_eq!(search(&app, "trio").await, ["Quokka Trio"]);
+        assert!(search(&app, "numbat").await.is_empty());
+
+        // Unprotected again, then a new description: the old words stop matching.
+        app.patch(&path, json!({"password": ""})).await.assert(200);
+        assert_eq!(search(&app, "numbat").await, ["Quokka Trio"]);
+        app.patch(&path, json!({"description": "Wallaby waltz"}))
+            .await
+            .assert(200);
+        assert!(search(&app, "numbat").await.is_empty());
+        assert_eq!(search(&app, "wallaby").await, ["Quokka Trio"]);
+        assert_eq!(search_as_admin(&app, "wallaby").await, ["Quokka Trio"]);
+    }
+);
+
 // --- Venues and organizers ---------------------------------------------------------
 
 /// An app without the response cache: a search answered from the cache would not

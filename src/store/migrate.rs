@@ -132,6 +132,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0024_symbol_neighbourhoods.sql"),
         postgres: include_str!("migrations/postgres/0024_symbol_neighbourhoods.sql"),
     },
+    Migration {
+        version: 25,
+        sqlite: include_str!("migrations/sqlite/0025_event_search.sql"),
+        postgres: include_str!("migrations/postgres/0025_event_search.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

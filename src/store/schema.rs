@@ -77,6 +77,15 @@ pub enum Posts {
     Tickets,
 }
 
+/// PostgreSQL: each event's searched text, lower-cased (migration 25).
+#[derive(Iden, Clone, Copy)]
+pub enum EventSearch {
+    Table,
+    Id,
+    Haystack,
+    ProtectedTitle,
+}
+
 #[derive(Iden, Clone, Copy)]
 pub enum EventOrganizers {
     Table,

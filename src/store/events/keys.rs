@@ -8,17 +8,16 @@
 use std::collections::HashMap;
 
 use sea_query::{
-    Alias, Asterisk, Cond, Expr, ExprTrait, JoinType, Order, Query, SelectStatement, SimpleExpr,
-    UnionType,
+    Alias, Asterisk, Cond, Expr, ExprTrait, IntoIden, JoinType, Order, Query, SelectStatement,
+    SimpleExpr, UnionType,
 };
 
-use super::list::{date_filters, index_matches, indexed, matching_events};
+use super::list::{date_filters, index_matches, indexed, matching_events, text_row, title_holds};
 use crate::domain::dates;
 use crate::domain::event::EventFilter;
 use crate::domain::event_keys::{KeyFilter, KeyKind, pair_flags};
 use crate::domain::post::{Status, Visibility};
 use crate::store::event_count::KeyWindow;
-use crate::store::posts::contains;
 use crate::store::schema::{EventKeys, Posts, TermAncestors, Terms};
 use crate::store::{Backend, Conn, StoreError};
 
@@ -53,12 +52,18 @@ pub(super) fn d(c: EventKeys) -> Expr {
 /// many key rows: 6.6 s to hash the 20,000 events holding `jazz` and `zz` among a
 /// million, to probe 2,000 of them), as it does not for a subquery with an offset.
 pub(super) fn event_row(cond: SimpleExpr) -> SimpleExpr {
+    row_of(Posts::Table, Posts::Id, cond)
+}
+
+/// The row of `table` whose `id` is the key row's event, named `p`, holds `cond`:
+/// looked up as [`event_row`] looks up its `posts` row.
+pub(super) fn row_of(table: impl IntoIden, id: impl IntoIden, cond: SimpleExpr) -> SimpleExpr {
     let p = Alias::new("p");
     crate::store::exists(
         Query::select()
             .expr(Expr::cust("1"))
-            .from_as(Posts::Table, p.clone())
-            .and_where(Expr::col((p, Posts::Id)).equals((driver(), EventKeys::EventId)))
+            .from_as(table, p.clone())
+            .and_where(Expr::col((p, id)).equals((driver(), EventKeys::EventId)))
             .and_where(cond)
             .offset(0)
             .take(),
@@ -223,7 +228,7 @@ pub(super) fn keyed_with(
     }
     match texts {
         Texts::OnRow if !eq.search_words.is_empty() => {
-            q.and_where(event_row(super::list::text_on_row(backend, eq)));
+            q.and_where(text_row(backend, super::list::text_on_row(backend, eq)));
         }
         Texts::OnRow => {}
         Texts::InSet | Texts::ByCaller | Texts::JoinedByCaller => {
@@ -255,7 +260,7 @@ fn search_conditions(q: &mut SelectStatement, backend: Backend, eq: &EventFilter
         if texts == Texts::InSet && one_set.is_none() {
             q.and_where(d(EventKeys::EventId).in_subquery(matching_events(backend, word)));
         } else if !indexed(word) && (texts != Texts::InSet || any_indexed) {
-            q.and_where(event_row(super::list::on_row(backend, word)));
+            q.and_where(text_row(backend, super::list::on_row(backend, word)));
         }
         // A protected event matches on its title alone for those who may not
         // read it: matching its hidden text would tell them what it contains.
@@ -263,7 +268,7 @@ fn search_conditions(q: &mut SelectStatement, backend: Backend, eq: &EventFilter
             q.cond_where(
                 Cond::any()
                     .add(d(EventKeys::Protected).eq(false))
-                    .add(event_row(contains((Alias::new("p"), Posts::Title), word))),
+                    .add(text_row(backend, title_holds(backend, word))),
             );
         }
     }

@@ -10,7 +10,7 @@ use crate::domain::event::{Event, EventFilter, Total};
 use crate::domain::event_keys::{KeyFilter, key_filters};
 use crate::domain::post::{PostType, Visibility};
 use crate::store::posts::{self, col, contains};
-use crate::store::schema::Posts;
+use crate::store::schema::{EventSearch, Posts};
 use crate::store::{Backend, Conn, StoreError};
 
 /// Whether the trigram indexes find `word` exactly, as a phrase of its own: it
@@ -83,13 +83,17 @@ pub fn search_grams_fill(backend: Backend) -> &'static [&'static str] {
     }
 }
 
-/// PostgreSQL's triggers that keep `search_chars` and `event_symbols`.
-pub const SEARCH_KEY_TRIGGERS: [&str; 5] = [
+/// PostgreSQL's triggers that keep `search_chars`, `event_symbols` and
+/// `event_search`.
+pub const SEARCH_KEY_TRIGGERS: [&str; 8] = [
     "search_chars_insert",
     "search_chars_update",
     "event_symbols_insert",
     "event_symbols_update",
     "event_symbols_delete",
+    "event_search_insert",
+    "event_search_update",
+    "event_search_delete",
 ];
 
 fn served(backend: Backend, word: &str) -> Served {
@@ -116,8 +120,7 @@ fn is_symbol(c: char) -> bool {
 /// else through `LIKE` on every event.
 pub(super) fn matching_events(backend: Backend, word: &str) -> SelectStatement {
     let words = [word.to_string()];
-    let served = served(backend, word);
-    if served != Served::No && (backend == Backend::Sqlite || served != Served::Phrase) {
+    if served(backend, word) != Served::No {
         return index_matches(backend, &words).expect("the word is served");
     }
     let mut q = Query::select();
@@ -142,17 +145,19 @@ pub(super) fn index_matches(backend: Backend, words: &[String]) -> Option<Select
         return None;
     }
     if backend == Backend::Postgres {
-        // No condition on the type: the matches' keys are looked up next, which only
-        // events have, and a condition would have PostgreSQL AND the trigram index's
-        // bitmap with every event's.
+        // Every event's text, whatever its status: the matches' keys are looked up
+        // next, and they say which events a list shows.
         let mut q = Query::select();
-        q.expr_as(Expr::col((Posts::Table, Posts::Id)), Alias::new("id"))
-            .from(Posts::Table);
+        q.expr_as(
+            Expr::col((EventSearch::Table, EventSearch::Id)),
+            Alias::new("id"),
+        )
+        .from(EventSearch::Table);
         for (word, served) in words {
             q.and_where(match served {
                 Served::Neighbours => postgres_neighbours(word),
                 Served::Symbols => postgres_symbols(word),
-                _ => haystack("posts").like(like(word)),
+                _ => Expr::col((EventSearch::Table, EventSearch::Haystack)).like(like(word)),
             });
         }
         return Some(q);
@@ -166,10 +171,9 @@ fn postgres_neighbours(word: &str) -> SimpleExpr {
     let escaped = posts::escape_like(word);
     Expr::cust_with_values(
         format!(
-            "{} LIKE ANY (ARRAY(\
+            "event_search.haystack LIKE ANY (ARRAY(\
              SELECT '%' || $1 || {CHAR_ESCAPED} || '%' FROM search_chars \
-             UNION ALL SELECT '%' || {CHAR_ESCAPED} || $1 || '%' FROM search_chars))",
-            haystack_sql("posts")
+             UNION ALL SELECT '%' || {CHAR_ESCAPED} || $1 || '%' FROM search_chars))"
         ),
         [escaped],
     )
@@ -189,13 +193,13 @@ fn postgres_symbols(word: &str) -> SimpleExpr {
         .collect();
     let holding = Expr::cust_with_values(
         format!(
-            "posts.id IN (SELECT event_id FROM event_symbols \
+            "event_search.id IN (SELECT event_id FROM event_symbols \
              WHERE symbols @> ('{{}}'::text[]{array}))"
         ),
         keys,
     );
     Cond::all()
-        .add(text_holds(Backend::Postgres, "posts", word))
+        .add(text_holds(Backend::Postgres, "event_search", word))
         .add(holding)
         .into()
 }
@@ -365,16 +369,18 @@ fn like(word: &str) -> sea_query::LikeExpr {
     sea_query::LikeExpr::new(like_pattern(word)).escape('\\')
 }
 
-/// `word` is in the text of the event row `p`: as a position (`instr`, `strpos`),
-/// not a pattern, so that PostgreSQL cannot answer it with the trigram index.
-/// Checking one row, it sometimes estimated a short word rare enough to AND its
-/// trigram index with the primary key for each row, and a `LIKE` that `pg_trgm`
-/// extracts no trigram from reads the whole index (four milliseconds a row).
+/// `word` is in the text of the event row `p` (see [`text_row`]): as a position
+/// (`instr`, `strpos`), not a pattern, so that PostgreSQL cannot answer it with the
+/// trigram index. Checking one row, it sometimes estimated a short word rare enough
+/// to AND its trigram index with the primary key for each row, and a `LIKE` that
+/// `pg_trgm` extracts no trigram from reads the whole index (four milliseconds a
+/// row).
 pub(super) fn on_row(backend: Backend, word: &str) -> SimpleExpr {
     text_holds(backend, "p", word)
 }
 
-/// `word` is in the text of `posts` under the given name, as a position.
+/// `word` is in the text of the row under the given name: of `posts` on SQLite, of
+/// `event_search` on PostgreSQL.
 fn text_holds(backend: Backend, table: &str, word: &str) -> SimpleExpr {
     let sql = match backend {
         // The same test without the lowered text made for each row (see
@@ -382,32 +388,46 @@ fn text_holds(backend: Backend, table: &str, word: &str) -> SimpleExpr {
         Backend::Sqlite => {
             format!("search_text_holds(?, {table}.title, {table}.excerpt, {table}.description)")
         }
-        Backend::Postgres if word.is_ascii() => postgres_ascii_text_holds(table),
-        Backend::Postgres => format!("strpos({}, $1) > 0", haystack_sql(table)),
+        // Lower-cased as it was written (migration 25).
+        Backend::Postgres => format!("strpos({table}.haystack, $1) > 0"),
     };
     Expr::cust_with_values(sql, [word.to_string()])
 }
 
-/// `word` (`$1`, all ASCII) is in the lower-cased text of `table`, folded as ASCII
-/// unless the text holds a character whose lower case is ASCII. PostgreSQL folds
-/// case through wide characters under any collation but "C": 19 µs for an event's
-/// 1.2 KB of text, against 2 µs as ASCII (bench/HISTORY.md), and a search's walk
-/// checks thousands. The answer is the same: folded either way, the text's ASCII
-/// letters become the same letters, and its other characters stay outside ASCII,
-/// but for the two that glibc and ICU fold into it (KELVIN SIGN into `k`, CAPITAL
-/// I WITH DOT ABOVE into `i`), whose text is folded in full.
-fn postgres_ascii_text_holds(table: &str) -> String {
-    let text = text_sql(table);
-    format!(
-        "(strpos(lower({text} COLLATE \"C\"), $1) > 0 OR \
-         ((strpos({text}, '\u{212A}') > 0 OR strpos({text}, '\u{130}') > 0) \
-         AND strpos(lower({text}), $1) > 0))"
-    )
+/// The event's row that its searched text is read from, under the name `p`, holds
+/// `cond`: its `posts` row on SQLite, its `event_search` row on PostgreSQL (see
+/// [`on_row`], [`title_holds`]). One row, looked up by the ID of the key row `d`, as
+/// `keys::event_row` does.
+pub(super) fn text_row(backend: Backend, cond: SimpleExpr) -> SimpleExpr {
+    match backend {
+        Backend::Sqlite => super::keys::event_row(cond),
+        Backend::Postgres => super::keys::row_of(EventSearch::Table, EventSearch::Id, cond),
+    }
 }
 
-/// Every search word is in the text of the event row `p`, and a protected event,
-/// for those who may not read it, matches on its title alone: matching its hidden
-/// text would tell them what that text contains.
+/// The title of the event row `p` (see [`text_row`]) holds `word`: all that a
+/// search may match of a protected event for those who may not read it.
+pub(super) fn title_holds(backend: Backend, word: &str) -> SimpleExpr {
+    let p = Alias::new("p");
+    match backend {
+        Backend::Sqlite => contains((p, Posts::Title), word),
+        Backend::Postgres => {
+            Expr::cust_with_values("strpos(p.protected_title, $1) > 0", [word.to_string()])
+        }
+    }
+}
+
+/// The event row `p` (see [`text_row`]) is of an event without a password.
+fn unprotected(backend: Backend) -> SimpleExpr {
+    match backend {
+        Backend::Sqlite => Expr::col((Alias::new("p"), Posts::Password)).eq(""),
+        Backend::Postgres => Expr::col((Alias::new("p"), EventSearch::ProtectedTitle)).is_null(),
+    }
+}
+
+/// Every search word is in the text of the event row `p` (see [`text_row`]), and a
+/// protected event, for those who may not read it, matches on its title alone:
+/// matching its hidden text would tell them what that text contains.
 pub(super) fn text_on_row(backend: Backend, eq: &EventFilter) -> SimpleExpr {
     let mut all = Cond::all();
     for word in &eq.search_words {
@@ -415,8 +435,8 @@ pub(super) fn text_on_row(backend: Backend, eq: &EventFilter) -> SimpleExpr {
         if eq.visibility != Visibility::All {
             all = all.add(
                 Cond::any()
-                    .add(Expr::col((Alias::new("p"), Posts::Password)).eq(""))
-                    .add(contains((Alias::new("p"), Posts::Title), word)),
+                    .add(unprotected(backend))
+                    .add(title_holds(backend, word)),
             );
         }
     }

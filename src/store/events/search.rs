@@ -12,8 +12,8 @@
 
 use sea_query::{Alias, Expr, ExprTrait, Order, Query, SelectStatement, SimpleExpr};
 
-use super::keys::{Texts, d, event_row, keyed_with};
-use super::list::{index_matches, text_on_row};
+use super::keys::{Texts, d, keyed_with};
+use super::list::{index_matches, text_on_row, text_row};
 use crate::domain::event::{EventFilter, Total};
 use crate::domain::event_keys::{KeyFilter, KeyKind};
 use crate::store::posts::col;
@@ -283,7 +283,10 @@ async fn probe(
     // The text is read outside the first rows' query: a driver that is sorted
     // (several values) would otherwise read it for every row it sorts.
     let hits = Query::select()
-        .expr_as(event_row(text_on_row(backend, eq)), Alias::new("hit"))
+        .expr_as(
+            text_row(backend, text_on_row(backend, eq)),
+            Alias::new("hit"),
+        )
         .from_subquery(first, Alias::new("d"))
         .take();
     let q = Query::select()
@@ -329,7 +332,7 @@ fn walk(backend: Backend, eq: &EventFilter, keys: &[KeyFilter]) -> SelectStateme
     sorted.limit(i64::MAX.unsigned_abs());
     let mut q = Query::select();
     q.from_subquery(sorted, Alias::new("d"))
-        .and_where(event_row(text_on_row(backend, eq)));
+        .and_where(text_row(backend, text_on_row(backend, eq)));
     by_start(&mut q);
     q
 }
@@ -370,7 +373,7 @@ fn walk_count_after(
     let mut q = Query::select();
     q.expr(Expr::cust("1"))
         .from_subquery(rest, Alias::new("d"))
-        .and_where(event_row(text_on_row(backend, eq)));
+        .and_where(text_row(backend, text_on_row(backend, eq)));
     bounded_count(q, limit)
 }
 
