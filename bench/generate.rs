@@ -1504,16 +1504,6 @@ fn event_keys_fill_sql(backend: Backend) -> Result<String> {
     ))
 }
 
-/// Migration 25's fill of PostgreSQL's `event_search`, for a load made without its
-/// triggers.
-fn event_search_fill_sql() -> Result<&'static str> {
-    section(
-        include_str!("../src/store/migrations/postgres/0025_event_search.sql"),
-        "event_search",
-        25,
-    )
-}
-
 /// The part of a migration between its `-- {name}: fill` and `-- {name}: filled`.
 fn section<'a>(migration: &'a str, name: &str, version: u32) -> Result<&'a str> {
     let start = migration
@@ -1626,7 +1616,6 @@ async fn load_postgres(
     for sql in search_grams_fill(Backend::Postgres) {
         client.batch_execute(sql).await?;
     }
-    client.batch_execute(event_search_fill_sql()?).await?;
     for trigger in SEARCH_KEY_TRIGGERS {
         client
             .batch_execute(&format!("ALTER TABLE posts ENABLE TRIGGER {trigger}"))

@@ -272,15 +272,17 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
     assert_eq!(venues.body["total"], 1);
     // Migration 25 moved the events' searched text, lower-cased, to a table of its
     // own with the trigram index and its large statistics sample (see the
-    // migration for why): every event, whatever its status, and no venue.
+    // migration for why): every event, whatever its status, and no venue; migration
+    // 26 added each one's start.
     let (client, conn) = tokio_postgres::connect(&pg_url_for(&name), tokio_postgres::NoTls)
         .await
         .unwrap();
     let connection = tokio::spawn(conn);
     let texts = client
         .query(
-            "SELECT s.haystack, s.protected_title IS NULL FROM event_search s
-             JOIN posts p ON p.id = s.id ORDER BY p.title",
+            "SELECT s.haystack, s.protected_title IS NULL
+                    AND s.start_utc IS NOT DISTINCT FROM p.start_utc
+             FROM event_search s JOIN posts p ON p.id = s.id ORDER BY p.title",
             &[],
         )
         .await
@@ -312,6 +314,14 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
     assert_eq!(row.get::<_, i32>(0), 1000);
     assert_eq!(row.get::<_, i64>(1), 0, "the index on posts is gone");
     assert_eq!(row.get::<_, i64>(2), 1);
+    let start_indexed = client
+        .query_one(
+            "SELECT count(*) FROM pg_indexes WHERE indexname = 'event_search_start'",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(start_indexed.get::<_, i64>(0), 1);
     // Migration 13 collected the characters of every event's text, the draft's too.
     let held = client
         .query_one(

@@ -234,6 +234,60 @@ both_with!(
     }
 );
 
+/// The events of [`WINDOW`] holding `aardvark`, and their total, for a visitor.
+async fn aardvarks_in_window(app: &TestApp) -> (Vec<i64>, Option<u64>) {
+    let r = app.get(&format!("events?{WINDOW}&search=aardvark")).await;
+    r.assert(200);
+    (event_ids(&r), r.body["total"].as_u64())
+}
+
+both_with!(
+    a_rare_word_in_a_window_finds_an_event_moved_into_it,
+    // Enough for the probe's none in 20 events to say the word is rare, so that
+    // PostgreSQL looks it up among the events of the window's dates rather than walk
+    // the window's 400 (`search::DATED_WALK_ROWS_PER_MATCH`).
+    Settings {
+        search_count_limit: 40,
+        ..settings()
+    },
+    |app| async move {
+        let cal = calendar(&app).await;
+        let moved = app
+            .event(event(
+                "Aardvark encore",
+                "2028-03-01 10:00:00",
+                "2028-03-01 11:00:00",
+            ))
+            .await;
+        assert_eq!(
+            aardvarks_in_window(&app).await,
+            (vec![cal.aardvark], Some(1))
+        );
+        // Found among the events of the window's dates by `event_search`'s start,
+        // which the write keeps.
+        app.patch(
+            &format!("events/{moved}"),
+            json!({"start_date": day(200, 10), "end_date": day(200, 11)}),
+        )
+        .await
+        .assert(200);
+        assert_eq!(
+            aardvarks_in_window(&app).await,
+            (vec![cal.aardvark, moved], Some(2))
+        );
+        app.patch(
+            &format!("events/{moved}"),
+            json!({"start_date": "2028-03-01 10:00:00", "end_date": "2028-03-01 11:00:00"}),
+        )
+        .await
+        .assert(200);
+        assert_eq!(
+            aardvarks_in_window(&app).await,
+            (vec![cal.aardvark], Some(1))
+        );
+    }
+);
+
 both_with!(
     a_feed_of_a_common_word_says_its_total_is_a_floor,
     Settings {

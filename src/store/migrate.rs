@@ -137,6 +137,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0025_event_search.sql"),
         postgres: include_str!("migrations/postgres/0025_event_search.sql"),
     },
+    Migration {
+        version: 26,
+        sqlite: include_str!("migrations/sqlite/0026_dated_event_search.sql"),
+        postgres: include_str!("migrations/postgres/0026_dated_event_search.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

@@ -77,11 +77,13 @@ pub enum Posts {
     Tickets,
 }
 
-/// PostgreSQL: each event's searched text, lower-cased (migration 25).
+/// PostgreSQL: each event's searched text, lower-cased, and its start (migrations 25
+/// and 26).
 #[derive(Iden, Clone, Copy)]
 pub enum EventSearch {
     Table,
     Id,
+    StartUtc,
     Haystack,
     ProtectedTitle,
 }
