@@ -41,7 +41,7 @@ const JOINED_ROWS_PER_MATCH: u64 = 150;
 
 /// How many events a window of a rare word may hold, per match counted, for
 /// PostgreSQL to walk it whatever the index's matches among the events of the
-/// list's dates ([`few_dates`], [`dated_index_matches`], which ANDs the start index
+/// list's dates ([`dated`], [`dated_index_matches`], which ANDs the start index
 /// with the trigram index): a walk of so few is cheap. Past that it reads those
 /// matches instead when they are expected fewer than half the window's events, each
 /// costing about what an event walked does. A month of the biggest category with
@@ -50,7 +50,7 @@ const JOINED_ROWS_PER_MATCH: u64 = 150;
 const DATED_WALK_ROWS_PER_MATCH: u64 = 2;
 
 /// How many events the dates of a list may hold for PostgreSQL to look a rare word
-/// up among them ([`few_dates`]): the start index's bitmap of a month at a million
+/// up among them ([`dated`]): the start index's bitmap of a month at a million
 /// events (30,000) is read in 2-3 ms. Every list has dates (two years from today by
 /// default, 600,000 events there), whose bitmap would cost more than it saves:
 /// `jazz` in them took 81 ms so, 29 ms without.
@@ -125,22 +125,18 @@ pub(super) async fn page(
         (true, Some(rows)) => Some(rows),
         (true, None) => window_rows(conn, eq, keys).await?,
     };
-    let dates = match backend {
-        Backend::Postgres if index_wanted => few_dates(conn, eq).await?,
+    let dated = match backend {
+        Backend::Postgres if index_wanted => {
+            let at_rate = |n: u64| n.saturating_mul(Ord::max(matched, 1)) / probe_rows;
+            dated(conn, eq, window, at_rate).await?
+        }
         _ => None,
     };
-    if dates.is_some() {
-        indexed = dated_index_matches(&eq.search_words, start_range(eq));
+    let window_is_short =
+        window.is_some_and(|n| n <= walk_rows) && !dated.as_ref().is_some_and(|d| d.unwalked);
+    if let Some(dated) = dated {
+        indexed = Some(dated.matches);
     }
-    // The index's matches among the events of those dates, at the probe's rate.
-    let dated_matches = dates.map(|n| n.saturating_mul(Ord::max(matched, 1)) / probe_rows);
-    let window_is_short = window.is_some_and(|n| {
-        n <= walk_rows
-            && !dated_matches.is_some_and(|m| {
-                n > count_limit.saturating_mul(DATED_WALK_ROWS_PER_MATCH)
-                    && m.saturating_mul(2) <= n
-            })
-    });
     let joined = backend == Backend::Postgres
         && keys[0].may_repeat()
         && window.is_some_and(|n| n <= count_limit.saturating_mul(JOINED_ROWS_PER_MATCH));
@@ -294,16 +290,39 @@ async fn window_rows(
     Ok(Some(rows))
 }
 
-/// How many events the list's dates hold, when it bounds them both ways and they
-/// are at most [`DATED_EVENTS`]: PostgreSQL then looks the words up among the
-/// events of those dates ([`dated_index_matches`]). Counted from the per-day counts
-/// of every event.
-async fn few_dates(conn: &mut Conn, eq: &EventFilter) -> Result<Option<u64>, StoreError> {
-    if let (None, _) | (_, None) = start_range(eq) {
+/// PostgreSQL: the index's matches among the events of the list's dates.
+struct Dated {
+    matches: SelectStatement,
+    /// Expected fewer than half the window's events (see
+    /// [`DATED_WALK_ROWS_PER_MATCH`]): the window is not walked.
+    unwalked: bool,
+}
+
+/// The index's matches among the events of the list's dates ([`dated_index_matches`]),
+/// when it bounds them both ways and they hold at most [`DATED_EVENTS`] events, as the
+/// per-day counts of every event give them. `at_rate`: the matches expected among
+/// that many events, at the probe's rate.
+async fn dated(
+    conn: &mut Conn,
+    eq: &EventFilter,
+    window: Option<u64>,
+    at_rate: impl Fn(u64) -> u64,
+) -> Result<Option<Dated>, StoreError> {
+    let range = start_range(eq);
+    if range.0.is_none() || range.1.is_none() {
         return Ok(None);
     }
     let dates = window_rows(conn, eq, &[KeyFilter::every()]).await?;
-    Ok(dates.filter(|n| *n <= DATED_EVENTS))
+    let (Some(dates), Some(matches)) = (
+        dates.filter(|n| *n <= DATED_EVENTS),
+        dated_index_matches(&eq.search_words, range),
+    ) else {
+        return Ok(None);
+    };
+    let walked_up_to = Ord::max(eq.count_limit, 1).saturating_mul(DATED_WALK_ROWS_PER_MATCH);
+    let unwalked =
+        window.is_some_and(|n| n > walked_up_to && at_rate(dates).saturating_mul(2) <= n);
+    Ok(Some(Dated { matches, unwalked }))
 }
 
 /// How many of the window's first `rows` events exist, and how many of them match.
