@@ -2,7 +2,7 @@
 -- window can look up its word and its dates together.
 --
 -- A search of a word rare in a window of many events (`jazz` in a month of the
--- biggest category at a million events: 11,000 events, 300 of them with the word)
+-- biggest category at a million events: 11,000 events, a few hundred with the word)
 -- walked the window, reading each event's text: 80-110 ms. The trigram index finds
 -- the word's 20,000 events in the whole calendar, and each has its row read to check
 -- it. With the start beside the text and indexed, PostgreSQL ANDs the two indexes'
