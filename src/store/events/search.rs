@@ -1,10 +1,11 @@
 //! A list with a search: its page and a total counted up to a limit.
 //!
-//! A search's matches come from the trigram index (`list::index_matches`), in no
-//! useful order, or from the events' own text, read row by row as the list walks
-//! its window in list order, or (on SQLite, a window of up to a few hundred
-//! thousand rows) from the window's keys checked against the index's matches as a
-//! set of IDs. Which is cheaper depends on how common the words are in the window,
+//! A search's matches come from the trigram index (`list::index_matches`; on
+//! PostgreSQL, for a list whose dates hold few events, only those dates' matches,
+//! see [`dated`]), in no useful order, or from the events' own text, read row by
+//! row as the list walks its window in list order, or (on SQLite, a window of up to
+//! a few hundred thousand rows) from the window's keys checked against the index's
+//! matches as a set of IDs. Which is cheaper depends on how common the words are in the window,
 //! which nothing stored tells: a short walk of the window's first events measures
 //! it (the probe). Counting every match of a common word costs seconds at a million
 //! events whichever way, so the total stops at the filter's `count_limit` (or the
