@@ -2,7 +2,9 @@
 //! floors, said by `X-Calendar-Total: at-least`, and paging on finds every match in
 //! list order. Each way a search can take (the probe of the window's first events,
 //! a walk of the window, the search index's matches) is reached here by a word whose
-//! matches sit where it leads, with a limit of 20 instead of 1,000.
+//! matches sit where it leads, with a limit of 20 instead of 1,000; the index's, for
+//! a word the probe never saw, wants a probe of 20 events or more (a limit of 40 or
+//! more), which its tests set.
 
 mod common;
 
@@ -285,6 +287,56 @@ both_with!(
             aardvarks_in_window(&app).await,
             (vec![cal.aardvark], Some(1))
         );
+    }
+);
+
+/// The date of day `n` of 2027, as the API takes it.
+fn date(n: u32) -> String {
+    day(n, 0)[..10].to_string()
+}
+
+both_with!(
+    a_rare_word_in_a_window_open_at_one_end_finds_its_matches_on_that_side,
+    // A limit whose probe (21 events) finding no match says the word is rare, in a
+    // window of more than `20 × limit` events: the word is looked up in the index,
+    // whose candidates before the window's start (or after its end) PostgreSQL drops
+    // on their row (`list::dated_index_matches`).
+    Settings {
+        search_count_limit: 42,
+        ..settings()
+    },
+    |app| async move {
+        let cal = calendar(&app).await;
+        let early = create(&app, "Aardvark breakfast", 5, 10, json!({})).await;
+        let fillers = (0..700u32).map(|n| {
+            let app = &app;
+            async move { create(app, &format!("Filler {n}"), 10 + n % 280, 8, json!({})).await }
+        });
+        futures_util::future::join_all(fillers).await;
+        let r = app
+            .get(&format!("events?starts_after={}&search=aardvark", date(8)))
+            .await;
+        r.assert(200);
+        assert_eq!(event_ids(&r), [cal.aardvark]);
+        assert_eq!(
+            (r.body["total"].as_u64(), floor_header(&r)),
+            (Some(1), None)
+        );
+        let r = app
+            .get(&format!(
+                "events?starts_before={}&search=aardvark",
+                date(330)
+            ))
+            .await;
+        assert_eq!(event_ids(&r), [early, cal.aardvark]);
+        assert_eq!(r.body["total"], 2);
+        let r = app
+            .get(&format!(
+                "events?starts_before={}&search=aardvark",
+                date(150)
+            ))
+            .await;
+        assert_eq!(event_ids(&r), [early]);
     }
 );
 
