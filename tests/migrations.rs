@@ -322,6 +322,15 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
         .await
         .unwrap();
     assert_eq!(start_indexed.get::<_, i64>(0), 1);
+    // Migration 27 wrote each venue's and organizer's type beside its text.
+    let types = client
+        .query(
+            "SELECT l.post_type = p.post_type FROM linked_search l JOIN posts p ON p.id = l.id",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert!(!types.is_empty() && types.iter().all(|r| r.get::<_, bool>(0)));
     // Migration 13 collected the characters of every event's text, the draft's too.
     let held = client
         .query_one(

@@ -459,6 +459,32 @@ both!(
         );
         // LIKE wildcards in the search are literal.
         assert_eq!(app.get("organizers?search=%25").await.body["total"], 0);
+        // Fields side by side in the search index's text (PostgreSQL's joins them with
+        // spaces) are not one field: a search across two of them finds nothing.
+        app.post(
+            "organizers",
+            json!({"organizer": "D", "phone": "555", "email": "d@example.org"}),
+        )
+        .await
+        .assert(201);
+        assert_eq!(
+            app.get("organizers?search=555%20d%40").await.body["total"],
+            0
+        );
+        assert_eq!(app.get("organizers?search=5%20d").await.body["total"], 0);
+        assert_eq!(
+            app.get("organizers?search=d%40example").await.body["total"],
+            1
+        );
+        // A word of a venue and of an organizer: each list finds its own.
+        app.post("organizers", json!({"organizer": "Globe Players"}))
+            .await
+            .assert(201);
+        let r = app.get("venues?search=globe").await;
+        assert_eq!(r.body["total"], 1, "{}", r.text);
+        let r = app.get("organizers?search=globe").await;
+        assert_eq!(r.body["total"], 1, "{}", r.text);
+        assert_eq!(r.body["organizers"][0]["organizer"], "Globe Players");
     }
 );
 

@@ -142,6 +142,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0026_dated_event_search.sql"),
         postgres: include_str!("migrations/postgres/0026_dated_event_search.sql"),
     },
+    Migration {
+        version: 27,
+        sqlite: include_str!("migrations/sqlite/0027_linked_search_types.sql"),
+        postgres: include_str!("migrations/postgres/0027_linked_search_types.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

@@ -159,9 +159,10 @@ pub const INDEX_QUEUED_LINKED: [&str; 3] = [
 /// The venues or organizers that may contain `word` (lower-cased, three characters
 /// or more), from the search index: a superset of those a field of which does.
 /// SQLite: the trigram index, and what is still queued for it (at most a batch,
-/// see `SQLITE_AFTER_COMMIT`). PostgreSQL: `linked_search`, whose `LIKE` its
-/// trigram index serves and PostgreSQL checks on the stored text.
-fn candidates(backend: Backend, word: &str) -> SimpleExpr {
+/// see `SQLITE_AFTER_COMMIT`). PostgreSQL: those of `post_type` in `linked_search`
+/// (migration 27), whose `LIKE` its trigram index serves and PostgreSQL checks on
+/// the stored text.
+fn candidates(backend: Backend, post_type: PostType, word: &str) -> SimpleExpr {
     match backend {
         Backend::Sqlite => {
             let phrase = format!("\"{}\"", word.replace('"', "\"\""));
@@ -181,8 +182,11 @@ fn candidates(backend: Backend, word: &str) -> SimpleExpr {
         // million events: 575 ms; the array's lookups: 20 ms).
         Backend::Postgres => Expr::cust_with_values(
             "posts.id = ANY(ARRAY(SELECT id FROM linked_search \
-             WHERE haystack LIKE $1 ESCAPE chr(92)))",
-            [format!("%{}%", escape_like(word))],
+             WHERE haystack LIKE $1 ESCAPE chr(92) AND post_type = $2))",
+            [
+                format!("%{}%", escape_like(word)),
+                post_type.as_str().to_string(),
+            ],
         ),
     }
 }
@@ -202,13 +206,19 @@ fn search_filter(
     // The index only narrows the rows the fields' own `LIKE` below is checked on,
     // so the answers are those of the check alone, index or not.
     if let Some(word) = indexed {
-        q.and_where(candidates(backend, word));
+        q.and_where(candidates(backend, lq.post_type, word));
     }
-    let mut any = Cond::any();
-    for c in searched_columns(lq.post_type) {
-        any = any.add(contains((Posts::Table, *c), search));
+    // PostgreSQL's candidates are checked on their stored text, each searched field
+    // lower-cased as the fields' own `LIKE` does and joined by spaces: a search
+    // without a space matches that text exactly where it matches a field.
+    let exact = backend == Backend::Postgres && indexed.is_some_and(|w| !w.contains(' '));
+    if !exact {
+        let mut any = Cond::any();
+        for c in searched_columns(lq.post_type) {
+            any = any.add(contains((Posts::Table, *c), search));
+        }
+        q.cond_where(any);
     }
-    q.cond_where(any);
     // A password-protected venue or organizer is listed with every field blanked,
     // its name too, to those who may not edit it: a search that matched it would
     // tell the searcher what those fields contain, one guess at a time.
