@@ -419,6 +419,12 @@ mod tests {
         ));
         // In the trigger and in the fill.
         assert_eq!(migration.matches(&fill()).count(), 2, "{}", fill());
+        // Migration 27's trigger, which writes each one's type too.
+        let typed = words(include_str!(
+            "../migrations/postgres/0027_linked_search_types.sql"
+        ));
+        let typed_fill = fill().replacen("SELECT id,", "SELECT id, post_type,", 1);
+        assert!(typed.contains(&typed_fill), "{typed_fill}");
     }
 
     #[test]
