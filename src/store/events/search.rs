@@ -1,15 +1,15 @@
 //! A list with a search: its page and a total counted up to a limit.
 //!
 //! A search's matches come from the trigram index (`list::index_matches`; on
-//! PostgreSQL, for a list whose dates hold few events, only those dates' matches,
-//! see [`dated`]), in no useful order, or from the events' own text, read row by
-//! row as the list walks its window in list order, or (on SQLite, a window of up to
-//! a few hundred thousand rows) from the window's keys checked against the index's
-//! matches as a set of IDs. Which is cheaper depends on how common the words are in the window,
-//! which nothing stored tells: a short walk of the window's first events measures
-//! it (the probe). Counting every match of a common word costs seconds at a million
-//! events whichever way, so the total stops at the filter's `count_limit` (or the
-//! end of the asked page, if deeper) and says so.
+//! PostgreSQL, only those within the list's dates, see [`dated`]), in no useful
+//! order, or from the events' own text, read row by row as the list walks its
+//! window in list order, or (on SQLite, a window of up to a few hundred thousand
+//! rows) from the window's keys checked against the index's matches as a set of
+//! IDs. Which is cheaper depends on how common the words are in the window, which
+//! nothing stored tells: a short walk of the window's first events measures it (the
+//! probe). Counting every match of a common word costs seconds at a million events
+//! whichever way, so the total stops at the filter's `count_limit` (or the end of
+//! the asked page, if deeper) and says so.
 
 use sea_query::{
     Alias, Asterisk, Cond, Expr, ExprTrait, Order, Query, SelectStatement, SimpleExpr, UnionType,
@@ -140,8 +140,6 @@ pub(super) async fn page(
         window.is_some_and(|n| n <= walk_rows) && !dated.as_ref().is_some_and(|d| d.unwalked);
     if let Some(dated) = dated {
         indexed = Some(dated.matches);
-    } else if backend == Backend::Postgres && index_wanted {
-        indexed = dated_index_matches(&eq.search_words, start_range(eq), false).or(indexed);
     }
     let joined = backend == Backend::Postgres
         && keys[0].may_repeat()
@@ -304,11 +302,13 @@ struct Dated {
     unwalked: bool,
 }
 
-/// The index's matches among the events of the list's dates ([`dated_index_matches`]),
-/// when it bounds them both ways and they hold at most [`DATED_EVENTS`] events, as the
-/// per-day counts of every event give them. `window`: the rows of `keys`' driver
-/// in them, if counted. `at_rate`: the matches expected among that many events, at
-/// the probe's rate.
+/// PostgreSQL: the index's matches among the events of the list's dates
+/// ([`dated_index_matches`]), `None` when the index serves no word. Through the
+/// start index when the dates bound the list both ways and hold at most
+/// [`DATED_EVENTS`] events, as the per-day counts of every event give them;
+/// otherwise the dates are checked on each candidate's row. `window`: the rows of
+/// `keys`' driver in them, if counted. `at_rate`: the matches expected among that
+/// many events, at the probe's rate.
 async fn dated(
     conn: &mut Conn,
     eq: &EventFilter,
@@ -317,24 +317,26 @@ async fn dated(
     at_rate: impl Fn(u64) -> u64,
 ) -> Result<Option<Dated>, StoreError> {
     let range = start_range(eq);
+    let on_rows = |matches| Dated {
+        matches,
+        unwalked: false,
+    };
     if range.0.is_none() || range.1.is_none() {
-        return Ok(None);
+        return Ok(dated_index_matches(&eq.search_words, range, false).map(on_rows));
     }
     let dates = match keys {
         // The window is the dates' events: counted already.
         [only] if only.kind == KeyKind::Every => window,
         _ => window_rows(conn, eq, &[KeyFilter::every()]).await?,
     };
-    let (Some(dates), Some(matches)) = (
-        dates.filter(|n| *n <= DATED_EVENTS),
-        dated_index_matches(&eq.search_words, range, true),
-    ) else {
-        return Ok(None);
+    let Some(dates) = dates.filter(|n| *n <= DATED_EVENTS) else {
+        return Ok(dated_index_matches(&eq.search_words, range, false).map(on_rows));
     };
     let walked_up_to = Ord::max(eq.count_limit, 1).saturating_mul(DATED_WALK_ROWS_PER_MATCH);
     let unwalked =
         window.is_some_and(|n| n > walked_up_to && at_rate(dates).saturating_mul(2) <= n);
-    Ok(Some(Dated { matches, unwalked }))
+    Ok(dated_index_matches(&eq.search_words, range, true)
+        .map(|matches| Dated { matches, unwalked }))
 }
 
 /// The window's first events, as the probe read them.
