@@ -166,10 +166,10 @@ pub(super) fn index_matches(backend: Backend, words: &[String]) -> Option<Select
 /// [`index_matches`] on PostgreSQL, of the events starting within `range` (each
 /// bound when given), checked on each candidate's row before its keys are looked
 /// up (598 of the 1,599 candidates `jazz`'s count read fell outside the default
-/// dates, at a million events). With `by_start_index`, PostgreSQL may AND the trigram index's bitmap
-/// with the start index's (migration 26) where that reads fewer rows; without, no
-/// index serves the bounds (`+`): for dates holding most events it chose that AND
-/// too, whose bitmap of 667,000 events took 122 ms.
+/// dates, at a million events). With `by_start_index`, PostgreSQL may AND the
+/// trigram index's bitmap with the start index's (migration 26) where that reads
+/// fewer rows; without, no index serves the bounds (`+`): for dates holding most
+/// events it chose that AND too, whose bitmap of 667,000 events took 122 ms.
 pub(super) fn dated_index_matches(
     words: &[String],
     range: (Option<i64>, Option<i64>),
