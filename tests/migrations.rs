@@ -331,6 +331,18 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
         .await
         .unwrap();
     assert!(!types.is_empty() && types.iter().all(|r| r.get::<_, bool>(0)));
+    // Migration 28 wrote beside each event's text what its key of every event holds.
+    let listed = client
+        .query(
+            "SELECT (s.start_utc, s.end_utc, s.status, s.protected, s.hidden, s.author)
+                  = (k.start_utc, k.end_utc, k.status, k.protected, k.hidden, k.author)
+             FROM event_search s JOIN event_keys k ON k.event_id = s.id AND k.kind = 0",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(listed.len(), texts.len());
+    assert!(listed.iter().all(|r| r.get::<_, bool>(0)));
     // Migration 13 collected the characters of every event's text, the draft's too.
     let held = client
         .query_one(

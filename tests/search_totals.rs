@@ -9,6 +9,7 @@
 mod common;
 
 use calendar_events::config::Settings;
+use calendar_events::domain::permissions::Role;
 use common::*;
 use serde_json::{Value, json};
 
@@ -468,5 +469,94 @@ both_with!(
         assert_eq!(app.get_as(&q, &Auth::None).await.body["total"], 0);
         let r = app.get_as(&q, &app.admin.auth()).await;
         assert_eq!(event_ids(&r), [protected]);
+    }
+);
+
+both_with!(
+    the_index_matches_show_what_each_caller_may_see_after_every_write,
+    // As above: the index route, whose candidates PostgreSQL checks on their own row
+    // of `event_search` (migration 28), which each write below must keep in step.
+    Settings {
+        search_count_limit: 42,
+        ..settings()
+    },
+    |app| async move {
+        calendar(&app).await;
+        let fillers = (0..700u32).map(|n| {
+            let app = &app;
+            async move { create(app, &format!("Filler {n}"), 10 + n % 280, 8, json!({})).await }
+        });
+        futures_util::future::join_all(fillers).await;
+        let okapi = |title: &'static str, n: u32, extra: Value| {
+            let app = &app;
+            async move { create(app, title, n, 10, extra).await }
+        };
+        let shown = okapi("Okapi shown", 205, json!({})).await;
+        let draft = okapi("Okapi draft", 206, json!({"status": "draft"})).await;
+        let private = okapi("Okapi private", 207, json!({"status": "private"})).await;
+        let titled = okapi("Okapi members", 208, json!({"password": "pw"})).await;
+        let described = okapi(
+            "Members",
+            209,
+            json!({"password": "pw", "description": "An okapi"}),
+        )
+        .await;
+        let trashed = okapi("Okapi trashed", 210, json!({})).await;
+        let published = okapi("Okapi published later", 211, json!({"status": "draft"})).await;
+        let listed = okapi(
+            "Okapi listed later",
+            212,
+            json!({"hide_from_listings": true}),
+        )
+        .await;
+        let unlisted = okapi("Okapi unlisted later", 213, json!({})).await;
+        let moved = okapi("Okapi moved away", 214, json!({})).await;
+        let author = app.user(Role::Author).await;
+        let own = app
+            .post_as(
+                "events",
+                with(
+                    event("Okapi own draft", &day(215, 10), &day(215, 11)),
+                    json!({"status": "draft"}),
+                ),
+                &author.auth(),
+            )
+            .await
+            .id();
+        app.delete(&format!("events/{trashed}")).await.assert(200);
+        let edits = [
+            (published, json!({"status": "publish"})),
+            (listed, json!({"hide_from_listings": false})),
+            (unlisted, json!({"hide_from_listings": true})),
+            (
+                moved,
+                json!({"start_date": day(2, 10), "end_date": day(2, 11)}),
+            ),
+        ];
+        for (id, edit) in edits {
+            app.post(&format!("events/{id}"), edit).await.assert(200);
+        }
+        let public = vec![shown, titled, published, listed];
+        let every = vec![
+            shown, draft, private, titled, described, published, listed, own,
+        ];
+        let authors = vec![shown, titled, published, listed, own];
+        let windows = [
+            format!("starts_after={}", date(8)),
+            format!("start_date={}&end_date={}", date(8), date(330)),
+        ];
+        for window in windows {
+            let query = format!("events?{window}&search=okapi");
+            for (auth, expected) in [
+                (Auth::None, &public),
+                (app.admin.auth(), &every),
+                (author.auth(), &authors),
+            ] {
+                let r = app.get_as(&query, &auth).await;
+                r.assert(200);
+                assert_eq!(&event_ids(&r), expected, "{query} as {auth:?}: {}", r.text);
+                assert_eq!(r.body["total"].as_u64(), Some(expected.len() as u64));
+            }
+        }
     }
 );

@@ -147,6 +147,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0027_linked_search_types.sql"),
         postgres: include_str!("migrations/postgres/0027_linked_search_types.sql"),
     },
+    Migration {
+        version: 28,
+        sqlite: include_str!("migrations/sqlite/0028_listed_event_search.sql"),
+        postgres: include_str!("migrations/postgres/0028_listed_event_search.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

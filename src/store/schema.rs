@@ -77,13 +77,18 @@ pub enum Posts {
     Tickets,
 }
 
-/// PostgreSQL: each event's searched text, lower-cased, and its start (migrations 25
-/// and 26).
+/// PostgreSQL: each event's searched text, lower-cased, and what a list checks of
+/// the event, named as in `event_keys` (migrations 25, 26 and 28).
 #[derive(Iden, Clone, Copy)]
 pub enum EventSearch {
     Table,
     Id,
     StartUtc,
+    EndUtc,
+    Status,
+    Protected,
+    Hidden,
+    Author,
     Haystack,
     ProtectedTitle,
 }

@@ -212,14 +212,45 @@ pub(super) fn keyed_with(
         q.and_where(d(EventKeys::Kind).eq(code(first.kind)))
             .and_where(d(EventKeys::Value).is_in(first.values.iter().copied()));
     }
+    listed_by(&mut q, backend, eq, keys, others, texts);
+    q
+}
+
+/// PostgreSQL: the index's `matches` of a list driven by every event's key, each
+/// checked on its own row of `event_search`, which holds what the event's key of
+/// every event holds (migration 28) beside its text: the conditions of [`keyed`]
+/// on that row, with no lookup of the key. The matches are read with those columns
+/// (`list::with_listed_columns`) in a subquery kept whole (`OFFSET 0`), so that the
+/// checks are made on the rows it reads, and the dates on the row (see
+/// `list::dated_index_matches`) do not become bounds of the start index.
+pub(super) fn listed_matches(
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    matches: &SelectStatement,
+) -> SelectStatement {
+    let (first, others) = keys.split_first().expect("a keyed list has a key");
+    debug_assert!(first.kind == KeyKind::Every);
+    let mut matches = super::list::with_listed_columns(matches.clone());
+    matches.offset(0);
+    let mut q = Query::select();
+    q.expr_as(d(EventKeys::EventId), Alias::new("id"))
+        .from_subquery(matches, driver());
+    listed_by(&mut q, Backend::Postgres, eq, keys, others, Texts::ByCaller);
+    q
+}
+
+/// The conditions of the list but its driver's range on the rows `d`.
+fn listed_by(
+    q: &mut SelectStatement,
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    others: &[KeyFilter],
+    texts: Texts,
+) {
     q.and_where(d(EventKeys::Hidden).eq(false));
-    visibility(&mut q, eq, keys.iter().any(KeyFilter::hides_protected));
-    date_filters(
-        &mut q,
-        eq,
-        || d(EventKeys::StartUtc),
-        || d(EventKeys::EndUtc),
-    );
+    visibility(q, eq, keys.iter().any(KeyFilter::hides_protected));
+    date_filters(q, eq, || d(EventKeys::StartUtc), || d(EventKeys::EndUtc));
     if !eq.include.is_empty() {
         q.and_where(d(EventKeys::EventId).is_in(eq.include.iter().copied()));
     }
@@ -232,13 +263,12 @@ pub(super) fn keyed_with(
         }
         Texts::OnRow => {}
         Texts::InSet | Texts::ByCaller | Texts::JoinedByCaller => {
-            search_conditions(&mut q, backend, eq, texts);
+            search_conditions(q, backend, eq, texts);
         }
     }
     if let Some(parent) = eq.post_parent {
         q.and_where(event_row(posts_p(Posts::PostParent).eq(parent)));
     }
-    q
 }
 
 /// The search words' conditions on the key rows `d`, but for their text read on

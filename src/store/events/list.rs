@@ -189,6 +189,27 @@ pub(super) fn dated_index_matches(
     Some(q)
 }
 
+/// PostgreSQL: `matches` (of [`index_matches`] or [`dated_index_matches`]) with what
+/// a list checks of each event, read from its row under the names of `event_keys`'
+/// columns (see `keys::listed_matches`).
+pub(super) fn with_listed_columns(mut matches: SelectStatement) -> SelectStatement {
+    matches.expr_as(
+        Expr::col((EventSearch::Table, EventSearch::Id)),
+        Alias::new("event_id"),
+    );
+    for column in [
+        EventSearch::StartUtc,
+        EventSearch::EndUtc,
+        EventSearch::Status,
+        EventSearch::Protected,
+        EventSearch::Hidden,
+        EventSearch::Author,
+    ] {
+        matches.column((EventSearch::Table, column));
+    }
+    matches
+}
+
 /// `LIKE` any of the patterns of a two-character word and each character of the
 /// text before or after it, which `pg_trgm` looks up one trigram each.
 fn postgres_neighbours(word: &str) -> SimpleExpr {

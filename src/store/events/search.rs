@@ -15,7 +15,7 @@ use sea_query::{
     Alias, Asterisk, Cond, Expr, ExprTrait, Order, Query, SelectStatement, SimpleExpr, UnionType,
 };
 
-use super::keys::{Texts, d, keyed_with};
+use super::keys::{Texts, d, keyed_with, listed_matches};
 use super::list::{dated_index_matches, index_matches, start_range, text_on_row, text_row};
 use crate::domain::event::{EventFilter, Total};
 use crate::domain::event_keys::{KeyFilter, KeyKind};
@@ -548,7 +548,9 @@ struct Index<'a> {
     joined: bool,
 }
 
-/// The index's matches that the list shows: each one's keys looked up by its ID.
+/// The index's matches that the list shows: each one's keys looked up by its ID, or,
+/// on PostgreSQL for a list driven by every event's key, checked on the row the
+/// index's candidate was read from (`keys::listed_matches`).
 fn shown_matches(
     backend: Backend,
     eq: &EventFilter,
@@ -556,6 +558,9 @@ fn shown_matches(
     index: &Index,
 ) -> SelectStatement {
     let matches = index.matches;
+    if backend == Backend::Postgres && keys[0].kind == KeyKind::Every && !index.joined {
+        return listed_matches(eq, keys, matches);
+    }
     let m = Alias::new("m");
     let texts = if index.joined {
         Texts::JoinedByCaller
