@@ -1504,6 +1504,16 @@ fn event_keys_fill_sql(backend: Backend) -> Result<String> {
     ))
 }
 
+/// Migration 29's rebuild of PostgreSQL's `event_search` with each event's terms, for
+/// a load whose keys were filled without the triggers that keep those terms.
+fn event_search_terms_fill_sql() -> Result<&'static str> {
+    section(
+        include_str!("../src/store/migrations/postgres/0029_event_search_terms.sql"),
+        "event_search_terms",
+        29,
+    )
+}
+
 /// The part of a migration between its `-- {name}: fill` and `-- {name}: filled`.
 fn section<'a>(migration: &'a str, name: &str, version: u32) -> Result<&'a str> {
     let start = migration
@@ -1523,8 +1533,10 @@ fn section<'a>(migration: &'a str, name: &str, version: u32) -> Result<&'a str> 
 /// counts (migrations 17 and 18 delete and add the terms' rows), and the blocks'
 /// section then sums the blocks from the days afresh; left on, they updated a block
 /// for each of 646,000 day rows at a million events, to no end but a blocks table
-/// twelve times its size (142 MB for 71,000 rows on PostgreSQL).
-const EVENT_KEYS_TRIGGERS: [(&str, &str); 13] = [
+/// twelve times its size (142 MB for 71,000 rows on PostgreSQL). PostgreSQL's
+/// triggers writing each event's terms into `event_search` too: migration 29's
+/// rebuild of that table fills them once the keys are in.
+const EVENT_KEYS_TRIGGERS: [(&str, &str); 15] = [
     ("event_keys", "event_key_days_insert"),
     ("event_key_days", "event_key_blocks_insert"),
     ("event_key_days", "event_key_blocks_update"),
@@ -1532,6 +1544,8 @@ const EVENT_KEYS_TRIGGERS: [(&str, &str); 13] = [
     ("event_keys", "event_keys_term_flags_insert"),
     ("event_keys", "event_keys_flag_terms_insert"),
     ("event_keys", "linked_event_stats_insert"),
+    ("event_keys", "event_search_terms_insert"),
+    ("event_keys", "event_search_terms_delete"),
     ("posts", "event_keys_insert"),
     ("posts", "event_keys_update"),
     ("term_relationships", "event_keys_term_insert"),
@@ -1608,6 +1622,7 @@ async fn load_postgres(
     client
         .batch_execute(&event_keys_fill_sql(Backend::Postgres)?)
         .await?;
+    client.batch_execute(event_search_terms_fill_sql()?).await?;
     for (table, trigger) in EVENT_KEYS_TRIGGERS {
         client
             .batch_execute(&format!("ALTER TABLE {table} ENABLE TRIGGER {trigger}"))

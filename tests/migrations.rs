@@ -343,6 +343,27 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
         .unwrap();
     assert_eq!(listed.len(), texts.len());
     assert!(listed.iter().all(|r| r.get::<_, bool>(0)));
+    // Migration 29 wrote beside it the event's terms, as its term keys give them
+    // (a subcategory's event holds its parent too), and a search in a category
+    // finds them there.
+    let terms = client
+        .query(
+            "SELECT s.terms = COALESCE((SELECT array_agg(k.value ORDER BY k.value)
+                                        FROM event_keys k
+                                        WHERE k.event_id = s.id AND k.kind = 1), '{}'),
+                    cardinality(s.terms)
+             FROM event_search s",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(terms.len(), texts.len());
+    assert!(terms.iter().all(|r| r.get::<_, bool>(0)));
+    assert!(terms.iter().any(|r| r.get::<_, i32>(1) >= 2));
+    let in_music = app
+        .get("events?search=isted&start_date=2027-01-01&categories=music")
+        .await;
+    assert_eq!(titles(&in_music), ["Listed C"]);
     // Migration 13 collected the characters of every event's text, the draft's too.
     let held = client
         .query_one(

@@ -560,3 +560,92 @@ both_with!(
         }
     }
 );
+
+both_with!(
+    a_search_in_terms_follows_every_change_of_an_events_terms,
+    // The index route, in categories and a tag of many events: PostgreSQL checks
+    // each candidate's terms with its words in the search index (migration 29),
+    // whose copy of an event's terms each change below must keep in step.
+    Settings {
+        search_count_limit: 42,
+        ..settings()
+    },
+    |app| async move {
+        let music = app.category("Music", None).await;
+        let jazz = app.category("Jazz", Some(music)).await;
+        let talks = app.category("Talks", None).await;
+        let blues = app.category("Blues", Some(talks)).await;
+        let gone = app.category("Gone", Some(music)).await;
+        let outdoor = app.post("tags", json!({"name": "outdoor"})).await.id();
+        // More of the terms' events in the window than a walk reads at this limit
+        // (`20 × 42`): the search looks its word up in the index.
+        let fillers = (0..900u32).map(|n| {
+            let app = &app;
+            let terms = json!({"categories": [music, talks], "tags": [outdoor]});
+            async move { create(app, &format!("Filler {n}"), 10 + n % 280, 8, terms).await }
+        });
+        futures_util::future::join_all(fillers).await;
+        let okapi = |title: &'static str, n: u32, terms: Value| {
+            let app = &app;
+            async move { create(app, title, n, 10, terms).await }
+        };
+        let in_child = okapi("Okapi jazz", 205, json!({"categories": [jazz]})).await;
+        let tagged = okapi(
+            "Okapi music outdoors",
+            206,
+            json!({"categories": [music], "tags": [outdoor]}),
+        )
+        .await;
+        let given = okapi("Okapi given jazz", 207, json!({})).await;
+        let taken = okapi("Okapi jazz taken", 208, json!({"categories": [jazz]})).await;
+        let untagged = okapi(
+            "Okapi untagged",
+            209,
+            json!({"categories": [music], "tags": [outdoor]}),
+        )
+        .await;
+        let moved = okapi("Okapi blues", 210, json!({"categories": [blues]})).await;
+        // In a category deleted below: its keys of the category and of music go.
+        okapi("Okapi gone", 211, json!({"categories": [gone]})).await;
+        let talk = okapi("Okapi talk", 212, json!({"categories": [talks]})).await;
+        let edits = [
+            (given, json!({"categories": [jazz]})),
+            (taken, json!({"categories": [talks]})),
+            (untagged, json!({"tags": []})),
+        ];
+        for (id, edit) in edits {
+            app.post(&format!("events/{id}"), edit).await.assert(200);
+        }
+        app.post(&format!("categories/{blues}"), json!({"parent": music}))
+            .await
+            .assert(200);
+        app.delete(&format!("categories/{gone}?force=true"))
+            .await
+            .assert(200);
+
+        let window = format!("starts_after={}", date(8));
+        for (filter, expected) in [
+            (
+                format!("categories={music}"),
+                vec![in_child, tagged, given, untagged, moved],
+            ),
+            (format!("categories={jazz}"), vec![in_child, given]),
+            (format!("categories={talks}"), vec![taken, talk]),
+            (
+                format!("categories={jazz},{talks}"),
+                vec![in_child, given, taken, talk],
+            ),
+            (format!("tags={outdoor}"), vec![tagged]),
+            (format!("categories={music}&tags={outdoor}"), vec![tagged]),
+        ] {
+            let query = format!("events?{window}&{filter}&search=okapi");
+            let r = app.get(&query).await;
+            assert_eq!(event_ids(&r), expected, "{query}: {}", r.text);
+            assert_eq!(
+                r.body["total"].as_u64(),
+                Some(expected.len() as u64),
+                "{query}"
+            );
+        }
+    }
+);

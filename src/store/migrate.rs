@@ -152,6 +152,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0028_listed_event_search.sql"),
         postgres: include_str!("migrations/postgres/0028_listed_event_search.sql"),
     },
+    Migration {
+        version: 29,
+        sqlite: include_str!("migrations/sqlite/0029_event_search_terms.sql"),
+        postgres: include_str!("migrations/postgres/0029_event_search_terms.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

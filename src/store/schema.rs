@@ -89,6 +89,7 @@ pub enum EventSearch {
     Protected,
     Hidden,
     Author,
+    Terms,
     Haystack,
     ProtectedTitle,
 }

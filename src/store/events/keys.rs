@@ -216,26 +216,53 @@ pub(super) fn keyed_with(
     q
 }
 
-/// PostgreSQL: the index's `matches` of a list driven by every event's key, each
-/// checked on its own row of `event_search`, which holds what the event's key of
-/// every event holds (migration 28) beside its text: the conditions of [`keyed`]
-/// on that row, with no lookup of the key. The matches are read with those columns
-/// (`list::with_listed_columns`) in a subquery kept whole (`OFFSET 0`), so that the
-/// checks are made on the rows it reads, and the dates on the row (see
-/// `list::dated_index_matches`) do not become bounds of the start index.
+/// Whether PostgreSQL checks the search index's candidates of a list read by
+/// `keys` on their own rows of `event_search` ([`listed_matches`]): a list driven
+/// by every event's key or by terms, which those rows hold (migrations 28 and 29).
+pub(super) fn listed_on_rows(keys: &[KeyFilter]) -> bool {
+    matches!(keys[0].kind, KeyKind::Every | KeyKind::Term)
+}
+
+/// PostgreSQL: the index's `matches` of a list read by `keys` (see
+/// [`listed_on_rows`]), each checked on its own row of `event_search`, which holds
+/// what the event's key of every event holds (migration 28) and its terms
+/// (migration 29) beside its text: the conditions of [`keyed`] on that row, with no
+/// lookup of the key. Its terms are checked by the index with its words (the
+/// index's entries of each candidate hold both), so that a term filter narrows the
+/// candidates before any row is read; only a filter of another kind is probed. The
+/// matches are read with those columns (`list::with_listed_columns`) in a subquery
+/// kept whole (`OFFSET 0`), so that the checks are made on the rows it reads, and
+/// the dates on the row (see `list::dated_index_matches`) do not become bounds of
+/// the start index.
 pub(super) fn listed_matches(
     eq: &EventFilter,
     keys: &[KeyFilter],
     matches: &SelectStatement,
 ) -> SelectStatement {
-    let (first, others) = keys.split_first().expect("a keyed list has a key");
-    debug_assert!(first.kind == KeyKind::Every);
+    debug_assert!(listed_on_rows(keys));
     let mut matches = super::list::with_listed_columns(matches.clone());
+    let mut probed = Vec::new();
+    for key in keys {
+        match key.kind {
+            KeyKind::Every => {}
+            KeyKind::Term => {
+                matches.and_where(super::list::holds_terms(&key.values));
+            }
+            _ => probed.push(key.clone()),
+        }
+    }
     matches.offset(0);
     let mut q = Query::select();
     q.expr_as(d(EventKeys::EventId), Alias::new("id"))
         .from_subquery(matches, driver());
-    listed_by(&mut q, Backend::Postgres, eq, keys, others, Texts::ByCaller);
+    listed_by(
+        &mut q,
+        Backend::Postgres,
+        eq,
+        keys,
+        &probed,
+        Texts::ByCaller,
+    );
     q
 }
 

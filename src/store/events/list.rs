@@ -210,6 +210,19 @@ pub(super) fn with_listed_columns(mut matches: SelectStatement) -> SelectStateme
     matches
 }
 
+/// PostgreSQL: the event holds one of `terms` or a term below one, as its row of
+/// `event_search` says (migration 29): checked by the trigram index, whose entries
+/// of each event hold its terms beside its text's trigrams.
+pub(super) fn holds_terms(terms: &[i64]) -> SimpleExpr {
+    // One array literal, of integers only: sea-query writes a bracketed `ARRAY[…]`
+    // as it stands, leaving placeholders in it unnumbered.
+    let terms: Vec<String> = terms.iter().map(i64::to_string).collect();
+    Expr::cust_with_values(
+        "event_search.terms && ($1::text)::bigint[]",
+        [format!("{{{}}}", terms.join(","))],
+    )
+}
+
 /// `LIKE` any of the patterns of a two-character word and each character of the
 /// text before or after it, which `pg_trgm` looks up one trigram each.
 fn postgres_neighbours(word: &str) -> SimpleExpr {

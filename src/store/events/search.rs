@@ -15,7 +15,7 @@ use sea_query::{
     Alias, Asterisk, Cond, Expr, ExprTrait, Order, Query, SelectStatement, SimpleExpr, UnionType,
 };
 
-use super::keys::{Texts, d, keyed_with, listed_matches};
+use super::keys::{Texts, d, keyed_with, listed_matches, listed_on_rows};
 use super::list::{dated_index_matches, index_matches, start_range, text_on_row, text_row};
 use crate::domain::event::{EventFilter, Total};
 use crate::domain::event_keys::{KeyFilter, KeyKind};
@@ -39,7 +39,8 @@ const WALK_ROWS_PER_MATCH: u64 = 20;
 /// counted, for PostgreSQL to join the index's matches with them as it chooses (see
 /// [`Index::joined`]): two tags of 18,700 events with `jazz` took 805 ms probed,
 /// 203 ms so. Not every event's rows: given the choice for a month of them (26,000)
-/// and `jazz`, it took 9 s.
+/// and `jazz`, it took 9 s. Terms are not joined either: their index checks them
+/// with the words (`keys::listed_on_rows`); organizers are.
 const JOINED_ROWS_PER_MATCH: u64 = 150;
 
 /// How many events a window of a rare word may hold, per match counted, for
@@ -143,6 +144,7 @@ pub(super) async fn page(
     }
     let joined = backend == Backend::Postgres
         && keys[0].may_repeat()
+        && !listed_on_rows(keys)
         && window.is_some_and(|n| n <= count_limit.saturating_mul(JOINED_ROWS_PER_MATCH));
     let index = |matches| Index { matches, joined };
     let (total, walked) = match &indexed {
@@ -549,8 +551,8 @@ struct Index<'a> {
 }
 
 /// The index's matches that the list shows: each one's keys looked up by its ID, or,
-/// on PostgreSQL for a list driven by every event's key, checked on the row the
-/// index's candidate was read from (`keys::listed_matches`).
+/// on PostgreSQL for a list driven by every event's key or by terms, checked on the
+/// row the index's candidate was read from (`keys::listed_matches`).
 fn shown_matches(
     backend: Backend,
     eq: &EventFilter,
@@ -558,7 +560,7 @@ fn shown_matches(
     index: &Index,
 ) -> SelectStatement {
     let matches = index.matches;
-    if backend == Backend::Postgres && keys[0].kind == KeyKind::Every && !index.joined {
+    if backend == Backend::Postgres && listed_on_rows(keys) && !index.joined {
         return listed_matches(eq, keys, matches);
     }
     let m = Alias::new("m");
