@@ -1533,10 +1533,8 @@ fn section<'a>(migration: &'a str, name: &str, version: u32) -> Result<&'a str> 
 /// counts (migrations 17 and 18 delete and add the terms' rows), and the blocks'
 /// section then sums the blocks from the days afresh; left on, they updated a block
 /// for each of 646,000 day rows at a million events, to no end but a blocks table
-/// twelve times its size (142 MB for 71,000 rows on PostgreSQL). PostgreSQL's
-/// triggers writing each event's terms into `event_search` too: migration 29's
-/// rebuild of that table fills them once the keys are in.
-const EVENT_KEYS_TRIGGERS: [(&str, &str); 15] = [
+/// twelve times its size (142 MB for 71,000 rows on PostgreSQL).
+const EVENT_KEYS_TRIGGERS: [(&str, &str); 13] = [
     ("event_keys", "event_key_days_insert"),
     ("event_key_days", "event_key_blocks_insert"),
     ("event_key_days", "event_key_blocks_update"),
@@ -1544,14 +1542,20 @@ const EVENT_KEYS_TRIGGERS: [(&str, &str); 15] = [
     ("event_keys", "event_keys_term_flags_insert"),
     ("event_keys", "event_keys_flag_terms_insert"),
     ("event_keys", "linked_event_stats_insert"),
-    ("event_keys", "event_search_terms_insert"),
-    ("event_keys", "event_search_terms_delete"),
     ("posts", "event_keys_insert"),
     ("posts", "event_keys_update"),
     ("term_relationships", "event_keys_term_insert"),
     ("term_relationships", "event_keys_term_delete"),
     ("event_organizers", "event_keys_organizer_insert"),
     ("event_organizers", "event_keys_organizer_delete"),
+];
+
+/// PostgreSQL's triggers writing each event's terms into `event_search` (SQLite has
+/// none): off during the load too, migration 29's rebuild of that table fills them
+/// once the keys are in.
+const POSTGRES_KEYS_TRIGGERS: [(&str, &str); 2] = [
+    ("event_keys", "event_search_terms_insert"),
+    ("event_keys", "event_search_terms_delete"),
 ];
 
 async fn load_postgres(
@@ -1573,7 +1577,7 @@ async fn load_postgres(
         )
         .await?;
     client.batch_execute("BEGIN").await?;
-    for (table, trigger) in EVENT_KEYS_TRIGGERS {
+    for (table, trigger) in EVENT_KEYS_TRIGGERS.iter().chain(&POSTGRES_KEYS_TRIGGERS) {
         client
             .batch_execute(&format!("ALTER TABLE {table} DISABLE TRIGGER {trigger}"))
             .await?;
@@ -1623,7 +1627,7 @@ async fn load_postgres(
         .batch_execute(&event_keys_fill_sql(Backend::Postgres)?)
         .await?;
     client.batch_execute(event_search_terms_fill_sql()?).await?;
-    for (table, trigger) in EVENT_KEYS_TRIGGERS {
+    for (table, trigger) in EVENT_KEYS_TRIGGERS.iter().chain(&POSTGRES_KEYS_TRIGGERS) {
         client
             .batch_execute(&format!("ALTER TABLE {table} ENABLE TRIGGER {trigger}"))
             .await?;

@@ -450,3 +450,66 @@ both!(
         }
     }
 );
+
+// Several categories count each event once, however their sizes compare: beside a
+// large one, the small ones' events are each looked up among the earlier values'
+// (PostgreSQL's probes, `keys::Probes`), and beside a small one, as PostgreSQL plans
+// it. An event in a subcategory is in its parent; a protected one is counted for
+// the administrator only.
+both!(
+    several_categories_count_each_event_once_beside_a_large_one,
+    |app| async move {
+        let big = app.category("Big", None).await;
+        let below = app.category("Below", Some(big)).await;
+        let small = app.category("Small", None).await;
+        let smaller = app.category("Smaller", None).await;
+        let on = |n: u32| format!("2027-05-{:02} 10:00:00", 1 + n % 28);
+        let mut create = Vec::new();
+        for n in 0..60u32 {
+            let category = if n % 4 == 0 { below } else { big };
+            create.push((format!("Big {n}"), n, json!([category]), json!({})));
+        }
+        for (title, categories, extra) in [
+            ("Small alone", json!([small]), json!({})),
+            ("Small and big", json!([small, big]), json!({})),
+            ("Small and below", json!([small, below]), json!({})),
+            ("Small protected", json!([small]), json!({"password": "pw"})),
+            ("Small and smaller", json!([small, smaller]), json!({})),
+            ("Smaller and big", json!([smaller, big]), json!({})),
+        ] {
+            create.push((title.to_string(), 7, categories, extra));
+        }
+        for (title, n, categories, extra) in &create {
+            let body = with(
+                event(title, &on(*n), &on(*n)),
+                json!({"categories": categories}),
+            );
+            app.event(with(body, extra.clone())).await;
+        }
+        let window = "start_date=2027-05-01&end_date=2027-05-31&per_page=50";
+        for (filter, anonymous, admin) in [
+            (format!("{big},{small}"), 65usize, 66),
+            (format!("{small},{big}"), 65, 66),
+            (format!("{big},{small},{smaller}"), 65, 66),
+            (format!("{small},{smaller}"), 5, 6),
+            (format!("{below},{small}"), 19, 20),
+        ] {
+            for (auth, expected) in [(Auth::None, anonymous), (app.admin.auth(), admin)] {
+                let mut listed = Vec::new();
+                for page in 1..=expected.div_ceil(50) {
+                    let path = format!("events?{window}&categories={filter}&page={page}");
+                    let r = app.get_as(&path, &auth).await;
+                    r.assert(200);
+                    let total = expected.to_string();
+                    assert_eq!(r.header("X-WP-Total"), Some(total.as_str()), "{path}");
+                    listed.extend(titles(&r));
+                }
+                let mut unique = listed.clone();
+                unique.sort_unstable();
+                unique.dedup();
+                assert_eq!(unique.len(), listed.len(), "{filter}: {listed:?}");
+                assert_eq!(listed.len(), expected, "{filter}: {listed:?}");
+            }
+        }
+    }
+);

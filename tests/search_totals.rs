@@ -649,3 +649,119 @@ both_with!(
         }
     }
 );
+
+both_with!(
+    matches_the_index_counts_whole_are_paged_in_list_order,
+    // The index route with every match counted (fewer than the limit): the page is
+    // taken from the matches the count read, sorted by their starts, for a list
+    // driven by every event, by one tag and by two (whose walk would sort the
+    // window). With a word of two characters beside, SQLite takes that route too
+    // rather than a set of the index's matches.
+    Settings {
+        search_count_limit: 42,
+        ..settings()
+    },
+    |app| async move {
+        let red = app.post("tags", json!({"name": "red"})).await.id();
+        let blue = app.post("tags", json!({"name": "blue"})).await.id();
+        // More of the tags' events in the window than a walk reads at this limit
+        // (`20 × 42`), none of them matching: the probe sees no match.
+        let fillers = (0..900u32).map(|n| {
+            let app = &app;
+            let tags = json!({"tags": [red, blue]});
+            async move { create(app, &format!("Filler {n}"), 10 + n % 200, 8, tags).await }
+        });
+        futures_util::future::join_all(fillers).await;
+        // Created out of list order; two at the same hour, listed by ID.
+        let mut okapis = Vec::new();
+        for (n, hour, tags) in [
+            (260, 10, json!([red])),
+            (250, 12, json!([blue])),
+            (270, 10, json!([red, blue])),
+            (250, 9, json!([red])),
+            (255, 10, json!([])),
+            (265, 11, json!([blue])),
+            (255, 10, json!([red])),
+            (240, 10, json!([red, blue])),
+        ] {
+            let id = create(&app, &format!("Okapi {n}"), n, hour, json!({"tags": tags})).await;
+            okapis.push((day(n, hour), id, tags));
+        }
+        // Not listed for visitors: a draft and an event hidden from listings.
+        let hidden = [
+            json!({"status": "draft"}),
+            json!({"hide_from_listings": true}),
+        ];
+        for (n, extra) in (245..).zip(hidden) {
+            let tags = json!({"tags": [red, blue]});
+            create(&app, "Okapi unlisted", n, 10, with(tags, extra)).await;
+        }
+        okapis.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        let holding = |tags: &[i64]| -> Vec<i64> {
+            let held = |t: &Value| {
+                tags.iter()
+                    .any(|tag| t.as_array().unwrap().contains(&json!(tag)))
+            };
+            okapis.iter().filter(|o| held(&o.2)).map(|o| o.1).collect()
+        };
+        let anonymous = Auth::None;
+        let lists = [
+            (
+                String::new(),
+                okapis.iter().map(|o| o.1).collect::<Vec<_>>(),
+            ),
+            (format!("&tags={red}"), holding(&[red])),
+            (format!("&tags={red},{blue}"), holding(&[red, blue])),
+        ];
+        for ((filter, expected), words) in
+            lists.iter().flat_map(|l| [(l, "okapi"), (l, "okapi+ok")])
+        {
+            let query = format!("{WINDOW}{filter}&search={words}&per_page=3");
+            let (all, totals) = every_page(&app, &query, &anonymous).await;
+            assert_eq!(&all, expected, "{query}");
+            let exact = (expected.len() as u64, false);
+            assert!(totals.iter().all(|t| *t == exact), "{query}: {totals:?}");
+        }
+    }
+);
+
+both_with!(
+    a_walk_of_two_tags_pages_their_events_in_list_order,
+    // A word in a third of two tags' events: the probe sees it often, and the page
+    // is walked, each tag's next events merged in list order (`search::walked_page`),
+    // several on each day, some in both tags.
+    limited(),
+    |app| async move {
+        let red = app.post("tags", json!({"name": "red"})).await.id();
+        let blue = app.post("tags", json!({"name": "blue"})).await.id();
+        let mut expected = Vec::new();
+        for n in 0..90u32 {
+            let tags = match n % 3 {
+                0 => json!([red]),
+                1 => json!([blue]),
+                _ => json!([red, blue]),
+            };
+            let title = if matches!(n % 5, 1 | 3) {
+                "Zebra walk"
+            } else {
+                "Quiet walk"
+            };
+            let extra = json!({"tags": tags});
+            let id = create(
+                &app,
+                &format!("{title} {n}"),
+                20 + n / 4,
+                8 + n % 4 * 2,
+                extra,
+            )
+            .await;
+            if title.starts_with("Zebra") {
+                expected.push(id);
+            }
+        }
+        let query = format!("{WINDOW}&tags={red},{blue}&search=zebra&per_page=4");
+        let (all, totals) = every_page(&app, &query, &Auth::None).await;
+        assert_eq!(all, expected, "{query}");
+        assert_eq!(*totals.last().unwrap(), (expected.len() as u64, false));
+    }
+);
