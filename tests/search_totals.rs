@@ -727,9 +727,9 @@ both_with!(
 
 both_with!(
     a_walk_of_two_tags_pages_their_events_in_list_order,
-    // A word in a third of two tags' events: the probe sees it often, and the page
-    // is walked, each tag's next events merged in list order (`search::walked_page`),
-    // several on each day, some in both tags.
+    // A word in two of five of two tags' events: the probe sees it often, and the
+    // page is walked, each tag's next events merged in list order
+    // (`search::walk::walked_page`), several on each day, some in both tags.
     limited(),
     |app| async move {
         let red = app.post("tags", json!({"name": "red"})).await.id();

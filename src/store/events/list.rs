@@ -608,7 +608,7 @@ async fn page_and_total(
 /// the largest categories): every event's own key drives, in list order, and
 /// that filter becomes a probe of each event's keys like the others. A driver of
 /// several values is read in list order only by sorting its rows (see
-/// `search::in_order`), which a search's probe and walk do each time: cheap for a
+/// `search::walk::in_order`), which a search's probe and walk do each time: cheap for a
 /// few terms' events, not for a third of the calendar.
 fn searched_keys(keys: &[KeyFilter]) -> Vec<KeyFilter> {
     std::iter::once(KeyFilter::every())
@@ -652,7 +652,7 @@ async fn exact_total(
 /// ([`Probes::EachEvent`]): a lookup costs about what ten keys hashed do (3 and
 /// 0.3 µs at a million events), and a hash reads the first value's whole range,
 /// longer than its window. Two categories of 555,000 keys and of 11,000 events in
-/// the window: 175 ms hashed, 35 looked up.
+/// the window: 160-175 ms hashed, 30-35 looked up.
 const HASHED_KEYS_PER_PROBE: u64 = 8;
 
 /// How many values after the first [`others_probes`] counts the windows of; past
@@ -661,7 +661,7 @@ const PROBE_COUNTED_VALUES: usize = 4;
 
 /// How the counts of the other values look up the earlier ones: one by one when
 /// their windows, from the per-day counts, are few beside the first's (`first`
-/// events). SQLite always looks them up so.
+/// events). SQLite's counts look each one up whatever this says (`store::exists`).
 async fn others_probes(
     conn: &mut Conn,
     others: &[KeyWindow],

@@ -11,17 +11,19 @@
 //! whichever way, so the total stops at the filter's `count_limit` (or the end of
 //! the asked page, if deeper) and says so.
 
-use sea_query::{
-    Alias, Asterisk, Expr, ExprTrait, Order, Query, SelectStatement, SimpleExpr, UnionType,
-};
+use sea_query::{Alias, Expr, ExprTrait, Order, Query, SelectStatement, SimpleExpr};
 
-use super::keys::{Texts, after_row, d, keyed_with, listed_matches, listed_on_rows};
-use super::list::{dated_index_matches, index_matches, start_range, text_on_row, text_row};
+use super::keys::{Texts, d, keyed_with, listed_matches, listed_on_rows};
+use super::list::{dated_index_matches, index_matches, start_range};
 use crate::domain::event::{EventFilter, Total};
 use crate::domain::event_keys::{KeyFilter, KeyKind};
 use crate::store::posts::col;
 use crate::store::schema::{EventKeys, Posts};
 use crate::store::{Backend, Conn, StoreError};
+
+mod walk;
+
+use walk::{probe, walk_count_after, walk_page, walked_page};
 
 /// How many matches are counted per event of the window the probe reads: it
 /// reads half as many events as are counted, enough to tell a common word from a
@@ -84,11 +86,6 @@ const COUNTED_VALUES: usize = 16;
 /// page without a second pass over the index or a walk of the window. Past it, a
 /// deep page's limit, they are counted only.
 const KEPT_MATCHES: u64 = 2_000;
-
-/// How many times the events the probe's rate expects to hold a page a bounded
-/// walk of several values reads (see [`walked_page`]), and at least how many.
-const WALK_MARGIN: u64 = 4;
-const MIN_WALKED_ROWS: u64 = 200;
 
 /// A search's page (its IDs in list order; `None` past the last) and total.
 pub(super) struct Found {
@@ -160,17 +157,8 @@ pub(super) async fn page(
     let index = |matches| Index { matches, joined };
     let (total, walked, kept) = match &indexed {
         Some(matches) if index_wanted && !window_is_short => {
-            let shown = shown_matches(backend, eq, keys, &index(matches));
-            if limit <= KEPT_MATCHES {
-                let ids = conn.query(&bounded(shown, limit), |r| r.i64(0)).await?;
-                (
-                    u64::try_from(ids.len()).unwrap_or(u64::MAX),
-                    false,
-                    Some(ids),
-                )
-            } else {
-                (count(conn, bounded_count(shown, limit)).await?, false, None)
-            }
+            let (total, kept) = index_count(conn, eq, keys, &index(matches), limit).await?;
+            (total, false, kept)
         }
         // The probe counted the matches of the window's first `probe_rows` events:
         // the walk counts on from there, up to the same limit.
@@ -186,9 +174,10 @@ pub(super) async fn page(
     // A walk stops at the page's last match: it is short if the probe saw matches
     // often enough, and the page's last match exists. Past the last match, it reads
     // the rest of the window (a rare word's first page, when the probe saw none).
-    // Every match known, the walk is kept only when it reads fewer rows than they
-    // are, or none past the probe's; a driver of several values sorts its window to
-    // walk it (two tags with `jazz` at a million: 58,000 rows, 33 ms).
+    // Every match known, the walk is kept only when the probe's matches hold the
+    // page or a walk of one value's rows reads fewer events than they are: a driver
+    // of several values merges its values' events to walk, and may sort its window
+    // (see [`walked_page`]).
     let short_walk =
         matched > 0 && rows_for(enough) <= walk_rows && (total.at_least || total.count >= enough);
     let walk_beats_kept = |kept: &[i64]| {
@@ -218,7 +207,7 @@ pub(super) async fn page(
 /// a walk reads each event of the window (a month of the biggest category with
 /// `jazz` at a million events: 11,000 events, 30 ms, or 150 ms with their pages out
 /// of the OS cache, against 5 ms so), and a driver of several values is read in
-/// list order without sorting its window first (see [`walk`]). The set holds every
+/// list order without sorting its window first (see [`walk::walk`]). The set holds every
 /// match in the calendar: at most [`MAX_SET_MATCHES`] (`the`, in every event, took
 /// 250 ms to build). Words shorter than a trigram alone are not looked up so: the
 /// set of one letter may be every event.
@@ -373,68 +362,26 @@ async fn dated(
         .map(|matches| Dated { matches, unwalked }))
 }
 
-/// The window's first events, as the probe read them.
-struct Probed {
-    /// Whether they are all the window's events (fewer than `rows` exist).
-    whole_window: bool,
-    /// The IDs of those whose text holds the words, in list order.
-    hits: Vec<i64>,
-    /// The last event read (start, ID): a walk goes on after it.
-    last: Option<(i64, i64)>,
-}
-
-impl Probed {
-    fn matched(&self) -> u64 {
-        u64::try_from(self.hits.len()).unwrap_or(u64::MAX)
-    }
-}
-
-/// The window's first `rows` events, each one's text checked.
-async fn probe(
-    conn: &mut Conn,
-    eq: &EventFilter,
-    keys: &[KeyFilter],
-    rows: u64,
-) -> Result<Probed, StoreError> {
-    let backend = conn.backend();
-    // The window's first events are the same whichever filter drives. Driven by
-    // every event's key, a filter of many terms' events probed on each
-    // (`list::searched_keys`), PostgreSQL sorted the terms' rows of the window to
-    // merge them (two tags of 165,000 events with `jazz` at a million: 36 ms of a
-    // 160 ms request, 74 ms without); each term's first events are read from its
-    // own range in list order instead, and merged.
-    let keys = without_every_driver(keys);
-    let first = if keys[0].may_repeat() {
-        // Each value's first events, merged: sorting the window's events first
-        // (two tags of 165,000 events in the default window at a million) cost more
-        // than the probe.
-        super::keys::first_merged(backend, &unsearched(eq), keys, None, rows)
-    } else {
-        let mut first = in_order(backend, &unsearched(eq), keys);
-        first.limit(rows);
-        first
-    };
-    // The text is read outside the first rows' query: a driver that is sorted
-    // (several values) would otherwise read it for every row it sorts.
-    let mut q = Query::select();
-    q.column((Alias::new("d"), EventKeys::StartUtc))
-        .column((Alias::new("d"), EventKeys::EventId))
-        .expr(text_row(backend, text_on_row(backend, eq)))
-        .from_subquery(first, Alias::new("d"));
-    by_start(&mut q);
-    let read = conn
-        .query(&q, |r| Ok((r.i64(0)?, r.i64(1)?, r.bool(2)?)))
-        .await?;
-    Ok(Probed {
-        whole_window: u64::try_from(read.len()).unwrap_or(u64::MAX) < rows,
-        hits: read.iter().filter(|r| r.2).map(|r| r.1).collect(),
-        last: read.last().map(|r| (r.0, r.1)),
-    })
-}
-
 async fn count(conn: &mut Conn, q: SelectStatement) -> Result<u64, StoreError> {
     let n = conn.query_one(&q, |r| r.i64(0)).await?;
     Ok(u64::try_from(n).unwrap_or(0))
+}
+
+/// The index's matches that the list shows, counted up to `limit`, and read as IDs
+/// when `limit` is at most [`KEPT_MATCHES`].
+async fn index_count(
+    conn: &mut Conn,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    index: &Index<'_>,
+    limit: u64,
+) -> Result<(u64, Option<Vec<i64>>), StoreError> {
+    let shown = shown_matches(conn.backend(), eq, keys, index);
+    if limit > KEPT_MATCHES {
+        return Ok((count(conn, bounded_count(shown, limit)).await?, None));
+    }
+    let ids = conn.query(&bounded(shown, limit), |r| r.i64(0)).await?;
+    Ok((u64::try_from(ids.len()).unwrap_or(u64::MAX), Some(ids)))
 }
 
 /// `COUNT(*)` of at most `limit + 1` rows of `rows`.
@@ -480,171 +427,6 @@ fn id_among(backend: Backend, ids: &[i64]) -> SimpleExpr {
             [format!("{{{list}}}")],
         ),
     }
-}
-
-/// The window's events after `after` (a start and an ID; all of them if `None`) in
-/// list order, each one's text read as it is reached. A driver of several values is
-/// sorted first, its text unread: in one statement, PostgreSQL reads the text of
-/// every row it sorts (two tags of 61,000 events with `the`: 1.1 s at a million
-/// events).
-///
-/// `within`: for a driver of several values, only the next so many events, each
-/// value's merged in list order without sorting the window (see
-/// [`walked_page`]).
-fn walk(
-    backend: Backend,
-    eq: &EventFilter,
-    keys: &[KeyFilter],
-    after: Option<(i64, i64)>,
-    within: Option<u64>,
-) -> SelectStatement {
-    if !keys[0].may_repeat() {
-        let mut q = keyed_with(backend, eq, keys, Texts::OnRow);
-        after_row(&mut q, after);
-        by_start(&mut q);
-        return q;
-    }
-    let sorted = if let Some(rows) = within {
-        super::keys::first_merged(backend, &unsearched(eq), keys, after, rows)
-    } else {
-        let mut sorted = in_order(backend, &unsearched(eq), keys);
-        after_row(&mut sorted, after);
-        // A limit keeps the sort a subquery of its own (PostgreSQL would pull it up).
-        sorted.limit(i64::MAX.unsigned_abs());
-        sorted
-    };
-    let mut q = Query::select();
-    q.from_subquery(sorted, Alias::new("d"))
-        .and_where(text_row(backend, text_on_row(backend, eq)));
-    by_start(&mut q);
-    q
-}
-
-/// The (start, ID) of the window's events, in list order, each once: a driver of
-/// several values (two tags) meets an event of two of them twice, and drops the
-/// second once sorted.
-fn in_order(backend: Backend, eq: &EventFilter, keys: &[KeyFilter]) -> SelectStatement {
-    let d = Alias::new("d");
-    let mut q = keyed_with(backend, eq, keys, Texts::OnRow);
-    q.column((d.clone(), EventKeys::StartUtc))
-        .column((d, EventKeys::EventId));
-    if keys[0].may_repeat() {
-        q.distinct();
-    }
-    by_start(&mut q);
-    q
-}
-
-/// List order, on the rows named `d`.
-fn by_start(q: &mut SelectStatement) {
-    let d = Alias::new("d");
-    q.order_by((d.clone(), EventKeys::StartUtc), Order::Asc)
-        .order_by((d, EventKeys::EventId), Order::Asc);
-}
-
-/// The matches of the window after its first `skipped` events, counted up to
-/// `limit`: the skipped events' text is not read.
-fn walk_count_after(
-    backend: Backend,
-    eq: &EventFilter,
-    keys: &[KeyFilter],
-    skipped: u64,
-    limit: u64,
-) -> SelectStatement {
-    let mut rest = in_order(backend, &unsearched(eq), keys);
-    rest.limit(i64::MAX.unsigned_abs()).offset(skipped);
-    let mut q = Query::select();
-    q.expr(Expr::cust("1"))
-        .from_subquery(rest, Alias::new("d"))
-        .and_where(text_row(backend, text_on_row(backend, eq)));
-    bounded_count(q, limit)
-}
-
-/// A page of the window's matches in list order: those the probe found first, then
-/// a walk on from the last event it read. The probe's events are not read again
-/// (each is a lookup of its text, 5-10 µs at a million events): a rare word's
-/// first page is often all in them.
-fn walk_page(
-    backend: Backend,
-    eq: &EventFilter,
-    keys: &[KeyFilter],
-    probed: &Probed,
-    offset: u64,
-    within: Option<u64>,
-) -> SelectStatement {
-    let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-    let known: Vec<i64> = probed
-        .hits
-        .iter()
-        .copied()
-        .skip(to_usize(offset))
-        .take(to_usize(eq.per_page))
-        .collect();
-    let rest = eq
-        .per_page
-        .saturating_sub(u64::try_from(known.len()).unwrap_or(u64::MAX));
-    let mut listed = Query::select();
-    listed
-        .column((Posts::Table, Posts::Id))
-        .from(Posts::Table)
-        .and_where(col(Posts::Id).is_in(known.iter().copied()));
-    if rest == 0 || probed.whole_window {
-        return listed;
-    }
-    let mut walked = walk(backend, eq, keys, probed.last, within);
-    walked
-        .column((Alias::new("d"), EventKeys::EventId))
-        .limit(rest)
-        .offset(offset.saturating_sub(probed.matched()));
-    if known.is_empty() {
-        return walked;
-    }
-    // Wrapped: SQLite takes no `ORDER BY` or `LIMIT` in an arm of a compound.
-    let walked = Query::select()
-        .column(Asterisk)
-        .from_subquery(walked, Alias::new("walked"))
-        .take();
-    listed.union(UnionType::All, walked);
-    listed
-}
-
-/// A page of the window's matches walked ([`walk_page`]). A driver of several
-/// values walks each value's next `expected_rows × WALK_MARGIN` events merged in
-/// list order first, as many as the probe's rate says hold the page and some more:
-/// sorting the rest of the window instead cost 58 ms for two tags of 82,000 events
-/// with `jazz` at a million, to read 203 of them. Only when those events hold too
-/// few matches for the page is the window sorted.
-async fn walked_page(
-    conn: &mut Conn,
-    eq: &EventFilter,
-    keys: &[KeyFilter],
-    probed: &Probed,
-    offset: u64,
-    expected_rows: u64,
-) -> Result<SelectStatement, StoreError> {
-    let backend = conn.backend();
-    let whole = walk_page(backend, eq, keys, probed, offset, None);
-    let known = u64::try_from(
-        probed
-            .hits
-            .len()
-            .saturating_sub(usize::try_from(offset).unwrap_or(usize::MAX)),
-    )
-    .unwrap_or(u64::MAX);
-    if !keys[0].may_repeat() || probed.whole_window || known >= eq.per_page {
-        return Ok(whole);
-    }
-    let rows = Ord::max(expected_rows.saturating_mul(WALK_MARGIN), MIN_WALKED_ROWS);
-    let within = walk_page(backend, eq, keys, probed, offset, Some(rows));
-    let ids = conn.query(&within, |r| r.i64(0)).await?;
-    if u64::try_from(ids.len()).unwrap_or(0) < eq.per_page {
-        return Ok(whole);
-    }
-    Ok(Query::select()
-        .column((Posts::Table, Posts::Id))
-        .from(Posts::Table)
-        .and_where(col(Posts::Id).is_in(ids))
-        .take())
 }
 
 /// The search index's matches of the words, and how PostgreSQL checks them.
