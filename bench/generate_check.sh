@@ -32,7 +32,7 @@ fail() { echo "generate_check: $*" >&2; exit 1; }
 total_of() {
     local path=$1 headers
     headers=$(curl -s -D - -o /dev/null "http://127.0.0.1:$PORT/calendar/events/v1/$path")
-    [[ $headers == *" 200"* ]] || fail "GET $path: $(head -1 <<<"$headers")"
+    [[ $(head -1 <<<"$headers") == *" 200"* ]] || fail "GET $path: $(head -1 <<<"$headers")"
     tr -d '\r' <<<"$headers" | awk -F': ' 'tolower($1) == "x-wp-total" {print $2}'
 }
 
