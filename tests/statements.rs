@@ -81,6 +81,22 @@ async fn an_event_list_is_four_statements_whatever_the_page_holds() {
         r.assert(200);
         assert_eq!(r.body["total"], 11, "E2 and E20 to E29");
         assert!(count <= 5, "a search took {count} statements");
+        // Several categories: their terms resolved, the largest one's window and, on
+        // PostgreSQL, each other one's (to choose how their events are counted, for
+        // at most four), the count of the others' events outside the largest, the
+        // page: at most two statements more for each category named.
+        for (categories, named) in [("cat0,cat1", 2), ("cat0,cat1,cat2", 3)] {
+            let window = "start_date=2027-04-01&end_date=2027-04-30";
+            let path = format!("events?per_page=50&{window}&categories={categories}");
+            let (count, r) = statements_for(&app, &path).await;
+            r.assert(200);
+            assert_eq!(r.body["total"], named * 10, "{categories}");
+            assert!(
+                count <= 6 + 2 * named,
+                "{categories} took {count} statements ({:?})",
+                app.backend()
+            );
+        }
         let (count, r) = statements_for(&app, "venues?per_page=50").await;
         r.assert(200);
         assert_eq!(count, 2, "a venue list took {count} statements");
