@@ -759,9 +759,13 @@ both_with!(
                 expected.push(id);
             }
         }
-        let query = format!("{WINDOW}&tags={red},{blue}&search=zebra&per_page=4");
-        let (all, totals) = every_page(&app, &query, &Auth::None).await;
-        assert_eq!(all, expected, "{query}");
-        assert_eq!(*totals.last().unwrap(), (expected.len() as u64, false));
+        // Pages of 4 are all full; of 5, the last holds one match, which the bounded
+        // walk cannot tell from too few events read: the window is sorted for it.
+        for per_page in [4, 5] {
+            let query = format!("{WINDOW}&tags={red},{blue}&search=zebra&per_page={per_page}");
+            let (all, totals) = every_page(&app, &query, &Auth::None).await;
+            assert_eq!(all, expected, "{query}");
+            assert_eq!(*totals.last().unwrap(), (expected.len() as u64, false));
+        }
     }
 );

@@ -46,6 +46,19 @@ pub(in crate::store) struct KeyWindow {
     pub due_by: Option<i64>,
 }
 
+/// The number of events of all the windows (an event in two counted twice), one
+/// statement each.
+pub(in crate::store) async fn windows(
+    conn: &mut Conn,
+    ws: &[KeyWindow],
+) -> Result<u64, StoreError> {
+    let mut events = 0u64;
+    for w in ws {
+        events = events.saturating_add(window(conn, w).await?);
+    }
+    Ok(events)
+}
+
 /// The number of events of the window, in one statement.
 pub(in crate::store) async fn window(conn: &mut Conn, w: &KeyWindow) -> Result<u64, StoreError> {
     if w.to < w.from {

@@ -692,12 +692,17 @@ pub(super) fn value_windows(eq: &EventFilter, keys: &[KeyFilter]) -> Option<Vec<
     if keys.len() != 1 || !keys[0].may_repeat() {
         return None;
     }
-    keys[0]
-        .values
+    each_value_window(eq, &keys[0])
+}
+
+/// The per-day counts' window of each of `key`'s values alone, with the list's
+/// other conditions; `None` if they do not serve one of them.
+pub(super) fn each_value_window(eq: &EventFilter, key: &KeyFilter) -> Option<Vec<KeyWindow>> {
+    key.values
         .iter()
         .map(|value| {
             let one = KeyFilter {
-                kind: keys[0].kind,
+                kind: key.kind,
                 values: vec![*value],
                 events: None,
             };

@@ -670,10 +670,7 @@ async fn others_probes(
     if conn.backend() == Backend::Sqlite || others.len() > PROBE_COUNTED_VALUES {
         return Ok(Probes::AsPlanned);
     }
-    let mut events = 0u64;
-    for window in others {
-        events = events.saturating_add(crate::store::event_count::window(conn, window).await?);
-    }
+    let events = crate::store::event_count::windows(conn, others).await?;
     Ok(if events.saturating_mul(HASHED_KEYS_PER_PROBE) <= first {
         Probes::EachEvent
     } else {

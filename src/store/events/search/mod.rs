@@ -301,20 +301,12 @@ async fn window_rows(
     if keys[0].values.len() > COUNTED_VALUES {
         return Ok(None);
     }
-    let unsearched = unsearched(eq);
-    let mut rows = 0u64;
-    for value in &keys[0].values {
-        let one = KeyFilter {
-            kind: keys[0].kind,
-            values: vec![*value],
-            events: None,
-        };
-        let Some(window) = super::keys::aggregate_window(&unsearched, &[one]) else {
-            return Ok(None);
-        };
-        rows = rows.saturating_add(crate::store::event_count::window(conn, &window).await?);
-    }
-    Ok(Some(rows))
+    let Some(windows) = super::keys::each_value_window(&unsearched(eq), &keys[0]) else {
+        return Ok(None);
+    };
+    Ok(Some(
+        crate::store::event_count::windows(conn, &windows).await?,
+    ))
 }
 
 /// PostgreSQL: the index's matches among the events of the list's dates.

@@ -178,11 +178,7 @@ pub(super) fn walk_page(
     let rest = eq
         .per_page
         .saturating_sub(u64::try_from(known.len()).unwrap_or(u64::MAX));
-    let mut listed = Query::select();
-    listed
-        .column((Posts::Table, Posts::Id))
-        .from(Posts::Table)
-        .and_where(col(Posts::Id).is_in(known.iter().copied()));
+    let mut listed = listed(known.iter().copied());
     if rest == 0 || probed.whole_window {
         return listed;
     }
@@ -235,9 +231,14 @@ pub(super) async fn walked_page(
     if u64::try_from(ids.len()).unwrap_or(0) < eq.per_page {
         return Ok(whole);
     }
-    Ok(Query::select()
+    Ok(listed(ids))
+}
+
+/// The IDs of the posts `ids`, as a set (the caller orders the page).
+fn listed(ids: impl IntoIterator<Item = i64>) -> SelectStatement {
+    Query::select()
         .column((Posts::Table, Posts::Id))
         .from(Posts::Table)
         .and_where(col(Posts::Id).is_in(ids))
-        .take())
+        .take()
 }
