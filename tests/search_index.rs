@@ -582,3 +582,56 @@ both!(
         }
     }
 );
+
+/// PostgreSQL writes a new event's row of `event_search` once, at commit, with its
+/// terms (migration 30): written as the post was inserted and again as its terms
+/// arrived, each create put every trigram of its text into the GIN index twice.
+/// Every row's version is its first, so the page's line pointers run 1..=n with no
+/// dead version between them; and each row holds its event's terms, a parent
+/// category included, which a search in the category finds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_events_search_row_is_written_once_with_its_terms() {
+    let Some(app) = TestApp::postgres().await else {
+        return;
+    };
+    let music = app.category("Music", None).await;
+    let jazz = app.category("Jazz", Some(music)).await;
+    let creates = (0..8).map(|n| {
+        let app = &app;
+        let body = with(
+            event(
+                &format!("Okapi {n}"),
+                "2027-05-10 19:00:00",
+                "2027-05-10 21:00:00",
+            ),
+            json!({"categories": [jazz], "tags": [format!("wild{}", n % 2)]}),
+        );
+        async move { app.event(body).await }
+    });
+    let ids = futures_util::future::join_all(creates).await;
+    let (client, conn) = tokio_postgres::connect(&app.database_url(), tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    let driver = tokio::spawn(conn);
+    let rows = client
+        .query(
+            "SELECT ctid::text, cardinality(terms), $1 = ANY(terms) AND $2 = ANY(terms)
+             FROM event_search ORDER BY ctid",
+            &[&music, &jazz],
+        )
+        .await
+        .unwrap();
+    let versions: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+    let first: Vec<String> = (1..=ids.len()).map(|n| format!("(0,{n})")).collect();
+    assert_eq!(versions, first);
+    assert!(
+        rows.iter()
+            .all(|r| r.get::<_, i32>(1) == 3 && r.get::<_, bool>(2))
+    );
+    drop(client);
+    let _ = driver.await;
+    let found = app
+        .get(&format!("events?{WINDOW}&search=okapi&categories={music}"))
+        .await;
+    assert_eq!(event_ids(&found).len(), ids.len());
+}

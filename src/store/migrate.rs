@@ -157,6 +157,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0029_event_search_terms.sql"),
         postgres: include_str!("migrations/postgres/0029_event_search_terms.sql"),
     },
+    Migration {
+        version: 30,
+        sqlite: include_str!("migrations/sqlite/0030_event_search_at_commit.sql"),
+        postgres: include_str!("migrations/postgres/0030_event_search_at_commit.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.
