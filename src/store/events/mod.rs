@@ -16,10 +16,11 @@ mod row;
 mod schedule;
 mod search;
 mod term_counts;
+mod words;
 mod write;
 
 pub(in crate::store) use keys::code as key_code;
-pub use list::{SEARCH_KEY_TRIGGERS, list, search_grams_fill, venues_in_box};
+pub use list::{list, venues_in_box};
 pub use read::{get, get_by_slug, get_many, load_links, terms_and_posts};
 pub use relations::{
     Existing, Relations, distinct_terms, set_relations, term_and_organizer_ids, term_ids,
@@ -30,4 +31,5 @@ pub(in crate::store) use row::{event_from_row, returning_events, select_events};
 pub use schedule::{next_due, publish_due};
 pub(in crate::store) use term_counts::{add_to_counts, count_from_row, lock_counts};
 pub use term_counts::{adjust_counts, commit_new_event_links};
+pub use words::{SEARCH_KEY_TRIGGERS, search_grams_fill};
 pub use write::{CountedState, insert, lock_state, write_columns};

@@ -1,6 +1,6 @@
 //! A list with a search: its page and a total counted up to a limit.
 //!
-//! A search's matches come from the trigram index (`list::index_matches`; on
+//! A search's matches come from the trigram index (`words::index_matches`; on
 //! PostgreSQL, only those within the list's dates, see [`dated`]), in no useful
 //! order, or from the events' own text, read row by row as the list walks its
 //! window in list order, or (on SQLite, a window of up to a few hundred thousand
@@ -14,7 +14,8 @@
 use sea_query::{Alias, Expr, ExprTrait, Order, Query, SelectStatement, SimpleExpr};
 
 use super::keys::{Texts, d, keyed_with, listed_matches, listed_on_rows};
-use super::list::{dated_index_matches, index_matches, start_range};
+use super::list::start_range;
+use super::words::{dated_index_matches, index_matches};
 use crate::domain::event::{EventFilter, Total};
 use crate::domain::event_keys::{KeyFilter, KeyKind};
 use crate::store::posts::col;
@@ -266,9 +267,9 @@ async fn set_route<'k>(
 /// a phrase, and none is of two characters, whose trigrams with each character
 /// next to it are OR-ed, each list read whole (`lantern zz` in a month of a
 /// category: 100 ms as a set, 24 ms walked). A letter is OR-ed so only when few
-/// pairs hold it, and otherwise left to the rows (see `list::sqlite_match_query`).
+/// pairs hold it, and otherwise left to the rows (see `words::sqlite_match_query`).
 fn as_set(words: &[String]) -> bool {
-    words.iter().any(|w| super::list::indexed(w)) && words.iter().all(|w| w.chars().count() != 2)
+    words.iter().any(|w| super::words::indexed(w)) && words.iter().all(|w| w.chars().count() != 2)
 }
 
 /// The keys without every event's, when a filter of many terms' events was made a

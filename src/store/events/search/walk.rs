@@ -8,7 +8,7 @@ use super::{bounded_count, unsearched, without_every_driver};
 use crate::domain::event::EventFilter;
 use crate::domain::event_keys::KeyFilter;
 use crate::store::events::keys::{self, Texts, after_row, keyed_with};
-use crate::store::events::list::{text_on_row, text_row};
+use crate::store::events::words::{text_on_row, text_row};
 use crate::store::posts::col;
 use crate::store::schema::{EventKeys, Posts};
 use crate::store::{Backend, Conn, StoreError};

@@ -5,21 +5,26 @@
 //! `posts` is visited only for what keys do not hold (search words, `post_parent`,
 //! a scheduled post's date) and for the page's own rows.
 
-use std::collections::HashMap;
-
 use sea_query::{
-    Alias, Asterisk, Cond, Expr, ExprTrait, IntoIden, JoinType, Order, Query, SelectStatement,
-    SimpleExpr, UnionType,
+    Alias, Cond, Expr, ExprTrait, IntoIden, Order, Query, SelectStatement, SimpleExpr, UnionType,
 };
 
-use super::list::{date_filters, index_matches, indexed, matching_events, text_row, title_holds};
-use crate::domain::dates;
+use super::list::date_filters;
+use super::words::{index_matches, indexed, matching_events, text_row, title_holds};
 use crate::domain::event::EventFilter;
-use crate::domain::event_keys::{KeyFilter, KeyKind, pair_flags};
+use crate::domain::event_keys::{KeyFilter, KeyKind};
 use crate::domain::post::{Status, Visibility};
-use crate::store::event_count::KeyWindow;
-use crate::store::schema::{EventKeys, Posts, TermAncestors, Terms};
-use crate::store::{Backend, Conn, StoreError};
+use crate::store::Backend;
+use crate::store::schema::{EventKeys, Posts};
+
+mod count;
+mod page;
+
+pub(super) use count::{
+    Probes, aggregate_window, count, count_up_to, each_value_window, other_value_counts,
+    unset_flag_windows, value_windows, weigh_terms,
+};
+pub(super) use page::{after_row, first_merged, page_ids};
 
 /// The stored code of a kind (see migration 7).
 pub(in crate::store) fn code(kind: KeyKind) -> i64 {
@@ -255,9 +260,9 @@ pub(super) fn listed_on_rows(keys: &[KeyFilter]) -> bool {
 /// lookup of the key. Its terms are checked by the index with its words (the
 /// index's entries of each candidate hold both), so that a term filter narrows the
 /// candidates before any row is read; only a filter of another kind is probed. The
-/// matches are read with those columns (`list::with_listed_columns`) in a subquery
+/// matches are read with those columns (`words::with_listed_columns`) in a subquery
 /// kept whole (`OFFSET 0`), so that the checks are made on the rows it reads, and
-/// the dates on the row (see `list::dated_index_matches`) do not become bounds of
+/// the dates on the row (see `words::dated_index_matches`) do not become bounds of
 /// the start index.
 pub(super) fn listed_matches(
     eq: &EventFilter,
@@ -265,13 +270,13 @@ pub(super) fn listed_matches(
     matches: &SelectStatement,
 ) -> SelectStatement {
     debug_assert!(listed_on_rows(keys));
-    let mut matches = super::list::with_listed_columns(matches.clone());
+    let mut matches = super::words::with_listed_columns(matches.clone());
     let mut probed = Vec::new();
     for key in keys {
         match key.kind {
             KeyKind::Every => {}
             KeyKind::Term => {
-                matches.and_where(super::list::holds_terms(&key.values));
+                matches.and_where(super::words::holds_terms(&key.values));
             }
             _ => probed.push(key.clone()),
         }
@@ -311,7 +316,7 @@ fn listed_by(
     }
     match texts {
         Texts::OnRow if !eq.search_words.is_empty() => {
-            q.and_where(text_row(backend, super::list::text_on_row(backend, eq)));
+            q.and_where(text_row(backend, super::words::text_on_row(backend, eq)));
         }
         Texts::OnRow => {}
         Texts::InSet | Texts::ByCaller | Texts::JoinedByCaller => {
@@ -342,7 +347,7 @@ fn search_conditions(q: &mut SelectStatement, backend: Backend, eq: &EventFilter
         if texts == Texts::InSet && one_set.is_none() {
             q.and_where(d(EventKeys::EventId).in_subquery(matching_events(backend, word)));
         } else if !indexed(word) && (texts != Texts::InSet || any_indexed) {
-            q.and_where(text_row(backend, super::list::on_row(backend, word)));
+            q.and_where(text_row(backend, super::words::on_row(backend, word)));
         }
         // A protected event matches on its title alone for those who may not
         // read it: matching its hidden text would tell them what it contains.
@@ -429,405 +434,6 @@ fn arms(keys: &[KeyFilter]) -> Vec<Vec<KeyFilter>> {
             arm
         })
         .collect()
-}
-
-/// The list's total as one key's window of per-day counts, when it is one: a plain
-/// window (bounds below the start and above the end only), no search, `include` or
-/// parent, at most one key filter of one value among those counted per day (every
-/// event, a term, a flag), for a caller whose view the counts hold (an editor's, or a
-/// visitor's; an author's own unpublished posts are not counted apart).
-pub(super) fn aggregate_window(eq: &EventFilter, keys: &[KeyFilter]) -> Option<KeyWindow> {
-    // Bounds below the start and above the end; a side without one is open up to
-    // the dates a post can have.
-    let from = [eq.start_min, eq.starts_after.map(|t| t.saturating_add(1))]
-        .into_iter()
-        .flatten()
-        .max()
-        .unwrap_or(dates::EARLIEST);
-    let to = [eq.end_max, eq.ends_before.map(|t| t.saturating_sub(1))]
-        .into_iter()
-        .flatten()
-        .min()
-        .unwrap_or(dates::LATEST);
-    let plain = eq.starts_before.is_none()
-        && eq.ends_after.is_none()
-        && eq.search_words.is_empty()
-        && eq.include.is_empty()
-        && eq.post_parent.is_none();
-    let key = match keys {
-        [] => KeyFilter::every(),
-        [only] if only.values.len() == 1 => only.clone(),
-        _ => return None,
-    };
-    let counted_per_day = !matches!(key.kind, KeyKind::Venue | KeyKind::Organizer);
-    if !plain || !counted_per_day {
-        return None;
-    }
-    let asked: Vec<Status> = if eq.statuses.is_empty() {
-        Status::ALL
-            .into_iter()
-            .filter(|s| *s != Status::Trash)
-            .collect()
-    } else {
-        eq.statuses.clone()
-    };
-    let (statuses, due_by) = match eq.visibility {
-        Visibility::All => (asked.iter().map(|s| s.as_str()).collect(), None),
-        Visibility::Published => (
-            if asked.contains(&Status::Publish) {
-                vec![Status::Publish.as_str()]
-            } else {
-                Vec::new()
-            },
-            asked.contains(&Status::Future).then_some(eq.now_utc),
-        ),
-        Visibility::PublishedOrOwn(_) => return None,
-    };
-    Some(KeyWindow {
-        kind: code(key.kind),
-        value: key.values[0],
-        statuses,
-        unprotected_only: eq.visibility != Visibility::All && key.hides_protected(),
-        from,
-        to,
-        before_day: None,
-        due_by,
-    })
-}
-
-/// A term filter of one value with a flag asked unset (`featured=0`), in a window the
-/// per-day counts serve: its total is the term's window less that of the term's keys
-/// held by the flagged events (migration 18), where counting probed the flag for
-/// each of the term's events (166 ms for a category of 300,000 events in the default
-/// window at a million events).
-pub(super) fn unset_flag_windows(
-    eq: &EventFilter,
-    keys: &[KeyFilter],
-) -> Option<(KeyWindow, KeyWindow)> {
-    let [term, flag] = keys else {
-        return None;
-    };
-    let paired = flag.kind.with_terms()?;
-    if term.kind != KeyKind::Term || term.values.len() != 1 || flag.values != [0] {
-        return None;
-    }
-    let flagged = KeyFilter {
-        kind: paired,
-        ..term.clone()
-    };
-    Some((
-        aggregate_window(eq, std::slice::from_ref(term))?,
-        aggregate_window(eq, &[flagged])?,
-    ))
-}
-
-/// Weighs the term filters by the terms' counts, each term with the terms below it
-/// (an event of two of them counted twice), and pairs a set flag with the lightest
-/// of them ([`pair_flags`]): the lighter of the first two term filters is read
-/// first, and the driver's terms are put in the order [`count`] reads them best,
-/// most events first. Returns the driver's weight when it is a filter of terms that
-/// may meet an event twice.
-pub(super) async fn weigh_terms(
-    conn: &mut Conn,
-    keys: &mut Vec<KeyFilter>,
-) -> Result<Option<u64>, StoreError> {
-    let terms: Vec<i64> = keys
-        .iter()
-        .filter(|k| k.kind == KeyKind::Term)
-        .flat_map(|k| k.values.iter().copied())
-        .collect();
-    if terms.is_empty() {
-        return Ok(None);
-    }
-    let a = Alias::new("a");
-    let weights: HashMap<i64, u64> = conn
-        .query(
-            Query::select()
-                .column((a.clone(), TermAncestors::AncestorId))
-                .expr(Expr::cust("CAST(SUM(t.count) AS BIGINT)"))
-                .from_as(TermAncestors::Table, a.clone())
-                .join_as(
-                    JoinType::InnerJoin,
-                    Terms::Table,
-                    Alias::new("t"),
-                    Expr::col((Alias::new("t"), Terms::Id))
-                        .equals((a.clone(), TermAncestors::TermId)),
-                )
-                .and_where(Expr::col((a.clone(), TermAncestors::AncestorId)).is_in(terms))
-                .group_by_col((a, TermAncestors::AncestorId)),
-            |r| Ok((r.i64(0)?, u64::try_from(r.i64(1)?).unwrap_or(0))),
-        )
-        .await?
-        .into_iter()
-        .collect();
-    let weight = |v: &i64| weights.get(v).copied().unwrap_or(0);
-    for key in keys.iter_mut().filter(|k| k.kind == KeyKind::Term) {
-        key.events = Some(key.values.iter().map(weight).sum());
-    }
-    pair_flags(keys);
-    if let [first, second, ..] = &mut keys[..]
-        && first.kind.of_terms()
-        && second.kind.of_terms()
-        && second.events < first.events
-    {
-        std::mem::swap(first, second);
-    }
-    let first = &mut keys[0];
-    if !first.kind.of_terms() || !first.may_repeat() {
-        return Ok(None);
-    }
-    first
-        .values
-        .sort_by_key(|v| (std::cmp::Reverse(weight(v)), *v));
-    Ok(first.events)
-}
-
-/// `COUNT`s whose sum is the number of events a keyed list shows, in one statement.
-/// With several values of a filter an event can meet more than once, each value
-/// counts the events the values before it did not: the first value's range is
-/// counted as it is, and each later one's events are probed for the earlier
-/// values. Counting distinct IDs instead sorts every match (200 ms for the 260,000
-/// events of two categories at a million events); this reads each range once and
-/// probes only the later ones, so the largest value should come first.
-pub(super) fn count(backend: Backend, eq: &EventFilter, keys: &[KeyFilter]) -> SelectStatement {
-    count_up_to(backend, eq, keys, None)
-}
-
-/// [`count`], each of its `COUNT`s stopping past `limit` (when given): a sum past
-/// `limit` is a floor.
-pub(super) fn count_up_to(
-    backend: Backend,
-    eq: &EventFilter,
-    keys: &[KeyFilter],
-    limit: Option<u64>,
-) -> SelectStatement {
-    if merges(backend, keys) {
-        let mut merged = merged(backend, eq, keys);
-        if let Some(limit) = limit {
-            merged.limit(limit.saturating_add(1));
-        }
-        return Query::select()
-            .expr(Expr::cust("COUNT(*)"))
-            .from_subquery(merged, Alias::new("merged"))
-            .take();
-    }
-    if !keys[0].may_repeat() {
-        return counted(keyed(backend, eq, keys), limit);
-    }
-    value_counts(backend, eq, keys, 0, limit, Probes::AsPlanned).expect("a filter has a value")
-}
-
-/// How the counts of several values look up each event's earlier values.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Probes {
-    /// As PostgreSQL plans it: an anti-join, by hash or merge when it expects both
-    /// sides large. It expects a category's range to be less than half its size (a
-    /// category of 555,000 keys, its subcategories' events included, taken for
-    /// 238,000), and hashed it whole beside one of 11,000 events in the window:
-    /// 175 ms, against 35 looked up one by one.
-    AsPlanned,
-    /// Each event's earlier values looked up by its key (see [`has_key_probed`]):
-    /// about 3 µs each at a million events, where a hash costs 0.3 µs for each key
-    /// of the earlier values' whole range.
-    EachEvent,
-}
-
-/// `COUNT(*)` of the rows of `q` (which selects nothing yet), up to `limit + 1`.
-fn counted(mut q: SelectStatement, limit: Option<u64>) -> SelectStatement {
-    let Some(limit) = limit else {
-        q.expr(Expr::cust("COUNT(*)"));
-        return q;
-    };
-    q.expr(Expr::cust("1")).limit(limit.saturating_add(1));
-    Query::select()
-        .expr(Expr::cust("COUNT(*)"))
-        .from_subquery(q, Alias::new("counted"))
-        .take()
-}
-
-/// The counts of [`count_up_to`] from the `skip`-th value of the driver on: each
-/// value's events that no value before it has. `None` when no value is left.
-fn value_counts(
-    backend: Backend,
-    eq: &EventFilter,
-    keys: &[KeyFilter],
-    skip: usize,
-    limit: Option<u64>,
-    probes: Probes,
-) -> Option<SelectStatement> {
-    let mut counts = arms(keys)
-        .into_iter()
-        .enumerate()
-        .skip(skip)
-        .map(|(i, arm)| {
-            let mut q = keyed(backend, eq, &arm);
-            if i > 0 {
-                let earlier = KeyFilter {
-                    kind: keys[0].kind,
-                    values: keys[0].values[..i].to_vec(),
-                    events: None,
-                };
-                let held = match probes {
-                    Probes::AsPlanned => has_key(backend, &earlier, None),
-                    Probes::EachEvent => has_key_probed(backend, &earlier),
-                };
-                q.and_where(held.not());
-            }
-            counted(q, limit)
-        });
-    let mut first = counts.next()?;
-    for q in counts {
-        first.union(UnionType::All, q);
-    }
-    Some(first)
-}
-
-/// A list of several values of one filter (two categories, two tags) whose
-/// values the per-day counts each serve alone: their windows, the first value's
-/// first. The first value is the largest ([`weigh_terms`]), so its range, the one a
-/// plain count would read one row at a time (410,000 events of a category at a
-/// million: 40 ms), is not read: its window's count and [`other_value_counts`]
-/// make the total.
-pub(super) fn value_windows(eq: &EventFilter, keys: &[KeyFilter]) -> Option<Vec<KeyWindow>> {
-    if keys.len() != 1 || !keys[0].may_repeat() {
-        return None;
-    }
-    each_value_window(eq, &keys[0])
-}
-
-/// The per-day counts' window of each of `key`'s values alone, with the list's
-/// other conditions; `None` if they do not serve one of them.
-pub(super) fn each_value_window(eq: &EventFilter, key: &KeyFilter) -> Option<Vec<KeyWindow>> {
-    key.values
-        .iter()
-        .map(|value| {
-            let one = KeyFilter {
-                kind: key.kind,
-                values: vec![*value],
-                events: None,
-            };
-            aggregate_window(eq, std::slice::from_ref(&one))
-        })
-        .collect()
-}
-
-/// The counts of the events of a filter's values after the first that no value
-/// before them holds (see [`value_windows`]).
-pub(super) fn other_value_counts(
-    backend: Backend,
-    eq: &EventFilter,
-    keys: &[KeyFilter],
-    probes: Probes,
-) -> SelectStatement {
-    value_counts(backend, eq, keys, 1, None, probes).expect("several values")
-}
-
-/// The IDs of one page of a keyed list, as a set (the caller orders the page).
-pub(super) fn page_ids(
-    backend: Backend,
-    eq: &EventFilter,
-    keys: &[KeyFilter],
-    offset: u64,
-) -> SelectStatement {
-    if merges(backend, keys) {
-        // The limit on the compound itself, which SQLite then merges only as far as
-        // the page: ordered again outside it, the whole of both ranges was merged
-        // into a temporary tree first (a category and a tag of 300,000 and 160,000
-        // events at a million: 170 ms, against 0.1 ms).
-        let m = Alias::new("merged");
-        return Query::select()
-            .column((m.clone(), EventKeys::EventId))
-            .from_subquery(
-                merged(backend, eq, keys)
-                    .limit(eq.per_page)
-                    .offset(offset)
-                    .take(),
-                m,
-            )
-            .take();
-    }
-    if keys[0].may_repeat() {
-        return merged_page_ids(backend, eq, keys, offset);
-    }
-    let mut q = keyed(backend, eq, keys);
-    q.column((driver(), EventKeys::EventId))
-        .order_by((driver(), EventKeys::StartUtc), Order::Asc)
-        .order_by((driver(), EventKeys::EventId), Order::Asc)
-        .limit(eq.per_page)
-        .offset(offset);
-    q
-}
-
-/// A page of a filter with several values an event can meet more than once: the
-/// first `offset + per_page` events, merged (see [`first_merged`]).
-fn merged_page_ids(
-    backend: Backend,
-    eq: &EventFilter,
-    keys: &[KeyFilter],
-    offset: u64,
-) -> SelectStatement {
-    let enough = offset.saturating_add(eq.per_page);
-    let first = Alias::new("first");
-    Query::select()
-        .column((first.clone(), EventKeys::EventId))
-        .from_subquery(first_merged(backend, eq, keys, None, enough), first.clone())
-        .order_by((first.clone(), EventKeys::StartUtc), Order::Asc)
-        .order_by((first, EventKeys::EventId), Order::Asc)
-        .limit(eq.per_page)
-        .offset(offset)
-        .take()
-}
-
-/// The (start, ID) of the first `rows` events of a list whose filter has several
-/// values an event can meet more than once, in list order, after the event `after`
-/// (a start and an ID) if given: the first `rows` events of each value, merged
-/// without repeats. Each range is read from its start, so no value's events are
-/// sorted, however many the window holds.
-pub(super) fn first_merged(
-    backend: Backend,
-    eq: &EventFilter,
-    keys: &[KeyFilter],
-    after: Option<(i64, i64)>,
-    rows: u64,
-) -> SelectStatement {
-    let mut arms = arms(keys).into_iter().enumerate().map(|(i, arm)| {
-        let mut q = keyed(backend, eq, &arm);
-        after_row(&mut q, after);
-        q.column((driver(), EventKeys::StartUtc))
-            .column((driver(), EventKeys::EventId))
-            .order_by((driver(), EventKeys::StartUtc), Order::Asc)
-            .order_by((driver(), EventKeys::EventId), Order::Asc)
-            .limit(rows);
-        Query::select()
-            .column(Asterisk)
-            .from_subquery(q, Alias::new(format!("arm{i}")))
-            .take()
-    });
-    let mut union = arms.next().expect("a filter has a value");
-    for arm in arms {
-        union.union(UnionType::Distinct, arm);
-    }
-    let merged = Alias::new("merged");
-    Query::select()
-        .column((merged.clone(), EventKeys::StartUtc))
-        .column((merged.clone(), EventKeys::EventId))
-        .from_subquery(union, merged.clone())
-        .order_by((merged.clone(), EventKeys::StartUtc), Order::Asc)
-        .order_by((merged, EventKeys::EventId), Order::Asc)
-        .limit(rows)
-        .take()
-}
-
-/// Only the key rows `d` after `after` (a start and an ID) in list order: a range
-/// of the driver's index from that start.
-pub(super) fn after_row(q: &mut SelectStatement, after: Option<(i64, i64)>) {
-    if let Some((start, id)) = after {
-        q.and_where(d(EventKeys::StartUtc).gte(start)).cond_where(
-            Cond::any()
-                .add(d(EventKeys::StartUtc).gt(start))
-                .add(d(EventKeys::EventId).gt(id)),
-        );
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,527 @@
+//! Which events hold a search word: the trigram indexes that find their
+//! candidates (SQLite's `posts_fts`, PostgreSQL's `event_search`, and the tables
+//! of symbols and of short words beside them), and the checks on each event's own
+//! row that a candidate must pass.
+
+use sea_query::{Alias, Cond, Expr, ExprTrait, Query, SelectStatement, SimpleExpr};
+
+use crate::domain::event::EventFilter;
+use crate::domain::post::{PostType, Visibility};
+use crate::store::Backend;
+use crate::store::posts::{self, col, contains};
+use crate::store::schema::{EventSearch, Posts};
+
+/// Whether the trigram indexes find `word` exactly, as a phrase of its own: it
+/// needs three characters. Shorter words the index serves (see [`served`]) are
+/// found through their neighbours, and checked again on the row.
+pub(super) fn indexed(word: &str) -> bool {
+    word.chars().count() >= 3
+}
+
+/// How the trigram indexes serve a search word.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Served {
+    /// A word of three characters or more, looked up as itself.
+    Phrase,
+    /// A word shorter than a trigram, looked up as the trigrams it makes with the
+    /// characters next to it (migration 13): wherever it occurs in a text of three
+    /// characters or more, some trigram holds it. A word of two characters is
+    /// followed or preceded by one of the characters the text holds
+    /// (`search_chars`); a word of one sits in a pair of them the text holds
+    /// (`search_pairs`), itself followed or preceded by one. SQLite's index holds
+    /// each field apart, so a field of one or two characters has no trigram at
+    /// all: those events are few, and found by their own index
+    /// (`posts_short_text`). PostgreSQL's text joins its fields with spaces, so
+    /// a word in it always has a neighbour; but `pg_trgm` indexes words of letters
+    /// and digits, padded with spaces, and a pattern with anything else in it, or
+    /// of one character, makes trigrams that say little or nothing of where the
+    /// word is: there only words of two ASCII letters or digits are served so
+    /// (others are [`Served::Symbols`]).
+    Neighbours,
+    /// PostgreSQL: a word holding a character other than a lower-case ASCII letter
+    /// or digit, which `pg_trgm` extracts no trigram from, or only ones that say
+    /// little: looked up as the events holding each run of three characters of it
+    /// with such a character in it, or the word itself if shorter
+    /// (`event_symbols`, migrations 14 and 15), and checked on their rows. A word
+    /// of one letter or digit too, which `event_symbols` holds as it is.
+    Symbols,
+    /// Not served: checked on each event's row.
+    No,
+}
+
+/// The statements that add every event's characters and pairs of characters to
+/// `search_chars` and `search_pairs` (SQLite), for a bulk load that did without
+/// what keeps them (SQLite's writer as it indexes, PostgreSQL's triggers, see
+/// [`SEARCH_KEY_TRIGGERS`]). SQLite's need the server's own connections
+/// (`search_grams_of`).
+pub fn search_grams_fill(backend: Backend) -> &'static [&'static str] {
+    match backend {
+        Backend::Sqlite => &[
+            "INSERT OR IGNORE INTO search_chars (ch) SELECT value FROM json_each((\
+             SELECT search_grams_of(1, title, excerpt, description) FROM posts \
+             WHERE post_type = 'event'))",
+            "INSERT OR IGNORE INTO search_pairs (pair) SELECT value FROM json_each((\
+             SELECT search_grams_of(2, title, excerpt, description) FROM posts \
+             WHERE post_type = 'event'))",
+        ],
+        // As migrations 13, 14 and 15 fill them (see there).
+        Backend::Postgres => &[
+            "INSERT INTO search_chars (ch) \
+             SELECT unnest(string_to_array(' abcdefghijklmnopqrstuvwxyz0123456789', NULL)) \
+             UNION SELECT DISTINCT regexp_split_to_table(translate(\
+             lower(title || ' ' || excerpt || ' ' || description), \
+             ' abcdefghijklmnopqrstuvwxyz0123456789', ''), '') \
+             FROM posts WHERE post_type = 'event' ON CONFLICT DO NOTHING",
+            "INSERT INTO event_symbols (event_id, symbols) \
+             SELECT id, search_symbols(title || ' ' || excerpt || ' ' || description) \
+             FROM posts WHERE post_type = 'event' \
+             ON CONFLICT (event_id) DO UPDATE SET symbols = EXCLUDED.symbols",
+            "ANALYZE event_symbols",
+        ],
+    }
+}
+
+/// PostgreSQL's triggers that keep `search_chars` and `event_symbols`. Not those
+/// of `event_search`, which a bulk load keeps row by row as it keeps the trigram
+/// index.
+pub const SEARCH_KEY_TRIGGERS: [&str; 5] = [
+    "search_chars_insert",
+    "search_chars_update",
+    "event_symbols_insert",
+    "event_symbols_update",
+    "event_symbols_delete",
+];
+
+fn served(backend: Backend, word: &str) -> Served {
+    if backend == Backend::Postgres && word.chars().any(is_symbol) {
+        return Served::Symbols;
+    }
+    match word.chars().count() {
+        0 => Served::No,
+        1 if backend == Backend::Sqlite => Served::Neighbours,
+        1 => Served::Symbols,
+        2 => Served::Neighbours,
+        _ => Served::Phrase,
+    }
+}
+
+/// A symbol of PostgreSQL's `event_symbols`: any character but the space,
+/// ASCII's lower-case letters and its digits.
+fn is_symbol(c: char) -> bool {
+    !(c == ' ' || c.is_ascii_lowercase() || c.is_ascii_digit())
+}
+
+/// The events whose title, excerpt or description contains `word` (lower-cased), as
+/// a subquery of their IDs: from the trigram indexes where they serve the word,
+/// else through `LIKE` on every event.
+pub(super) fn matching_events(backend: Backend, word: &str) -> SelectStatement {
+    let words = [word.to_string()];
+    if served(backend, word) != Served::No {
+        return index_matches(backend, &words).expect("the word is served");
+    }
+    let mut q = Query::select();
+    q.column((Posts::Table, Posts::Id))
+        .from(Posts::Table)
+        .and_where(col(Posts::PostType).eq(PostType::Event.as_str()))
+        .and_where(haystack("posts").like(like(word)));
+    q
+}
+
+/// The IDs of the events whose text holds every word the index serves (see
+/// [`served`]), as the search index finds them, each once, in no particular order
+/// and one at a time: `None` when it serves no word. Words the index cannot serve
+/// are the caller's.
+pub(super) fn index_matches(backend: Backend, words: &[String]) -> Option<SelectStatement> {
+    let words: Vec<(&String, Served)> = words
+        .iter()
+        .map(|w| (w, served(backend, w)))
+        .filter(|(_, s)| *s != Served::No)
+        .collect();
+    if words.is_empty() {
+        return None;
+    }
+    if backend == Backend::Postgres {
+        // Every event's text, whatever its status: the matches' keys are looked up
+        // next, and they say which events a list shows.
+        let mut q = Query::select();
+        q.expr_as(
+            Expr::col((EventSearch::Table, EventSearch::Id)),
+            Alias::new("id"),
+        )
+        .from(EventSearch::Table);
+        for (word, served) in words {
+            q.and_where(match served {
+                Served::Neighbours => postgres_neighbours(word),
+                Served::Symbols => postgres_symbols(word),
+                _ => Expr::col((EventSearch::Table, EventSearch::Haystack)).like(like(word)),
+            });
+        }
+        return Some(q);
+    }
+    Some(sqlite_index_matches(&words))
+}
+
+/// [`index_matches`] on PostgreSQL, of the events starting within `range` (each
+/// bound when given), checked on each candidate's row before its keys are looked
+/// up (598 of the 1,599 candidates `jazz`'s count read fell outside the default
+/// dates, at a million events). With `by_start_index`, PostgreSQL may AND the
+/// trigram index's bitmap with the start index's (migration 26) where that reads
+/// fewer rows; without, no index serves the bounds (`+`): for dates holding most
+/// events it chose that AND too, whose bitmap of 667,000 events took 122 ms.
+pub(super) fn dated_index_matches(
+    words: &[String],
+    range: (Option<i64>, Option<i64>),
+    by_start_index: bool,
+) -> Option<SelectStatement> {
+    let mut q = index_matches(Backend::Postgres, words)?;
+    let start = || match by_start_index {
+        true => Expr::col((EventSearch::Table, EventSearch::StartUtc)),
+        false => Expr::cust("+event_search.start_utc"),
+    };
+    if let Some(from) = range.0 {
+        q.and_where(start().gte(from));
+    }
+    if let Some(to) = range.1 {
+        q.and_where(start().lte(to));
+    }
+    Some(q)
+}
+
+/// PostgreSQL: `matches` (of [`index_matches`] or [`dated_index_matches`]) with what
+/// a list checks of each event, read from its row under the names of `event_keys`'
+/// columns (see `keys::listed_matches`).
+pub(super) fn with_listed_columns(mut matches: SelectStatement) -> SelectStatement {
+    matches.expr_as(
+        Expr::col((EventSearch::Table, EventSearch::Id)),
+        Alias::new("event_id"),
+    );
+    for column in [
+        EventSearch::StartUtc,
+        EventSearch::EndUtc,
+        EventSearch::Status,
+        EventSearch::Protected,
+        EventSearch::Hidden,
+        EventSearch::Author,
+    ] {
+        matches.column((EventSearch::Table, column));
+    }
+    matches
+}
+
+/// PostgreSQL: the event holds one of `terms` or a term below one, as its row of
+/// `event_search` says (migration 29): checked by the trigram index, whose entries
+/// of each event hold its terms beside its text's trigrams.
+pub(super) fn holds_terms(terms: &[i64]) -> SimpleExpr {
+    // One array literal, of integers only: sea-query writes a bracketed `ARRAY[…]`
+    // as it stands, leaving placeholders in it unnumbered.
+    let terms: Vec<String> = terms.iter().map(i64::to_string).collect();
+    Expr::cust_with_values(
+        "event_search.terms && ($1::text)::bigint[]",
+        [format!("{{{}}}", terms.join(","))],
+    )
+}
+
+/// `LIKE` any of the patterns of a two-character word and each character of the
+/// text before or after it, which `pg_trgm` looks up one trigram each.
+fn postgres_neighbours(word: &str) -> SimpleExpr {
+    let escaped = posts::escape_like(word);
+    Expr::cust_with_values(
+        format!(
+            "event_search.haystack LIKE ANY (ARRAY(\
+             SELECT '%' || $1 || {CHAR_ESCAPED} || '%' FROM search_chars \
+             UNION ALL SELECT '%' || {CHAR_ESCAPED} || $1 || '%' FROM search_chars))"
+        ),
+        [escaped],
+    )
+}
+
+/// The events whose text holds `word`: those holding each of its runs of
+/// characters with a symbol in it (see [`symbol_keys`]), checked on their rows.
+/// Not its `LIKE`: `pg_trgm` reads a symbol as a word's edge, so the trigrams it
+/// takes from the word's letters may be as common as a letter, while PostgreSQL
+/// estimates them rare (`.q`: 100 events expected, 244,000 read).
+fn postgres_symbols(word: &str) -> SimpleExpr {
+    let keys = symbol_keys(word);
+    // The array is appended to, not written `ARRAY[…]`: sea_query reads brackets
+    // as a quoted name and leaves the values in them unbound.
+    let array: String = (1..=keys.len())
+        .map(|n| format!(" || ${n}::text"))
+        .collect();
+    let holding = Expr::cust_with_values(
+        format!(
+            "event_search.id IN (SELECT event_id FROM event_symbols \
+             WHERE symbols @> ('{{}}'::text[]{array}))"
+        ),
+        keys,
+    );
+    Cond::all()
+        .add(text_holds(Backend::Postgres, "event_search", word))
+        .add(holding)
+        .into()
+}
+
+/// What `event_symbols` holds of `word`: the word itself if it is one or two
+/// characters, else each run of three characters of it with a symbol in it
+/// (migration 15). Not its pairs: every description holds `.<` and `<p`, none
+/// `.<p`.
+fn symbol_keys(word: &str) -> Vec<String> {
+    let chars: Vec<char> = word.chars().collect();
+    let mut keys: Vec<String> = match chars.len() {
+        0..=2 => vec![word.to_string()],
+        _ => chars
+            .windows(3)
+            .filter(|run| run.iter().any(|c| is_symbol(*c)))
+            .map(|run| run.iter().collect())
+            .collect(),
+    };
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// A character of `search_chars`, escaped for `LIKE` as `posts::escape_like` does
+/// (`chr(92)` is the backslash, spelled out so that no SQL tokenizer reads it as
+/// escaping the quote after it).
+const CHAR_ESCAPED: &str = "replace(replace(replace(ch, chr(92), chr(92) || chr(92)), \
+     '%', chr(92) || '%'), '_', chr(92) || '_')";
+
+/// SQLite: the index's matches, the queued events not yet in it (see
+/// `SQLITE_AFTER_COMMIT`), and, for a word shorter than a trigram, the events
+/// holding it in a field of one or two characters, which the index cannot (see
+/// [`Served::Neighbours`]).
+fn sqlite_index_matches(words: &[(&String, Served)]) -> SelectStatement {
+    let (query, match_values) = sqlite_match_query(words);
+    let mut values = match_values.clone();
+    let mut sql = format!("rowid AS id FROM posts_fts WHERE posts_fts MATCH {query}");
+    // Events written since the last indexing batch wait in `search_queue`, not
+    // yet in the index: they are scanned. CROSS JOIN keeps SQLite from scanning
+    // `posts` for the few queued rows.
+    let queued = on_text(&haystack_sql("unindexed"), words.len());
+    sql.push_str(&format!(
+        " UNION ALL SELECT queued.id FROM search_queue queued \
+         CROSS JOIN posts unindexed ON unindexed.id = queued.id WHERE {queued}"
+    ));
+    values.extend(words.iter().map(|(w, _)| like_pattern(w)));
+    if words.iter().any(|(_, s)| *s == Served::Neighbours) {
+        let short = on_text(&haystack_sql("short"), words.len());
+        sql.push_str(&format!(
+            " UNION ALL SELECT short.id FROM posts short INDEXED BY posts_short_text \
+             WHERE {SHORT_TEXT} AND {short} \
+             AND NOT EXISTS (SELECT 1 FROM search_queue WHERE id = short.id) \
+             AND NOT EXISTS (SELECT 1 FROM posts_fts WHERE posts_fts MATCH {query} \
+             AND rowid = short.id)"
+        ));
+        values.extend(words.iter().map(|(w, _)| like_pattern(w)));
+        values.extend(match_values);
+    }
+    Query::select()
+        .expr(Expr::cust_with_values(sql, values))
+        .take()
+}
+
+/// The FTS5 query of every word, AND-ed, as SQL and its values: a word of three
+/// characters or more is a phrase; a shorter one, the trigrams it makes with its
+/// neighbours (see [`Served::Neighbours`]), OR-ed (`""`, which matches nothing,
+/// when the text holds none). Beside a phrase, a character in many pairs is left
+/// out, to be checked on the rows of the phrase's matches as every short word is:
+/// its trigrams' OR reads most of the index (`jazz e`: 2.3 s, 290 ms with the
+/// index's pages cached).
+fn sqlite_match_query(words: &[(&String, Served)]) -> (String, Vec<String>) {
+    let mut phrases = Vec::new();
+    let mut others = Vec::new();
+    let mut values = Vec::new();
+    let mut other_values = Vec::new();
+    let beside_phrase = words.iter().any(|(_, s)| *s == Served::Phrase);
+    for (word, served) in words {
+        match served {
+            Served::Neighbours if word.chars().count() == 1 => {
+                let pairs = "(SELECT replace(pair, '\"', '\"\"') AS q FROM search_pairs \
+                             WHERE instr(pair, ?) > 0)";
+                if beside_phrase {
+                    others.push(format!(
+                        "(CASE WHEN (SELECT COUNT(*) FROM search_pairs WHERE instr(pair, ?) > 0) \
+                         > {COMMON_CHAR_PAIRS} THEN NULL ELSE {} END)",
+                        neighbours(pairs)
+                    ));
+                    other_values.push(word.to_string());
+                    other_values.push(word.to_string());
+                } else {
+                    others.push(neighbours(pairs));
+                    other_values.push(word.to_string());
+                }
+            }
+            Served::Neighbours => {
+                others.push(neighbours("(SELECT ? AS q)"));
+                other_values.push(word.replace('"', "\"\""));
+            }
+            _ => {
+                phrases.push("?".to_string());
+                values.push(format!("\"{}\"", word.replace('"', "\"\"")));
+            }
+        }
+    }
+    // The phrases first: a part left out (NULL) drops its ` AND ` with it.
+    let mut query = phrases.join(" || ' AND ' || ");
+    for part in others {
+        query = if query.is_empty() {
+            part
+        } else {
+            format!("{query} || COALESCE(' AND ' || {part}, '')")
+        };
+    }
+    values.extend(other_values);
+    (format!("({query})"), values)
+}
+
+/// How many of the text's pairs of characters a one-character word may be in and
+/// still be looked up beside a phrase (see [`sqlite_match_query`]): at a million
+/// events, `q` is in 4 (20 ms with `jazz`), `a` in 43 (160 ms).
+const COMMON_CHAR_PAIRS: i64 = 8;
+
+/// The FTS5 query OR-ing each of `grams` (quoted for a phrase) with each character
+/// of the text after and before it.
+fn neighbours(grams: &str) -> String {
+    format!(
+        "(SELECT COALESCE('(' || group_concat('\"' || g.q || c.q || '\" OR \"' || c.q || g.q || '\"', \
+         ' OR ') || ')', '\"\"') FROM {grams} g \
+         CROSS JOIN (SELECT replace(ch, '\"', '\"\"') AS q FROM search_chars) c)"
+    )
+}
+
+/// Every one of `n` `LIKE ?` on `haystack`.
+fn on_text(haystack: &str, n: usize) -> String {
+    vec![format!("{haystack} LIKE ? ESCAPE '\\'"); n].join(" AND ")
+}
+
+fn like_pattern(word: &str) -> String {
+    format!("%{}%", posts::escape_like(word))
+}
+
+/// The events with a field of one or two characters, as `posts_short_text`
+/// (migration 13) holds them: named, as SQLite, knowing nothing of how few they
+/// are, would rather read every event of the index on the type.
+const SHORT_TEXT: &str = "short.post_type = 'event' AND (length(short.title) IN (1, 2) \
+     OR length(short.excerpt) IN (1, 2) OR length(short.description) IN (1, 2))";
+
+/// What a search matches in, as the trigram indexes hold it, for `posts` under
+/// the given name.
+fn haystack(table: &str) -> Expr {
+    Expr::cust(haystack_sql(table))
+}
+
+/// What a search matches in, lower-cased.
+fn haystack_sql(table: &str) -> String {
+    format!("LOWER({})", text_sql(table))
+}
+
+/// The text a search matches in: the fields `search_text_holds` is given, in this
+/// order, on SQLite (see [`text_holds`]).
+fn text_sql(table: &str) -> String {
+    format!("({table}.title || ' ' || {table}.excerpt || ' ' || {table}.description)")
+}
+
+/// `LIKE '%word%'`, escaped.
+fn like(word: &str) -> sea_query::LikeExpr {
+    sea_query::LikeExpr::new(like_pattern(word)).escape('\\')
+}
+
+/// `word` is in the text of the event row `p` (see [`text_row`]): as a position
+/// (`instr`, `strpos`), not a pattern, so that PostgreSQL cannot answer it with the
+/// trigram index. Checking one row, it sometimes estimated a short word rare enough
+/// to AND its trigram index with the primary key for each row, and a `LIKE` that
+/// `pg_trgm` extracts no trigram from reads the whole index (four milliseconds a
+/// row).
+pub(super) fn on_row(backend: Backend, word: &str) -> SimpleExpr {
+    text_holds(backend, "p", word)
+}
+
+/// `word` is in the text of the row under the given name: of `posts` on SQLite, of
+/// `event_search` on PostgreSQL.
+fn text_holds(backend: Backend, table: &str, word: &str) -> SimpleExpr {
+    let sql = match backend {
+        // The same test without the lowered text made for each row (see
+        // `store::sqlite::functions`).
+        Backend::Sqlite => {
+            format!("search_text_holds(?, {table}.title, {table}.excerpt, {table}.description)")
+        }
+        // Lower-cased as it was written (migration 25).
+        Backend::Postgres => format!("strpos({table}.haystack, $1) > 0"),
+    };
+    Expr::cust_with_values(sql, [word.to_string()])
+}
+
+/// The event's row that its searched text is read from, under the name `p`, holds
+/// `cond`: its `posts` row on SQLite, its `event_search` row on PostgreSQL (see
+/// [`on_row`], [`title_holds`]). One row, looked up by the ID of the key row `d`, as
+/// `keys::event_row` does.
+pub(super) fn text_row(backend: Backend, cond: SimpleExpr) -> SimpleExpr {
+    match backend {
+        Backend::Sqlite => super::keys::event_row(cond),
+        Backend::Postgres => super::keys::row_of(EventSearch::Table, EventSearch::Id, cond),
+    }
+}
+
+/// The title of the event row `p` (see [`text_row`]) holds `word`: all that a
+/// search may match of a protected event for those who may not read it.
+pub(super) fn title_holds(backend: Backend, word: &str) -> SimpleExpr {
+    let p = Alias::new("p");
+    match backend {
+        Backend::Sqlite => contains((p, Posts::Title), word),
+        Backend::Postgres => {
+            Expr::cust_with_values("strpos(p.protected_title, $1) > 0", [word.to_string()])
+        }
+    }
+}
+
+/// The event row `p` (see [`text_row`]) is of an event without a password.
+fn unprotected(backend: Backend) -> SimpleExpr {
+    match backend {
+        Backend::Sqlite => Expr::col((Alias::new("p"), Posts::Password)).eq(""),
+        Backend::Postgres => Expr::col((Alias::new("p"), EventSearch::ProtectedTitle)).is_null(),
+    }
+}
+
+/// Every search word is in the text of the event row `p` (see [`text_row`]), and a
+/// protected event, for those who may not read it, matches on its title alone:
+/// matching its hidden text would tell them what that text contains.
+pub(super) fn text_on_row(backend: Backend, eq: &EventFilter) -> SimpleExpr {
+    let mut all = Cond::all();
+    for word in &eq.search_words {
+        all = all.add(on_row(backend, word));
+        if eq.visibility != Visibility::All {
+            all = all.add(
+                Cond::any()
+                    .add(unprotected(backend))
+                    .add(title_holds(backend, word)),
+            );
+        }
+    }
+    all.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symbols_are_looked_up_by_the_runs_of_three_they_are_in() {
+        assert_eq!(symbol_keys("€"), ["€"]);
+        assert_eq!(symbol_keys("c#"), ["c#"]);
+        assert_eq!(symbol_keys("c++"), ["c++"]);
+        assert_eq!(symbol_keys("...."), ["..."]);
+        assert_eq!(symbol_keys("p.m."), [".m.", "p.m"]);
+        assert_eq!(symbol_keys(".<p"), [".<p"]);
+        assert_eq!(symbol_keys("a-.b:"), ["-.b", ".b:", "a-."]);
+        assert_eq!(symbol_keys("cafés"), ["afé", "fés"]);
+        assert!(symbol_keys("jazz").is_empty());
+    }
+
+    #[test]
+    fn postgres_serves_words_of_symbols_and_sqlite_its_trigrams() {
+        let pg = |w| served(Backend::Postgres, w);
+        assert!(pg("€") == Served::Symbols && pg("c#") == Served::Symbols);
+        assert!(pg("dj") == Served::Neighbours && pg("a") == Served::Symbols);
+        assert!(served(Backend::Sqlite, "€") == Served::Neighbours);
+        assert!(served(Backend::Sqlite, "c++") == Served::Phrase);
+    }
+}
