@@ -28,6 +28,8 @@ pub enum Pool {
     Postgres {
         pool: deadpool_postgres::Pool,
         versions: Arc<VersionReads>,
+        /// What a write transaction begins with (see `postgres::open`).
+        write_begin: &'static str,
     },
 }
 
@@ -60,10 +62,12 @@ impl Pool {
                 writer: Some(writer.clone()),
                 changes: None,
             }),
-            Pool::Postgres { pool, .. } => {
+            Pool::Postgres {
+                pool, write_begin, ..
+            } => {
                 let mut conn = PgConn::new(pool.get().await.map_err(unavailable)?);
                 // Sent with the transaction's first statement.
-                conn.begin_later();
+                conn.begin_later(write_begin);
                 Ok(Tx {
                     conn: Some(Conn::Postgres(conn)),
                     finished: false,

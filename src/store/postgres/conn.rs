@@ -36,10 +36,11 @@ pub enum CommitOutcome {
     Unknown(StoreError),
 }
 
-/// Statements held back until the next one is sent: a `BEGIN`, then advisory locks.
+/// Statements held back until the next one is sent: a `BEGIN` (with what it sets),
+/// then advisory locks.
 #[derive(Default)]
 struct Deferred {
-    begin: bool,
+    begin: Option<&'static str>,
     locks: Vec<String>,
 }
 
@@ -62,8 +63,9 @@ impl PgConn {
         self.client
     }
 
-    pub fn begin_later(&mut self) {
-        self.deferred.begin = true;
+    /// `begin` is the `BEGIN` statement, with any `SET LOCAL` that follows it.
+    pub fn begin_later(&mut self, begin: &'static str) {
+        self.deferred.begin = Some(begin);
     }
 
     /// Held back with the others, and taken in the order asked, in one statement.
@@ -83,7 +85,7 @@ impl PgConn {
         F: AsyncFnOnce(&deadpool_postgres::Object) -> Result<T, StoreError>,
     {
         let Deferred { begin, locks } = std::mem::take(&mut self.deferred);
-        if !begin && locks.is_empty() {
+        if begin.is_none() && locks.is_empty() {
             return then(&self.client).await;
         }
         // unnest yields the keys in order, and each row takes its lock as it is produced.
@@ -103,8 +105,8 @@ impl PgConn {
         // Each is sent when first polled, and `join3` polls them in this order.
         let begin = async {
             match begin {
-                true => client.batch_execute("BEGIN").await,
-                false => Ok(()),
+                Some(begin) => client.batch_execute(begin).await,
+                None => Ok(()),
             }
         };
         let lock = async {
