@@ -170,12 +170,12 @@ async fn a_create_reads_what_it_links_in_a_fixed_number_of_statements() {
 }
 
 /// PostgreSQL plans each read for its own values (`force_custom_plan`: a generic
-/// plan of a search can be a scan of every event), and lets a write transaction keep
-/// the generic plans of its statements and of its triggers', which look rows up by
-/// their keys; the setting ends with the transaction. A plan mode in the database
-/// URL's own options is the operator's, for writes too.
+/// plan of a search can be a scan of every event), but lets the reads marked as
+/// looking rows up by key, for their flight only, and every write transaction keep
+/// generic plans: their statements and their triggers' look rows up by their keys.
+/// A plan mode in the database URL's own options is the operator's, everywhere.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn writes_keep_generic_plans_and_reads_plan_for_their_values() {
+async fn keyed_reads_and_writes_keep_generic_plans_and_other_reads_plan_for_their_values() {
     use calendar_events::store::Store;
     use sea_query::{Expr, Query};
 
@@ -185,23 +185,32 @@ async fn writes_keep_generic_plans_and_reads_plan_for_their_values() {
     let setting = Query::select()
         .expr(Expr::cust("current_setting('plan_cache_mode')"))
         .to_owned();
+    // (a write, a keyed read, the read after it on the same connection, a plain read)
     let modes = async |store: &Store| {
         let mut tx = store.pool.write().await.unwrap();
-        let written = tx.query(&setting, |r| r.string(0)).await.unwrap();
+        let written = tx.by_key().query(&setting, |r| r.string(0)).await.unwrap();
+        let written_after = tx.query(&setting, |r| r.string(0)).await.unwrap();
+        assert_eq!(written, written_after, "a write keeps its mode throughout");
         tx.commit().await.unwrap();
         let mut conn = store.pool.read().await.unwrap();
-        let read = conn.query(&setting, |r| r.string(0)).await.unwrap();
-        (written.concat(), read.concat())
+        let keyed = conn
+            .by_key()
+            .query(&setting, |r| r.string(0))
+            .await
+            .unwrap();
+        let after = conn.query(&setting, |r| r.string(0)).await.unwrap();
+        let mut conn = store.pool.read().await.unwrap();
+        let plain = conn.query(&setting, |r| r.string(0)).await.unwrap();
+        [written, keyed, after, plain].map(|m| m.concat())
     };
-    let expected = ("auto".to_string(), "force_custom_plan".to_string());
-    assert_eq!(modes(&app.store).await, expected);
-    // Twice: the connection the write used reads as before.
-    assert_eq!(modes(&app.store).await, expected);
+    let (auto, custom) = ("auto", "force_custom_plan");
+    assert_eq!(modes(&app.store).await, [auto, auto, custom, custom]);
+    // Twice: the connections used read as before.
+    assert_eq!(modes(&app.store).await, [auto, auto, custom, custom]);
     let url = format!(
         "{}?options=-c%20plan_cache_mode%3Dforce_generic_plan",
         app.database_url()
     );
     let operators = Store::open(&url).await.unwrap();
-    let generic = "force_generic_plan".to_string();
-    assert_eq!(modes(&operators).await, (generic.clone(), generic));
+    assert_eq!(modes(&operators).await, ["force_generic_plan"; 4]);
 }

@@ -172,17 +172,20 @@ pub async fn authenticate(
     let candidate = |r: &super::Row<'_>| Ok((user_from_row(r)?, r.opt_string(3)?));
     let (candidates, blocks) = if keys.is_empty() {
         (
-            conn.query(&credential_query(&lookup), candidate).await?,
+            conn.by_key()
+                .query(&credential_query(&lookup), candidate)
+                .await?,
             Vec::new(),
         )
     } else {
-        conn.query_two(
-            &credential_query(&lookup),
-            candidate,
-            &super::auth_failures::blocks(keys, limit, now),
-            |r| Ok((r.string(0)?, r.i64(1)?)),
-        )
-        .await?
+        conn.by_key()
+            .query_two(
+                &credential_query(&lookup),
+                candidate,
+                &super::auth_failures::blocks(keys, limit, now),
+                |r| Ok((r.string(0)?, r.i64(1)?)),
+            )
+            .await?
     };
     let user = match lookup {
         Lookup::Basic { secret_hash, .. } => matching(candidates, secret_hash),

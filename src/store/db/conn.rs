@@ -50,6 +50,16 @@ impl Conn {
         (sql, values)
     }
 
+    /// Marks the next call's statements as looking rows up by their keys: PostgreSQL
+    /// may keep their generic plans (`PgConn::by_key`). Never for a statement whose
+    /// best plan depends on its values (a list's, a search's).
+    pub fn by_key(&mut self) -> &mut Conn {
+        if let Conn::Postgres(c) = self {
+            c.by_key();
+        }
+        self
+    }
+
     /// Runs a query and maps every row.
     pub async fn query<T>(
         &mut self,

@@ -28,8 +28,8 @@ pub enum Pool {
     Postgres {
         pool: deadpool_postgres::Pool,
         versions: Arc<VersionReads>,
-        /// What a write transaction begins with (see `postgres::open`).
-        write_begin: &'static str,
+        /// Whether the connections' plan mode is ours to change (see `postgres::open`).
+        plan_mode_ours: bool,
     },
 }
 
@@ -47,8 +47,13 @@ impl Pool {
             Pool::Sqlite { readers, .. } => Ok(Conn::Sqlite(SqliteConn::Reader(
                 readers.get().await.map_err(unavailable)?,
             ))),
-            Pool::Postgres { pool, .. } => Ok(Conn::Postgres(PgConn::new(
+            Pool::Postgres {
+                pool,
+                plan_mode_ours,
+                ..
+            } => Ok(Conn::Postgres(PgConn::new(
                 pool.get().await.map_err(unavailable)?,
+                *plan_mode_ours,
             ))),
         }
     }
@@ -63,11 +68,13 @@ impl Pool {
                 changes: None,
             }),
             Pool::Postgres {
-                pool, write_begin, ..
+                pool,
+                plan_mode_ours,
+                ..
             } => {
-                let mut conn = PgConn::new(pool.get().await.map_err(unavailable)?);
+                let mut conn = PgConn::new(pool.get().await.map_err(unavailable)?, *plan_mode_ours);
                 // Sent with the transaction's first statement.
-                conn.begin_later(write_begin);
+                conn.begin_later();
                 Ok(Tx {
                     conn: Some(Conn::Postgres(conn)),
                     finished: false,

@@ -17,13 +17,14 @@ use crate::store::terms::{TERM_COLUMN_COUNT, term_from_row};
 use crate::store::{Conn, StoreError};
 
 pub async fn get(conn: &mut Conn, id: i64) -> Result<Option<Event>, StoreError> {
-    conn.query_opt(
-        select_events()
-            .and_where(col(Posts::Id).eq(id))
-            .and_where(col(Posts::PostType).eq(PostType::Event.as_str())),
-        event_from_row,
-    )
-    .await
+    conn.by_key()
+        .query_opt(
+            select_events()
+                .and_where(col(Posts::Id).eq(id))
+                .and_where(col(Posts::PostType).eq(PostType::Event.as_str())),
+            event_from_row,
+        )
+        .await
 }
 
 /// The events among these IDs that exist, in one statement: IDs the caller knows
@@ -35,21 +36,23 @@ pub async fn get_many(conn: &mut Conn, ids: &[i64]) -> Result<Vec<Event>, StoreE
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    conn.query(
-        select_events().and_where(col(Posts::Id).is_in(ids.iter().copied())),
-        event_from_row,
-    )
-    .await
+    conn.by_key()
+        .query(
+            select_events().and_where(col(Posts::Id).is_in(ids.iter().copied())),
+            event_from_row,
+        )
+        .await
 }
 
 pub async fn get_by_slug(conn: &mut Conn, slug: &str) -> Result<Option<Event>, StoreError> {
-    conn.query_opt(
-        select_events()
-            .and_where(col(Posts::PostType).eq(PostType::Event.as_str()))
-            .and_where(col(Posts::Slug).eq(slug)),
-        event_from_row,
-    )
-    .await
+    conn.by_key()
+        .query_opt(
+            select_events()
+                .and_where(col(Posts::PostType).eq(PostType::Event.as_str()))
+                .and_where(col(Posts::Slug).eq(slug)),
+            event_from_row,
+        )
+        .await
 }
 
 /// Terms, venues and organizers of a page of events, in two statements.
@@ -97,6 +100,7 @@ async fn load_terms(
         .order_by((Terms::Table, Terms::Name), Order::Asc)
         .order_by((Terms::Table, Terms::Id), Order::Asc);
     let rows = conn
+        .by_key()
         .query(&terms, |r| {
             Ok((term_from_row(r)?, r.i64(TERM_COLUMN_COUNT)?))
         })
@@ -149,6 +153,7 @@ async fn load_linked_posts(
         venues
     };
     let rows = conn
+        .by_key()
         .query(&linked, |r| {
             Ok((
                 post_from_row(r)?,

@@ -36,26 +36,37 @@ pub enum CommitOutcome {
     Unknown(StoreError),
 }
 
-/// Statements held back until the next one is sent: a `BEGIN` (with what it sets),
-/// then advisory locks.
+/// Statements held back until the next one is sent: a `BEGIN`, the plan mode of the
+/// next flight, then advisory locks.
 #[derive(Default)]
 struct Deferred {
-    begin: Option<&'static str>,
+    begin: bool,
+    generic_plans: bool,
     locks: Vec<String>,
 }
+
+/// What a write transaction begins with when the plan mode is ours: its statements
+/// and its triggers' look rows up by their keys (see `postgres::open`).
+const BEGIN_WITH_GENERIC_PLANS: &str = "BEGIN; SET LOCAL plan_cache_mode = auto";
 
 pub struct PgConn {
     client: deadpool_postgres::Object,
     deferred: Deferred,
+    /// Whether the connection's plan mode is ours to change (the database URL's
+    /// options did not set one).
+    plan_mode_ours: bool,
+    in_transaction: bool,
 }
 
 type Params<'a> = Vec<&'a (dyn ToSql + Sync)>;
 
 impl PgConn {
-    pub fn new(client: deadpool_postgres::Object) -> PgConn {
+    pub fn new(client: deadpool_postgres::Object, plan_mode_ours: bool) -> PgConn {
         PgConn {
             client,
             deferred: Deferred::default(),
+            plan_mode_ours,
+            in_transaction: false,
         }
     }
 
@@ -63,9 +74,20 @@ impl PgConn {
         self.client
     }
 
-    /// `begin` is the `BEGIN` statement, with any `SET LOCAL` that follows it.
-    pub fn begin_later(&mut self, begin: &'static str) {
-        self.deferred.begin = Some(begin);
+    /// Begins a write transaction with the next flight.
+    pub fn begin_later(&mut self) {
+        self.deferred.begin = true;
+        self.in_transaction = true;
+    }
+
+    /// The next flight's statements look rows up by their keys (IDs, a key's blocks of
+    /// counts), so PostgreSQL may keep their generic plans rather than plan each run
+    /// for its values (the connection's mode, which lists and searches need): the
+    /// flight is sent between `SET plan_cache_mode = auto` and its `RESET`. Planning
+    /// was most of the cost of such statements (0.1-0.45 ms each). A write
+    /// transaction keeps generic plans already.
+    pub fn by_key(&mut self) {
+        self.deferred.generic_plans = self.plan_mode_ours && !self.in_transaction;
     }
 
     /// Held back with the others, and taken in the order asked, in one statement.
@@ -84,8 +106,12 @@ impl PgConn {
     where
         F: AsyncFnOnce(&deadpool_postgres::Object) -> Result<T, StoreError>,
     {
-        let Deferred { begin, locks } = std::mem::take(&mut self.deferred);
-        if begin.is_none() && locks.is_empty() {
+        let Deferred {
+            begin,
+            generic_plans,
+            locks,
+        } = std::mem::take(&mut self.deferred);
+        if !begin && !generic_plans && locks.is_empty() {
             return then(&self.client).await;
         }
         // unnest yields the keys in order, and each row takes its lock as it is produced.
@@ -102,11 +128,27 @@ impl PgConn {
             )
         };
         let client = &self.client;
+        let plan_mode_ours = self.plan_mode_ours;
         // Each is sent when first polled, and `join3` polls them in this order.
         let begin = async {
-            match begin {
-                Some(begin) => client.batch_execute(begin).await,
-                None => Ok(()),
+            match (begin, plan_mode_ours) {
+                (true, true) => client.batch_execute(BEGIN_WITH_GENERIC_PLANS).await,
+                (true, false) => client.batch_execute("BEGIN").await,
+                (false, _) => Ok(()),
+            }
+        };
+        // Sent before the flight and after it whatever becomes of it, so that nothing
+        // else this connection runs is planned generically.
+        let generic = async {
+            match generic_plans {
+                true => client.batch_execute("SET plan_cache_mode = auto").await,
+                false => Ok(()),
+            }
+        };
+        let custom_again = async {
+            match generic_plans {
+                true => client.batch_execute("RESET plan_cache_mode").await,
+                false => Ok(()),
             }
         };
         let lock = async {
@@ -115,9 +157,12 @@ impl PgConn {
                 None => Ok(()),
             }
         };
-        let (begun, locked, result) = futures_util::future::join3(begin, lock, then(client)).await;
+        let (begun, generic, locked, result, custom_again) =
+            futures_util::future::join5(begin, generic, lock, then(client), custom_again).await;
         begun?;
+        generic?;
         locked?;
+        custom_again?;
         result
     }
 

@@ -42,13 +42,12 @@ pub(super) fn open(url: &str, statement_timeout: Option<Duration>) -> Result<Poo
     // up by their keys, the same way whatever the values. Planned at every run they
     // spent as long being planned as being run (45 % of a create's time at a million
     // events), so a write transaction lets PostgreSQL keep their generic plans
-    // (`auto`: after five custom plans, when the generic one costs no more).
-    let write_begin = if options.contains("plan_cache_mode") {
-        "BEGIN"
-    } else {
+    // (`auto`: after five custom plans, when the generic one costs no more), and so
+    // do reads by key (`PgConn::by_key`).
+    let plan_mode_ours = !options.contains("plan_cache_mode");
+    if plan_mode_ours {
         options.push_str(" -c plan_cache_mode=force_custom_plan");
-        "BEGIN; SET LOCAL plan_cache_mode = auto"
-    };
+    }
     // A parallel worker takes 5-10 ms to start, for queries that run in milliseconds,
     // and its core is one another request was running on: a search of `7` at a
     // million events took 11 ms with one, 6 without.
@@ -77,7 +76,7 @@ pub(super) fn open(url: &str, statement_timeout: Option<Duration>) -> Result<Poo
         .map(|pool| Pool::Postgres {
             pool,
             versions: std::sync::Arc::new(versions),
-            write_begin,
+            plan_mode_ours,
         })
         .map_err(|e| StoreError::Internal(e.to_string()))
 }
