@@ -80,11 +80,11 @@ impl PgConn {
         self.in_transaction = true;
     }
 
-    /// The next flight's statements look rows up by their keys (IDs, a key's blocks of
-    /// counts), so PostgreSQL may keep their generic plans rather than plan each run
-    /// for its values (the connection's mode, which lists and searches need): the
-    /// flight is sent between `SET plan_cache_mode = auto` and its `RESET`. Planning
-    /// was most of the cost of such statements (0.1-0.45 ms each). A write
+    /// The next flight's statements look rows up by their keys (IDs, slugs, a page's
+    /// links, credentials), so PostgreSQL may keep their generic plans rather than
+    /// plan each run for its values (the connection's mode, which lists and searches
+    /// need): the flight is sent between `SET plan_cache_mode = auto` and its `RESET`.
+    /// Planning was most of the cost of such statements (0.1-0.35 ms each). A write
     /// transaction keeps generic plans already.
     pub fn by_key(&mut self) {
         self.deferred.generic_plans = self.plan_mode_ours && !self.in_transaction;
@@ -129,7 +129,7 @@ impl PgConn {
         };
         let client = &self.client;
         let plan_mode_ours = self.plan_mode_ours;
-        // Each is sent when first polled, and `join3` polls them in this order.
+        // Each is sent when first polled, and `join5` polls them in this order.
         let begin = async {
             match (begin, plan_mode_ours) {
                 (true, true) => client.batch_execute(BEGIN_WITH_GENERIC_PLANS).await,
