@@ -1622,6 +1622,12 @@ async fn load_postgres(
     timings.lap("events");
 
     let pb = spinner("term counts");
+    // The events of this transaction have their search rows written now rather than at
+    // its commit (migration 30's deferred trigger): PostgreSQL refuses to alter a table
+    // with trigger events pending, as enabling the triggers below does.
+    client
+        .batch_execute("SET CONSTRAINTS ALL IMMEDIATE")
+        .await?;
     client.batch_execute(&count_terms_sql(shape.now)).await?;
     client
         .batch_execute(&event_keys_fill_sql(Backend::Postgres)?)
