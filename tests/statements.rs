@@ -214,3 +214,22 @@ async fn keyed_reads_and_writes_keep_generic_plans_and_other_reads_plan_for_thei
     let operators = Store::open(&url).await.unwrap();
     assert_eq!(modes(&operators).await, ["force_generic_plan"; 4]);
 }
+
+/// A keyed read that fails still has its `RESET` run after it, in the same flight:
+/// the connection goes on planning each read for its values.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_keyed_read_leaves_its_connection_planning_for_values() {
+    use sea_query::{Expr, Query};
+
+    let Some(app) = TestApp::postgres().await else {
+        return;
+    };
+    let mut conn = app.store.pool.read().await.unwrap();
+    let failing = Query::select().expr(Expr::cust("1 / 0")).to_owned();
+    assert!(conn.by_key().query(&failing, |r| r.i64(0)).await.is_err());
+    let setting = Query::select()
+        .expr(Expr::cust("current_setting('plan_cache_mode')"))
+        .to_owned();
+    let after = conn.query(&setting, |r| r.string(0)).await.unwrap();
+    assert_eq!(after.concat(), "force_custom_plan");
+}
