@@ -11,6 +11,7 @@ use axum::http::Method;
 use calendar_events::domain::post::{PostChanges, Status};
 use calendar_events::store::event_batch::{BatchError, CreateBatcher, Created, NewEvent};
 use calendar_events::store::events::EventRow;
+use calendar_events::store::schema::Posts;
 use common::*;
 use serde_json::{Value, json};
 
@@ -272,6 +273,144 @@ async fn batches_larger_than_a_statement_are_written_whole(app: TestApp) {
 }
 
 on_both_backends!(batches_larger_than_a_statement_are_written_whole);
+
+/// One batch of creates holding every kind of key: featured and ticketed events in
+/// subcategories and tags, at located and unlocated venues, with organizers; hidden,
+/// protected, drafts, and events sharing their days. PostgreSQL writes their keys
+/// and summaries a statement at a time (migration 31): each must be what its
+/// definition gives, as created and after each kind of later write.
+async fn a_batch_keeps_every_summary(app: TestApp) {
+    let located = app
+        .post(
+            "venues",
+            json!({"venue": "Located", "geo_lat": 48.85, "geo_lng": 2.35}),
+        )
+        .await
+        .id();
+    let plain = app.post("venues", json!({"venue": "Plain"})).await.id();
+    let organizers = [
+        app.post("organizers", json!({"organizer": "One"}))
+            .await
+            .id(),
+        app.post("organizers", json!({"organizer": "Two"}))
+            .await
+            .id(),
+    ];
+    let parent = app.category("Parent", None).await;
+    let child = app.category("Child", Some(parent)).await;
+    let grandchild = app.category("Grandchild", Some(child)).await;
+    let other = app.category("Other", None).await;
+    let tag = app.post("tags", json!({"name": "Loud"})).await.id();
+    let author = app.admin.id;
+    let events: Vec<NewEvent> = (0..40)
+        .map(|i: i64| {
+            let status = match i % 5 {
+                3 => Status::Draft,
+                4 => Status::Pending,
+                _ => Status::Publish,
+            };
+            let mut e = new_event(&format!("Every {i}"), status, author, i % 6);
+            let set = |e: &mut NewEvent, column: Posts, value: sea_query::Value| {
+                e.columns.retain(|(c, _)| *c != column);
+                e.columns.push((column, value));
+            };
+            if i % 2 == 0 {
+                set(&mut e, Posts::Featured, true.into());
+            }
+            if i % 3 == 0 {
+                set(&mut e, Posts::Tickets, "Door".to_string().into());
+            }
+            match i % 4 {
+                0 => set(&mut e, Posts::VenueId, located.into()),
+                1 => set(&mut e, Posts::VenueId, plain.into()),
+                _ => {}
+            }
+            if i % 7 == 0 {
+                set(&mut e, Posts::HideFromListings, true.into());
+            }
+            if i % 9 == 0 {
+                e.post.password = Some("secret".into());
+            }
+            e.organizers = organizers[..(i as usize) % 3].to_vec();
+            e.terms = match i % 5 {
+                0 => vec![grandchild, tag],
+                1 => vec![child, parent],
+                2 => vec![other],
+                3 => vec![grandchild, other, tag],
+                _ => vec![],
+            };
+            e.counted = status == Status::Publish;
+            e
+        })
+        .collect();
+    let batcher = CreateBatcher::new(app.store.pool.clone());
+    let created: Vec<Created> =
+        futures_util::future::join_all(events.into_iter().map(|e| batcher.create(e)))
+            .await
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|e| panic!("{e:?}")))
+            .collect();
+    assert_eq!(created.len(), 40);
+    assert_summaries_hold(&app, "created in one batch").await;
+    let keys = |kind: i64| format!("SELECT COUNT(*) FROM event_keys WHERE kind = {kind}");
+    // The definition is not vacuous: every kind of key is there.
+    let mut conn = app.store.pool.read().await.unwrap();
+    for kind in 0..=8 {
+        let n = conn
+            .query_one(
+                &sea_query::Query::select()
+                    .expr(sea_query::Expr::cust(format!("({})", keys(kind))))
+                    .to_owned(),
+                |r| r.i64(0),
+            )
+            .await
+            .unwrap();
+        assert!(n > 0, "no key of kind {kind}");
+    }
+    drop(conn);
+
+    let id = |i: usize| created[i].event.post.id;
+    app.post(
+        &format!("events/{}", id(0)),
+        json!({"featured": false, "venue": plain}),
+    )
+    .await
+    .assert(200);
+    app.post(
+        &format!("events/{}", id(1)),
+        json!({"categories": [other], "tags": []}),
+    )
+    .await
+    .assert(200);
+    app.post(
+        &format!("events/{}", id(2)),
+        json!({"start_date": "2031-03-01 10:00:00", "end_date": "2031-03-04 10:00:00"}),
+    )
+    .await
+    .assert(200);
+    app.post(&format!("events/{}", id(3)), json!({"status": "publish"}))
+        .await
+        .assert(200);
+    app.delete(&format!("events/{}", id(5))).await.assert(200);
+    app.delete(&format!("events/{}?force=true", id(6)))
+        .await
+        .assert(200);
+    app.post(
+        &format!("venues/{plain}"),
+        json!({"geo_lat": 1.5, "geo_lng": 2.5}),
+    )
+    .await
+    .assert(200);
+    app.delete(&format!("organizers/{}?force=true", organizers[1]))
+        .await
+        .assert(200);
+    app.delete(&format!("categories/{child}?force=true"))
+        .await
+        .assert(200);
+    assert_summaries_hold(&app, "after later writes").await;
+}
+
+on_both_backends!(a_batch_keeps_every_summary);
 
 both!(
     a_burst_of_different_creates_answers_each_with_its_own_event,

@@ -274,6 +274,7 @@ async fn assert_linked_lists_match(app: &TestApp, cal: &Calendar, when: &str) {
 
 /// Every filter, for a visitor and for the administrator, against the model.
 async fn assert_lists_match(app: &TestApp, cal: &Calendar, when: &str) {
+    assert_summaries_hold(app, when).await;
     assert_linked_lists_match(app, cal, when).await;
 
     for (query, keeps) in filters(cal) {

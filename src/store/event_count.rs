@@ -9,7 +9,9 @@
 //!   of 32 days (`event_key_blocks`, migration 20) where a block's pairs are all
 //!   inside, and from the day pairs themselves in the partial blocks at each end;
 //! - plus the events that start on its first day or end on its last day, scanned
-//!   from the key's rows, since those days are only partly inside;
+//!   from the key's rows where those days are only partly inside, and summed from
+//!   their day pairs where the window holds them whole (a window from a midnight to
+//!   the last second of a day, UTC, as the default list's is on a UTC site);
 //! - plus, for visitors, the scheduled events already past their date, which they
 //!   see too although their status is not `publish` (the scheduler publishes them
 //!   before a read; this covers the moment it could not): few, and the status index
@@ -215,9 +217,28 @@ fn start_limit(w: &KeyWindow) -> i64 {
 // Each scan below gives the start index exactly one lower and one upper bound:
 // offered two, SQLite keeps whichever it likes, and may scan the whole window.
 
+/// Whether the window holds its first day whole: it starts at the day's midnight.
+fn whole_first_day(w: &KeyWindow) -> bool {
+    w.from.rem_euclid(DAY_SECONDS) == 0
+}
+
+/// Whether the window holds its last day whole: it ends at the day's last second.
+fn whole_last_day(w: &KeyWindow) -> bool {
+    w.to.rem_euclid(DAY_SECONDS) == DAY_SECONDS - 1
+}
+
 /// Events starting on the first day.
 fn first_day(w: &KeyWindow) -> SelectStatement {
-    let second_day_start = (utc_day(w.from) + 1).saturating_mul(DAY_SECONDS);
+    let first_day = utc_day(w.from);
+    let second_day_start = (first_day + 1).saturating_mul(DAY_SECONDS);
+    if whole_first_day(w) && whole_last_day(w) && start_limit(w) >= second_day_start {
+        // Every event starting that day and ending by the last day is in: their pairs.
+        let mut q = days(w);
+        q.expr(Expr::cust(SUM_OF_EVENTS))
+            .and_where(Expr::col(EventKeyDays::StartDay).eq(first_day))
+            .and_where(Expr::col(EventKeyDays::EndDay).lte(utc_day(w.to)));
+        return q;
+    }
     let mut q = rows(w);
     q.and_where(start().gte(w.from))
         .and_where(start().lt(Ord::min(second_day_start, start_limit(w))))
@@ -231,6 +252,17 @@ fn first_day(w: &KeyWindow) -> SelectStatement {
 fn last_day(w: &KeyWindow) -> SelectStatement {
     let (first_day, last_day) = (utc_day(w.from), utc_day(w.to));
     let last_day_start = last_day.saturating_mul(DAY_SECONDS);
+    if whole_last_day(w) {
+        // Every event ending that day is in, as far as its end goes: their pairs.
+        let mut q = days(w);
+        q.expr(Expr::cust(SUM_OF_EVENTS))
+            .and_where(Expr::col(EventKeyDays::EndDay).eq(last_day))
+            .and_where(Expr::col(EventKeyDays::StartDay).gt(first_day));
+        if let Some(day) = w.before_day {
+            q.and_where(Expr::col(EventKeyDays::StartDay).lt(utc_day(day)));
+        }
+        return q;
+    }
     let mut earliest = days(w);
     earliest
         .expr(Func::coalesce([

@@ -162,6 +162,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0030_event_search_at_commit.sql"),
         postgres: include_str!("migrations/postgres/0030_event_search_at_commit.sql"),
     },
+    Migration {
+        version: 31,
+        sqlite: include_str!("migrations/sqlite/0031_statement_insert_triggers.sql"),
+        postgres: include_str!("migrations/postgres/0031_statement_insert_triggers.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

@@ -23,6 +23,10 @@ use calendar_events::store::{Backend, Store};
 use serde_json::Value;
 use tower::ServiceExt;
 
+mod summaries;
+#[allow(unused_imports)]
+pub use summaries::assert_summaries_hold;
+
 pub const API: &str = "/calendar/events/v1";
 pub const SITE: &str = "http://calendar.test";
 
