@@ -258,7 +258,9 @@ fn value_counts(
                     events: None,
                 };
                 let held = match probes {
-                    Probes::AsPlanned => has_key(backend, &earlier, None),
+                    // With the window's dates on PostgreSQL, which reads (or hashes)
+                    // only the earlier values' keys inside it, not their whole ranges.
+                    Probes::AsPlanned => has_key(backend, &earlier, Some(eq)),
                     Probes::EachEvent => has_key_probed(backend, &earlier),
                 };
                 q.and_where(held.not());
