@@ -72,6 +72,17 @@ fn new_event(title: &str, status: Status, author: i64, day: i64) -> NewEvent {
     }
 }
 
+/// Queues every create at once (one batch on a current-thread runtime, up to its
+/// size) and returns what each was answered, in order.
+async fn create_all(app: &TestApp, events: impl IntoIterator<Item = NewEvent>) -> Vec<Created> {
+    let batcher = CreateBatcher::new(app.store.pool.clone());
+    futures_util::future::join_all(events.into_iter().map(|e| batcher.create(e)))
+        .await
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|e| panic!("{e:?}")))
+        .collect()
+}
+
 async fn count_of(app: &TestApp, term: i64) -> i64 {
     let r = app.get(&format!("categories/{term}")).await;
     r.assert(200);
@@ -108,13 +119,7 @@ async fn one_batch_writes_what_one_create_after_another_would(app: TestApp) {
     let mut fourth = new_event("Jazz Night", Status::Draft, author, 4);
     fourth.terms = vec![folk];
 
-    let batcher = CreateBatcher::new(app.store.pool.clone());
-    let created: Vec<Created> =
-        futures_util::future::join_all([first, second, third, fourth].map(|e| batcher.create(e)))
-            .await
-            .into_iter()
-            .map(|r| r.unwrap_or_else(|e| panic!("{e:?}")))
-            .collect();
+    let created = create_all(&app, [first, second, third, fourth]).await;
 
     let slugs: Vec<&str> = created.iter().map(|c| c.event.post.slug.as_str()).collect();
     assert_eq!(
@@ -228,13 +233,7 @@ async fn batches_larger_than_a_statement_are_written_whole(app: TestApp) {
             e
         })
         .collect();
-    let batcher = CreateBatcher::new(app.store.pool.clone());
-    let created: Vec<Created> =
-        futures_util::future::join_all(events.into_iter().map(|e| batcher.create(e)))
-            .await
-            .into_iter()
-            .map(|r| r.unwrap_or_else(|e| panic!("{e:?}")))
-            .collect();
+    let created = create_all(&app, events).await;
     // Slugs in order of arrival, as one create after another would choose them.
     for (i, c) in created.iter().enumerate() {
         let n = i / 7 + 1;
@@ -343,13 +342,7 @@ async fn a_batch_keeps_every_summary(app: TestApp) {
             e
         })
         .collect();
-    let batcher = CreateBatcher::new(app.store.pool.clone());
-    let created: Vec<Created> =
-        futures_util::future::join_all(events.into_iter().map(|e| batcher.create(e)))
-            .await
-            .into_iter()
-            .map(|r| r.unwrap_or_else(|e| panic!("{e:?}")))
-            .collect();
+    let created = create_all(&app, events).await;
     assert_eq!(created.len(), 40);
     assert_summaries_hold(&app, "created in one batch").await;
     let keys = |kind: i64| format!("SELECT COUNT(*) FROM event_keys WHERE kind = {kind}");

@@ -13,14 +13,16 @@
 -- transition table), in set statements: a batch's insert of 64 events writes their
 -- keys in one statement, which sums their per-day counts in one, which sums their
 -- blocks in one. The rows each statement writes, and so what every count and list
--- reads, are those the row triggers wrote (`tests/event_keys.rs`,
--- `tests/events_counts.rs` and `tests/create_batches.rs` check them); updates and
--- deletes keep their row triggers, which change one event's rows at a time.
+-- reads, are those the row triggers wrote (`tests/common/summaries.rs` checks each
+-- table against its definition after the writes of `tests/event_keys.rs` and
+-- `tests/create_batches.rs`); updates and deletes keep their row triggers, which
+-- change one event's rows at a time.
 --
 -- The set statements write in key order, so that two transactions take the rows
--- of the counts they share in the same order. Each function returns at once when
--- its statement inserted nothing it keeps: a statement trigger fires even for no
--- rows, and the statements below would fire the next ones for nothing.
+-- of the counts they share in the same order. A function whose insert would fire
+-- further triggers returns at once when its statement inserted nothing it keeps: a
+-- statement trigger fires even for no rows, and would fire the next ones for
+-- nothing.
 
 -- A new event's own keys: the row trigger's `event_keys_own`, for every event the
 -- statement inserted.
