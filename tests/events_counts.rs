@@ -537,6 +537,9 @@ both!(
             (format!("{big},{small},{smaller}"), 65, 66),
             (format!("{small},{smaller}"), 5, 6),
             (format!("{below},{small}"), 19, 20),
+            // A category with one below it: the events of the one above.
+            (format!("{big},{below}"), 63, 63),
+            (format!("{below},{big},{small}"), 65, 66),
         ] {
             for (auth, expected) in [(Auth::None, anonymous), (app.admin.auth(), admin)] {
                 let mut listed = Vec::new();

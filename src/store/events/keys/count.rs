@@ -126,11 +126,13 @@ pub(in crate::store::events) async fn weigh_terms(
         return Ok(None);
     }
     let a = Alias::new("a");
-    let weights: HashMap<i64, u64> = conn
+    // Each term named with each term below it (itself included) and that one's count.
+    let below: Vec<(i64, i64, u64)> = conn
         .query(
             Query::select()
                 .column((a.clone(), TermAncestors::AncestorId))
-                .expr(Expr::cust("CAST(SUM(t.count) AS BIGINT)"))
+                .column((a.clone(), TermAncestors::TermId))
+                .column((Alias::new("t"), Terms::Count))
                 .from_as(TermAncestors::Table, a.clone())
                 .join_as(
                     JoinType::InnerJoin,
@@ -139,13 +141,17 @@ pub(in crate::store::events) async fn weigh_terms(
                     Expr::col((Alias::new("t"), Terms::Id))
                         .equals((a.clone(), TermAncestors::TermId)),
                 )
-                .and_where(Expr::col((a.clone(), TermAncestors::AncestorId)).is_in(terms))
-                .group_by_col((a, TermAncestors::AncestorId)),
-            |r| Ok((r.i64(0)?, u64::try_from(r.i64(1)?).unwrap_or(0))),
+                .and_where(Expr::col((a, TermAncestors::AncestorId)).is_in(terms)),
+            |r| Ok((r.i64(0)?, r.i64(1)?, u64::try_from(r.i64(2)?).unwrap_or(0))),
         )
-        .await?
-        .into_iter()
-        .collect();
+        .await?;
+    let mut weights: HashMap<i64, u64> = HashMap::new();
+    for (term, _, count) in &below {
+        *weights.entry(*term).or_default() += count;
+    }
+    for key in keys.iter_mut().filter(|k| k.kind == KeyKind::Term) {
+        drop_descendants(key, &below);
+    }
     let weight = |v: &i64| weights.get(v).copied().unwrap_or(0);
     for key in keys.iter_mut().filter(|k| k.kind == KeyKind::Term) {
         key.events = Some(key.values.iter().map(weight).sum());
@@ -166,6 +172,22 @@ pub(in crate::store::events) async fn weigh_terms(
         .values
         .sort_by_key(|v| (std::cmp::Reverse(weight(v)), *v));
     Ok(first.events)
+}
+
+/// Drops from a filter of several terms those below another of them (`below`: each
+/// term named, a term below it or itself, that one's count): a category's key is
+/// held by the events of the categories below it too (migration 17), so the filter's
+/// events are the same without them, and each value dropped is a range of keys the
+/// list no longer reads and counts against the others (`categories=2,3` where 3 is
+/// below 2 read both ranges, 560,000 and 163,000 keys at a million events, for the
+/// events of 2 alone).
+fn drop_descendants(key: &mut KeyFilter, below: &[(i64, i64, u64)]) {
+    let named = key.values.clone();
+    key.values.retain(|v| {
+        !below
+            .iter()
+            .any(|(term, under, _)| under == v && term != v && named.contains(term))
+    });
 }
 
 /// `COUNT`s whose sum is the number of events a keyed list shows, in one statement.
@@ -318,4 +340,22 @@ pub(in crate::store::events) fn other_value_counts(
     probes: Probes,
 ) -> SelectStatement {
     value_counts(backend, eq, keys, 1, None, probes).expect("several values")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_term_below_another_one_named_is_dropped() {
+        let mut key = KeyFilter {
+            kind: KeyKind::Term,
+            values: vec![3, 2, 7],
+            events: None,
+        };
+        // 3 is below 2; 7 is below 9, which is not named.
+        let below = [(2, 2, 10), (2, 3, 5), (3, 3, 5), (7, 7, 1), (9, 7, 1)];
+        drop_descendants(&mut key, &below);
+        assert_eq!(key.values, [2, 7]);
+    }
 }
