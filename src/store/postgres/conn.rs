@@ -128,29 +128,22 @@ impl PgConn {
             )
         };
         let client = &self.client;
-        let plan_mode_ours = self.plan_mode_ours;
-        // Each is sent when first polled, and `join5` polls them in this order.
-        let begin = async {
-            match (begin, plan_mode_ours) {
-                (true, true) => client.batch_execute(BEGIN_WITH_GENERIC_PLANS).await,
-                (true, false) => client.batch_execute("BEGIN").await,
-                (false, _) => Ok(()),
-            }
+        // A fixed statement of the flight, if it has one.
+        let send = async |sql: Option<&str>| match sql {
+            Some(sql) => client.batch_execute(sql).await,
+            None => Ok(()),
         };
-        // Sent before the flight and after it whatever becomes of it, so that nothing
-        // else this connection runs is planned generically.
-        let generic = async {
-            match generic_plans {
-                true => client.batch_execute("SET plan_cache_mode = auto").await,
-                false => Ok(()),
-            }
-        };
-        let custom_again = async {
-            match generic_plans {
-                true => client.batch_execute("RESET plan_cache_mode").await,
-                false => Ok(()),
-            }
-        };
+        let begin = begin.then_some(if self.plan_mode_ours {
+            BEGIN_WITH_GENERIC_PLANS
+        } else {
+            "BEGIN"
+        });
+        // Each is sent when first polled, and `join5` polls them in this order. The
+        // plan mode is set before the flight and reset after it whatever becomes of
+        // it, so that nothing else this connection runs is planned generically.
+        let begin = send(begin);
+        let generic = send(generic_plans.then_some("SET plan_cache_mode = auto"));
+        let custom_again = send(generic_plans.then_some("RESET plan_cache_mode"));
         let lock = async {
             match &lock {
                 Some(lock) => client.execute(lock, &[&locks]).await.map(drop),
