@@ -1409,19 +1409,20 @@ fn load_sqlite(
         timings.lap("search index");
     }
 
+    // The counts first: the keys' fill gives the most used terms their bits.
+    let pb = spinner("term counts");
+    conn.execute_batch(&count_terms_sql(shape.now))?;
+    pb.finish_and_clear();
+    timings.lap("term counts");
+
     let pb = spinner("event keys");
     conn.execute_batch(&event_keys_fill_sql(Backend::Sqlite)?)?;
     for sql in &key_triggers {
         conn.execute_batch(sql)?;
     }
-    pb.finish_and_clear();
-    timings.lap("event keys");
-
-    let pb = spinner("term counts");
-    conn.execute_batch(&count_terms_sql(shape.now))?;
     conn.execute_batch("COMMIT")?;
     pb.finish_and_clear();
-    timings.lap("term counts");
+    timings.lap("event keys");
 
     let pb = spinner("finishing");
     if load.analyze {
@@ -1478,29 +1479,33 @@ async fn pg_copy<R>(
 
 /// Migration 7's fill of `event_keys` and of its summaries, then migration 17's of
 /// the terms' ancestors and the keys they give, then migration 18's of the terms'
-/// flagged keys, then migration 20's of the per-day counts' blocks, for a load made
-/// without their triggers: taken from the migrations, so the two cannot drift apart.
+/// flagged keys, then migration 20's of the per-day counts' blocks, then migration
+/// 32's of the terms' bits, for a load made without their triggers: taken from the
+/// migrations, so the two cannot drift apart.
 fn event_keys_fill_sql(backend: Backend) -> Result<String> {
-    let (keys, ancestors, flagged, blocks) = match backend {
+    let (keys, ancestors, flagged, blocks, bits) = match backend {
         Backend::Sqlite => (
             include_str!("../src/store/migrations/sqlite/0007_event_keys.sql"),
             include_str!("../src/store/migrations/sqlite/0017_term_ancestors.sql"),
             include_str!("../src/store/migrations/sqlite/0018_flagged_term_keys.sql"),
             include_str!("../src/store/migrations/sqlite/0020_event_key_blocks.sql"),
+            include_str!("../src/store/migrations/sqlite/0032_term_bits.sql"),
         ),
         Backend::Postgres => (
             include_str!("../src/store/migrations/postgres/0007_event_keys.sql"),
             include_str!("../src/store/migrations/postgres/0017_term_ancestors.sql"),
             include_str!("../src/store/migrations/postgres/0018_flagged_term_keys.sql"),
             include_str!("../src/store/migrations/postgres/0020_event_key_blocks.sql"),
+            include_str!("../src/store/migrations/postgres/0032_term_bits.sql"),
         ),
     };
     Ok(format!(
-        "DELETE FROM event_keys; DELETE FROM event_key_days; DELETE FROM linked_event_stats;\n{}\n{}\n{}\n{}",
+        "DELETE FROM event_keys; DELETE FROM event_key_days; DELETE FROM linked_event_stats;\n{}\n{}\n{}\n{}\n{}",
         section(keys, "event_keys", 7)?,
         section(ancestors, "term_ancestors", 17)?,
         section(flagged, "flagged_term_keys", 18)?,
         section(blocks, "event_key_blocks", 20)?,
+        section(bits, "term_bits", 32)?,
     ))
 }
 
@@ -1533,9 +1538,12 @@ fn section<'a>(migration: &'a str, name: &str, version: u32) -> Result<&'a str> 
 /// counts (migrations 17 and 18 delete and add the terms' rows), and the blocks'
 /// section then sums the blocks from the days afresh; left on, they updated a block
 /// for each of 646,000 day rows at a million events, to no end but a blocks table
-/// twelve times its size (142 MB for 71,000 rows on PostgreSQL).
-const EVENT_KEYS_TRIGGERS: [(&str, &str); 13] = [
+/// twelve times its size (142 MB for 71,000 rows on PostgreSQL). The bits' triggers
+/// too: the fill's last section gives each event its bits once.
+const EVENT_KEYS_TRIGGERS: [(&str, &str); 15] = [
     ("event_keys", "event_key_days_insert"),
+    ("event_keys", "event_keys_term_bits_insert"),
+    ("event_keys", "event_keys_term_bits_delete"),
     ("event_key_days", "event_key_blocks_insert"),
     ("event_key_days", "event_key_blocks_update"),
     ("event_key_days", "event_key_blocks_delete"),

@@ -167,6 +167,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0031_statement_insert_triggers.sql"),
         postgres: include_str!("migrations/postgres/0031_statement_insert_triggers.sql"),
     },
+    Migration {
+        version: 32,
+        sqlite: include_str!("migrations/sqlite/0032_term_bits.sql"),
+        postgres: include_str!("migrations/postgres/0032_term_bits.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

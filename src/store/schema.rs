@@ -116,6 +116,14 @@ pub enum Terms {
     ChangedUtc,
 }
 
+/// A term's bit in `event_keys.term_bits` (migration 32).
+#[derive(Iden, Clone, Copy)]
+pub enum TermBits {
+    Table,
+    TermId,
+    Bit,
+}
+
 #[derive(Iden, Clone, Copy)]
 pub enum TermAncestors {
     Table,
@@ -166,6 +174,7 @@ pub enum EventKeys {
     Protected,
     Hidden,
     Author,
+    TermBits,
 }
 
 #[derive(Iden, Clone, Copy)]

@@ -1,7 +1,7 @@
 //! What the triggers keep, checked against its definition: the events' keys from
 //! the posts, their links and the terms' ancestors; the per-day counts from the keys;
 //! the blocks from the per-day counts; the venues' and organizers' summaries from the
-//! keys. Written as plain SQL both backends run, apart from the triggers.
+//! keys; each event's bits from its terms'. Written as plain SQL both backends run, apart from the triggers.
 
 use sea_query::{Expr, Query};
 
@@ -71,6 +71,19 @@ const LINKED: &str = "SELECT kind, value, counted, public_last, listed_last \
                       FROM linked_event_stats \
                       WHERE counted <> 0 OR public_last IS NOT NULL OR listed_last IS NOT NULL";
 
+/// Each event's own key's bits: the OR of the bits of its term keys' terms
+/// (migration 32), and those kept; no other key has any.
+const BITS_DEFINED: &str = "\
+    SELECT e.event_id, CAST(COALESCE(SUM(DISTINCT \
+               CAST(1 AS BIGINT) << CAST(t.bit AS INTEGER)), 0) AS BIGINT) AS term_bits \
+    FROM event_keys e \
+    LEFT JOIN event_keys o ON o.event_id = e.event_id AND o.kind = 1 \
+    LEFT JOIN term_bits t ON t.term_id = o.value \
+    WHERE e.kind = 0 GROUP BY e.event_id";
+const BITS: &str = "SELECT event_id, term_bits FROM event_keys WHERE kind = 0 \
+                    UNION ALL SELECT -event_id, term_bits FROM event_keys \
+                    WHERE kind <> 0 AND term_bits <> 0";
+
 /// Asserts that every summary the triggers keep is what its definition gives.
 pub async fn assert_summaries_hold(app: &TestApp, when: &str) {
     let mut conn = app.store.pool.read().await.unwrap();
@@ -79,6 +92,7 @@ pub async fn assert_summaries_hold(app: &TestApp, when: &str) {
         ("event_key_days", DAYS_DEFINED, DAYS),
         ("event_key_blocks", BLOCKS_DEFINED, BLOCKS),
         ("linked_event_stats", LINKED_DEFINED, LINKED),
+        ("event_keys.term_bits", BITS_DEFINED, BITS),
     ];
     for (table, defined, kept) in pairs {
         for (these, those, what) in [(defined, kept, "missing"), (kept, defined, "unexpected")] {

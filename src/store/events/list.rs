@@ -73,13 +73,15 @@ pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<(Vec<Event>, Tota
         keys.push(KeyFilter::every());
     }
     if !eq.search_words.is_empty()
-        && terms_events.is_some_and(|n| n > eq.count_limit.saturating_mul(SMALL_TERMS_PER_MATCH))
+        && terms_events
+            .is_some_and(|n| n.events > eq.count_limit.saturating_mul(SMALL_TERMS_PER_MATCH))
     {
         keys = searched_keys(&keys);
     }
     let backend = conn.backend();
     let may_scan = super::keys::aggregate_window(eq, &keys).is_none();
-    crate::store::sqlite::scanning(backend, may_scan, page_and_total(conn, eq, &keys)).await
+    let probes = terms_events.map_or(0, |n| n.probes);
+    crate::store::sqlite::scanning(backend, may_scan, page_and_total(conn, eq, &keys, probes)).await
 }
 
 /// How many events, per match a search counts, a filter of several terms may hold
@@ -91,18 +93,23 @@ pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<(Vec<Event>, Tota
 /// long to sort: the two cost alike near 150,000.
 const SMALL_TERMS_PER_MATCH: u64 = 150;
 
+/// `probes`: the lookups a count of the driver's terms value by value makes, when
+/// it is a filter of several terms ([`super::keys::Weighed`]), which decide whether
+/// its total and deep pages are read from the events' bits.
 async fn page_and_total(
     conn: &mut Conn,
     eq: &EventFilter,
     keys: &[KeyFilter],
+    probes: u64,
 ) -> Result<(Vec<Event>, Total), StoreError> {
     // A search counts its matches up to a limit (`search`); nothing else does.
     let (ids, total) = if !eq.search_words.is_empty() {
         let found = super::search::page(conn, eq, keys).await?;
         (found.ids, found.total)
     } else {
-        let total = Total::exact(exact_total(conn, eq, keys).await?);
-        let ids = page_ids(conn, eq, keys, total.count).await?;
+        let mask = super::keys::driver_mask(conn, eq, keys, probes).await?;
+        let total = Total::exact(exact_total(conn, eq, keys, mask).await?);
+        let ids = page_ids(conn, eq, keys, total.count, mask).await?;
         (ids, total)
     };
     let Some(ids) = ids else {
@@ -128,11 +135,14 @@ fn searched_keys(keys: &[KeyFilter]) -> Vec<KeyFilter> {
         .collect()
 }
 
-/// The number of events a list shows: from the per-day counts where they serve it.
+/// The number of events a list shows: from the per-day counts where they serve it,
+/// from the events' bits (`mask`, [`super::keys::driver_mask`]) for several large
+/// terms.
 async fn exact_total(
     conn: &mut Conn,
     eq: &EventFilter,
     keys: &[KeyFilter],
+    mask: Option<i64>,
 ) -> Result<u64, StoreError> {
     let backend = conn.backend();
     let sum = |parts: Vec<i64>| -> u64 {
@@ -148,6 +158,10 @@ async fn exact_total(
         let all = crate::store::event_count::window(conn, &all).await?;
         let flagged = crate::store::event_count::window(conn, &flagged).await?;
         return Ok(all.saturating_sub(flagged));
+    }
+    if let Some(mask) = mask {
+        let count = super::keys::masked_count(backend, eq, keys, mask);
+        return Ok(sum(conn.query(&count, |r| r.i64(0)).await?));
     }
     if let Some(windows) = super::keys::value_windows(eq, keys) {
         let first = crate::store::event_count::window(conn, &windows[0]).await?;
@@ -192,16 +206,26 @@ async fn others_probes(
 
 /// The IDs of the page's events, in list order, from an index alone (skipping to
 /// a deep page then reads index entries, not the wide rows of every event before
-/// it): `None` past the last page.
+/// it): `None` past the last page. A deep page of several large terms skips along
+/// the window's events with their bits (`mask`).
 async fn page_ids(
     conn: &mut Conn,
     eq: &EventFilter,
     keys: &[KeyFilter],
     total: u64,
+    mask: Option<i64>,
 ) -> Result<Option<SelectStatement>, StoreError> {
     let mut offset = (eq.page - 1).saturating_mul(eq.per_page);
     if total == 0 || offset >= total {
         return Ok(None);
+    }
+    if let Some(mask) = mask
+        && offset >= super::keys::MASKED_PAGE_FROM
+    {
+        let backend = conn.backend();
+        return Ok(Some(super::keys::masked_page_ids(
+            backend, eq, keys, mask, offset,
+        )));
     }
     // A deep page of a window the per-day counts serve starts reading at the day
     // its first event is on, not at the window's start.

@@ -116,7 +116,7 @@ pub(in crate::store::events) fn unset_flag_windows(
 pub(in crate::store::events) async fn weigh_terms(
     conn: &mut Conn,
     keys: &mut Vec<KeyFilter>,
-) -> Result<Option<u64>, StoreError> {
+) -> Result<Option<Weighed>, StoreError> {
     let terms: Vec<i64> = keys
         .iter()
         .filter(|k| k.kind == KeyKind::Term)
@@ -171,7 +171,22 @@ pub(in crate::store::events) async fn weigh_terms(
     first
         .values
         .sort_by_key(|v| (std::cmp::Reverse(weight(v)), *v));
-    Ok(first.events)
+    Ok(first.events.map(|events| Weighed {
+        events,
+        probes: (1u64..)
+            .zip(&first.values[1..])
+            .map(|(earlier, v)| earlier.saturating_mul(weight(v)))
+            .sum(),
+    }))
+}
+
+/// A driver of several terms' weight: its terms' events (an event of two counted
+/// twice), and the lookups counting it value by value makes ([`count`]: each
+/// event of a value looked up once for each value before it).
+#[derive(Clone, Copy, Debug)]
+pub(in crate::store::events) struct Weighed {
+    pub events: u64,
+    pub probes: u64,
 }
 
 /// Drops from a filter of several terms those below another of them (`below`: each

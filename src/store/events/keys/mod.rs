@@ -17,9 +17,11 @@ use crate::domain::post::{Status, Visibility};
 use crate::store::Backend;
 use crate::store::schema::{EventKeys, Posts};
 
+mod bits;
 mod count;
 mod page;
 
+pub(super) use bits::{MASKED_PAGE_FROM, driver_mask, masked_count, masked_page_ids};
 pub(super) use count::{
     Probes, aggregate_window, count, count_up_to, each_value_window, other_value_counts,
     unset_flag_windows, value_windows, weigh_terms,
