@@ -88,6 +88,10 @@ const KINDS: &[Kind] = &[
         "events_categories_two",
         "events?categories={category_big},{category_small}",
     ),
+    anon(
+        "events_categories_many",
+        "events?categories={categories_many}",
+    ),
     anon("events_category_slug", "events?categories={category_slug}"),
     anon("events_tag_big", "events?tags={tag_big}"),
     anon("events_tag_small", "events?tags={tag_small}"),
@@ -339,6 +343,12 @@ async fn values(url: &str, event_ids: &[String]) -> Result<Values> {
         .collect();
     let top = |list: &[String]| list.iter().take(3).cloned().collect::<Vec<_>>();
     let bottom = |list: &[String]| list.iter().rev().take(3).cloned().collect::<Vec<_>>();
+    let many = |list: &[String]| {
+        [4, 8, list.len()]
+            .iter()
+            .map(|&n| list[..n.min(list.len())].join(","))
+            .collect::<Vec<_>>()
+    };
     let samples: Vec<String> = event_ids.iter().take(20).cloned().collect();
     let include = samples.chunks(10).map(|c| c.join(",")).collect::<Vec<_>>();
     Ok(Values(vec![
@@ -371,6 +381,8 @@ async fn values(url: &str, event_ids: &[String]) -> Result<Values> {
             "word_symbols",
             strings(&["%3Cp%3E", "-on", "%3A", "%E2%82%AC", ".%3Cp"]),
         ),
+        // Several of the most used categories at once: four, eight, all of them.
+        ("categories_many", many(&categories)),
         ("category_big", top(&categories)),
         ("category_small", bottom(&categories)),
         ("category_slug", top(&category_slugs)),

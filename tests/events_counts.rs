@@ -95,17 +95,7 @@ async fn visible_in_window(app: &TestApp, start: &str, end: &str, category: Opti
         utc(start),
         utc(end)
     );
-    let mut conn = app.store.pool.read().await.unwrap();
-    let n = conn
-        .query_one(
-            &sea_query::Query::select()
-                .expr(sea_query::Expr::cust(sql))
-                .to_owned(),
-            |r| r.i64(0),
-        )
-        .await
-        .unwrap();
-    usize::try_from(n).unwrap()
+    usize::try_from(app.scalar(&sql).await).unwrap()
 }
 
 fn at(title: &str, start: &str, end: &str, extra: Value) -> Value {

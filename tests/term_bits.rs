@@ -35,17 +35,7 @@ async fn expected(app: &TestApp, terms: &[i64], admin: bool, featured: bool) -> 
                      JOIN term_ancestors a ON a.term_id = r.term_id \
                      WHERE r.post_id = p.id AND a.ancestor_id IN ({terms}) LIMIT 1))"
     );
-    let mut conn = app.store.pool.read().await.unwrap();
-    let n = conn
-        .query_one(
-            &sea_query::Query::select()
-                .expr(sea_query::Expr::cust(sql))
-                .to_owned(),
-            |r| r.i64(0),
-        )
-        .await
-        .unwrap();
-    usize::try_from(n).unwrap()
+    usize::try_from(app.scalar(&sql).await).unwrap()
 }
 
 /// The list of `filter` in May, every page of it, against the posts' count, as a

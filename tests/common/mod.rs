@@ -666,6 +666,20 @@ impl TestApp {
         r.id()
     }
 
+    /// The integer the SQL expression `sql` gives (`SELECT {sql}`), read on one of
+    /// the store's connections.
+    pub async fn scalar(&self, sql: &str) -> i64 {
+        let mut conn = self.store.pool.read().await.unwrap();
+        conn.query_one(
+            &sea_query::Query::select()
+                .expr(sea_query::Expr::cust(sql.to_owned()))
+                .to_owned(),
+            |r| r.i64(0),
+        )
+        .await
+        .unwrap()
+    }
+
     /// Creates a category, under `parent` if given, and returns its ID.
     pub async fn category(&self, name: &str, parent: Option<i64>) -> i64 {
         let mut body = serde_json::json!({ "name": name });
