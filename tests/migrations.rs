@@ -59,12 +59,12 @@ async fn a_version_1_sqlite_database_upgrades_and_keeps_search_working() {
     drop(conn);
     assert_eq!(queued, 0);
     // Migration 13 collected the characters and pairs of the event's text, lower-cased.
-    let held = conn_count(
-        &app,
-        "(SELECT count(*) FROM search_chars WHERE ch IN ('l', 'w', '<')) + \
-         (SELECT count(*) FROM search_pairs WHERE pair IN ('la', ' w', 'd.'))",
-    )
-    .await;
+    let held = app
+        .scalar(
+            "(SELECT count(*) FROM search_chars WHERE ch IN ('l', 'w', '<')) + \
+             (SELECT count(*) FROM search_pairs WHERE pair IN ('la', ' w', 'd.'))",
+        )
+        .await;
     assert_eq!(held, 6);
     let venues = app.get("venues?search=ondon").await;
     assert_eq!(
@@ -139,18 +139,6 @@ async fn a_version_1_sqlite_database_upgrades_and_keeps_search_working() {
     assert_eq!(app.get(&search("lantern")).await.body["total"], 0);
     assert_eq!(app.get(&search("paper")).await.body["total"], 0);
     assert_eq!(app.get(window).await.body["total"], 1);
-}
-
-async fn conn_count(app: &TestApp, expr: &str) -> i64 {
-    let mut conn = app.store.pool.read().await.unwrap();
-    conn.query_one(
-        &sea_query::Query::select()
-            .expr(sea_query::Expr::cust(expr.to_string()))
-            .to_owned(),
-        |r| r.i64(0),
-    )
-    .await
-    .unwrap()
 }
 
 /// A PostgreSQL database at schema version 2 holding listed, hidden, draft and undated
