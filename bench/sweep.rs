@@ -92,6 +92,7 @@ const KINDS: &[Kind] = &[
         "events_categories_many",
         "events?categories={categories_many}",
     ),
+    anon("events_tags_many", "events?tags={tags_many}"),
     anon("events_category_slug", "events?categories={category_slug}"),
     anon("events_tag_big", "events?tags={tag_big}"),
     anon("events_tag_small", "events?tags={tag_small}"),
@@ -284,6 +285,15 @@ async fn linked_by_events(url: &str, post_type: PostType) -> Result<(Vec<String>
     ))
 }
 
+fn tags_many(tags: &[String]) -> Vec<String> {
+    let least = |n: usize| {
+        let from = tags.len().saturating_sub(n);
+        tags[from..].join(",")
+    };
+    let most = tags[..tags.len().min(100)].join(",");
+    vec![least(10), least(40), most]
+}
+
 fn first_pages(pages: u64) -> Vec<String> {
     (1..=pages.clamp(1, 3)).map(|p| p.to_string()).collect()
 }
@@ -383,6 +393,9 @@ async fn values(url: &str, event_ids: &[String]) -> Result<Values> {
         ),
         // Several of the most used categories at once: four, eight, all of them.
         ("categories_many", many(&categories)),
+        // Many tags at once: ten and forty of the least used, a hundred of the most
+        // used (past the 63 terms with bits, most of them).
+        ("tags_many", tags_many(&tags)),
         ("category_big", top(&categories)),
         ("category_small", bottom(&categories)),
         ("category_slug", top(&category_slugs)),

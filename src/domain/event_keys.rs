@@ -63,6 +63,10 @@ pub struct KeyFilter {
     /// term's by the counts of it and the terms below it): which of two filters to
     /// read first, and how to meet the second.
     pub events: Option<u64>,
+    /// The OR of its terms' bits (migration 32), where the store has read them and
+    /// each term has one: an event's own key then tells whether it holds one of
+    /// them.
+    pub mask: Option<i64>,
 }
 
 impl KeyFilter {
@@ -74,6 +78,7 @@ impl KeyFilter {
             kind,
             values,
             events: None,
+            mask: None,
         }
     }
 
@@ -87,6 +92,7 @@ impl KeyFilter {
             kind: KeyKind::Every,
             values: vec![0],
             events: None,
+            mask: None,
         }
     }
 
@@ -184,6 +190,8 @@ pub fn pair_flags(keys: &mut Vec<KeyFilter>) {
     let mut paired = keys[term].clone();
     paired.kind = keys[flag].kind.with_terms().expect("a flag with terms");
     paired.events = paired.events.map(|n| n / FLAGGED_SHARE);
+    // The bits tell the terms an event holds, not whether it holds them flagged.
+    paired.mask = None;
     keys.remove(flag.max(term));
     keys.remove(flag.min(term));
     keys.insert(flag.min(term), paired);

@@ -5,7 +5,7 @@
 
 use sea_query::{Expr, ExprTrait, Order, Query, SelectStatement};
 
-use super::keys::Probes;
+use super::keys::{Probes, Weighed};
 use super::{event_from_row, select_events};
 use crate::domain::event::{Event, EventFilter, Total};
 use crate::domain::event_keys::{KeyFilter, key_filters};
@@ -80,8 +80,12 @@ pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<(Vec<Event>, Tota
     }
     let backend = conn.backend();
     let may_scan = super::keys::aggregate_window(eq, &keys).is_none();
-    let probes = terms_events.map_or(0, |n| n.probes);
-    crate::store::sqlite::scanning(backend, may_scan, page_and_total(conn, eq, &keys, probes)).await
+    crate::store::sqlite::scanning(
+        backend,
+        may_scan,
+        page_and_total(conn, eq, &keys, terms_events),
+    )
+    .await
 }
 
 /// How many events, per match a search counts, a filter of several terms may hold
@@ -93,22 +97,24 @@ pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<(Vec<Event>, Tota
 /// long to sort: the two cost alike near 150,000.
 const SMALL_TERMS_PER_MATCH: u64 = 150;
 
-/// `probes`: the lookups a count of the driver's terms value by value makes, when
-/// it is a filter of several terms ([`super::keys::Weighed`]), which decide whether
-/// its total and deep pages are read from the events' bits.
+/// `terms`: the weight of the driver when it is a filter of several terms, which
+/// decides whether its total and deep pages are read from the events' bits, and
+/// whether its total is counted as a set of events.
 async fn page_and_total(
     conn: &mut Conn,
     eq: &EventFilter,
     keys: &[KeyFilter],
-    probes: u64,
+    terms: Option<Weighed>,
 ) -> Result<(Vec<Event>, Total), StoreError> {
     // A search counts its matches up to a limit (`search`); nothing else does.
     let (ids, total) = if !eq.search_words.is_empty() {
         let found = super::search::page(conn, eq, keys).await?;
         (found.ids, found.total)
     } else {
+        let probes = terms.map_or(0, |n| n.probes);
         let mask = super::keys::driver_mask(conn, eq, keys, probes).await?;
-        let total = Total::exact(exact_total(conn, eq, keys, mask).await?);
+        let distinct = terms.is_some_and(|n| n.counts_distinct());
+        let total = Total::exact(exact_total(conn, eq, keys, mask, distinct).await?);
         let ids = page_ids(conn, eq, keys, total.count, mask).await?;
         (ids, total)
     };
@@ -137,12 +143,13 @@ fn searched_keys(keys: &[KeyFilter]) -> Vec<KeyFilter> {
 
 /// The number of events a list shows: from the per-day counts where they serve it,
 /// from the events' bits (`mask`, [`super::keys::driver_mask`]) for several large
-/// terms.
+/// terms, as a set of events (`distinct`) for terms too many to count one by one.
 async fn exact_total(
     conn: &mut Conn,
     eq: &EventFilter,
     keys: &[KeyFilter],
     mask: Option<i64>,
+    distinct: bool,
 ) -> Result<u64, StoreError> {
     let backend = conn.backend();
     let sum = |parts: Vec<i64>| -> u64 {
@@ -161,6 +168,10 @@ async fn exact_total(
     }
     if let Some(mask) = mask {
         let count = super::keys::masked_count(backend, eq, keys, mask);
+        return Ok(sum(conn.query(&count, |r| r.i64(0)).await?));
+    }
+    if distinct {
+        let count = super::keys::distinct_count(backend, eq, keys);
         return Ok(sum(conn.query(&count, |r| r.i64(0)).await?));
     }
     if let Some(windows) = super::keys::value_windows(eq, keys) {

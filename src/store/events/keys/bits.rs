@@ -6,14 +6,12 @@
 //! unrelated categories of a million events read 900,000 keys in 2 s on
 //! PostgreSQL. The pass reads each event of the window once, whatever the values.
 
-use std::collections::BTreeSet;
-
 use sea_query::{Expr, ExprTrait, Order, Query, SelectStatement};
 
 use super::{Texts, aggregate_window, d, driver, listed_by};
 use crate::domain::event::EventFilter;
 use crate::domain::event_keys::{KeyFilter, KeyKind};
-use crate::store::schema::{EventKeys, TermBits};
+use crate::store::schema::EventKeys;
 use crate::store::{Backend, Conn, StoreError};
 
 /// How many events of the window the mask passes over in the time a count by
@@ -27,7 +25,7 @@ const SCANNED_PER_PROBE: u64 = 3;
 /// a bit, whose count value by value would make lookups enough (`probes`) to cost
 /// more than the mask's pass over the window ([`SCANNED_PER_PROBE`]). The window's
 /// events are counted from the per-day counts, without the bounds those do not
-/// serve (which can only narrow it): one statement, then one for the bits.
+/// serve (which can only narrow it): one statement.
 pub(in crate::store::events) async fn driver_mask(
     conn: &mut Conn,
     eq: &EventFilter,
@@ -35,6 +33,9 @@ pub(in crate::store::events) async fn driver_mask(
     probes: u64,
 ) -> Result<Option<i64>, StoreError> {
     let Some(first) = keys.first() else {
+        return Ok(None);
+    };
+    let Some(mask) = first.mask else {
         return Ok(None);
     };
     if first.kind != KeyKind::Term || !first.may_repeat() {
@@ -56,30 +57,18 @@ pub(in crate::store::events) async fn driver_mask(
     if probes.saturating_mul(SCANNED_PER_PROBE) < scanned {
         return Ok(None);
     }
-    let terms: BTreeSet<i64> = first.values.iter().copied().collect();
-    let bits = conn
-        .query(
-            Query::select()
-                .column(TermBits::Bit)
-                .from(TermBits::Table)
-                .and_where(Expr::col(TermBits::TermId).is_in(terms.iter().copied())),
-            |r| r.i64(0),
-        )
-        .await?;
-    Ok(mask(&bits, terms.len()))
+    Ok(Some(mask))
 }
 
 /// The lookups from which a window not counted is passed over with the mask (see
 /// [`driver_mask`]): about what two categories of 100,000 and 200,000 events cost.
 const MASKED_WITHOUT_COUNT: u64 = 200_000;
 
-/// The OR of the bits, when there is one for each of `terms` terms.
-fn mask(bits: &[i64], terms: usize) -> Option<i64> {
-    if bits.len() != terms {
-        return None;
-    }
-    bits.iter().try_fold(0i64, |mask, &bit| {
-        (0..63).contains(&bit).then(|| mask | (1i64 << bit))
+/// The OR of the terms' bits, when each has one.
+pub(super) fn mask(bits: &[Option<i64>]) -> Option<i64> {
+    bits.iter().try_fold(0i64, |mask, bit| {
+        bit.filter(|b| (0..63).contains(b))
+            .map(|bit| mask | (1i64 << bit))
     })
 }
 
@@ -129,7 +118,7 @@ fn masked(backend: Backend, eq: &EventFilter, keys: &[KeyFilter], mask: i64) -> 
         .and_where(Expr::cust("d.kind = 0"))
         .and_where(Expr::cust("d.value = 0"))
         .and_where(d(EventKeys::TermBits).bit_and(mask).ne(0));
-    listed_by(&mut q, backend, eq, keys, &keys[1..], Texts::InSet);
+    listed_by(&mut q, backend, eq, (keys, true), &keys[1..], Texts::InSet);
     q
 }
 
@@ -139,9 +128,9 @@ mod tests {
 
     #[test]
     fn a_term_without_a_bit_leaves_no_mask() {
-        assert_eq!(mask(&[0, 3, 62], 3), Some(1 | 8 | (1 << 62)));
-        assert_eq!(mask(&[0, 3], 3), None, "a term past the 63 bits");
-        assert_eq!(mask(&[63], 1), None, "out of range");
-        assert_eq!(mask(&[-1], 1), None, "out of range");
+        assert_eq!(mask(&[Some(0), Some(3), Some(62)]), Some(1 | 8 | (1 << 62)));
+        assert_eq!(mask(&[Some(0), None]), None, "a term past the 63 bits");
+        assert_eq!(mask(&[Some(63)]), None, "out of range");
+        assert_eq!(mask(&[Some(-1)]), None, "out of range");
     }
 }

@@ -5,13 +5,13 @@ use std::collections::HashMap;
 
 use sea_query::{Alias, Expr, ExprTrait, JoinType, Query, SelectStatement, UnionType};
 
-use super::{arms, code, has_key, has_key_probed, keyed, merged, merges};
+use super::{arms, code, driver, has_key, has_key_probed, keyed, merged, merges};
 use crate::domain::dates;
 use crate::domain::event::EventFilter;
 use crate::domain::event_keys::{KeyFilter, KeyKind, pair_flags};
 use crate::domain::post::{Status, Visibility};
 use crate::store::event_count::KeyWindow;
-use crate::store::schema::{TermAncestors, Terms};
+use crate::store::schema::{EventKeys, TermAncestors, TermBits, Terms};
 use crate::store::{Backend, Conn, StoreError};
 
 /// The list's total as one key's window of per-day counts, when it is one: a plain
@@ -125,14 +125,17 @@ pub(in crate::store::events) async fn weigh_terms(
     if terms.is_empty() {
         return Ok(None);
     }
-    let a = Alias::new("a");
-    // Each term named with each term below it (itself included) and that one's count.
+    let (a, b) = (Alias::new("a"), Alias::new("b"));
+    // Each term named with each term below it (itself included), that one's count,
+    // and the named term's bit.
+    let mut bits: HashMap<i64, Option<i64>> = HashMap::new();
     let below: Vec<(i64, i64, u64)> = conn
         .query(
             Query::select()
                 .column((a.clone(), TermAncestors::AncestorId))
                 .column((a.clone(), TermAncestors::TermId))
                 .column((Alias::new("t"), Terms::Count))
+                .column((b.clone(), TermBits::Bit))
                 .from_as(TermAncestors::Table, a.clone())
                 .join_as(
                     JoinType::InnerJoin,
@@ -141,8 +144,17 @@ pub(in crate::store::events) async fn weigh_terms(
                     Expr::col((Alias::new("t"), Terms::Id))
                         .equals((a.clone(), TermAncestors::TermId)),
                 )
+                .join_as(
+                    JoinType::LeftJoin,
+                    TermBits::Table,
+                    b.clone(),
+                    Expr::col((b, TermBits::TermId)).equals((a.clone(), TermAncestors::AncestorId)),
+                )
                 .and_where(Expr::col((a, TermAncestors::AncestorId)).is_in(terms)),
-            |r| Ok((r.i64(0)?, r.i64(1)?, u64::try_from(r.i64(2)?).unwrap_or(0))),
+            |r| {
+                bits.insert(r.i64(0)?, r.opt_i64(3)?);
+                Ok((r.i64(0)?, r.i64(1)?, u64::try_from(r.i64(2)?).unwrap_or(0)))
+            },
         )
         .await?;
     let mut weights: HashMap<i64, u64> = HashMap::new();
@@ -155,6 +167,12 @@ pub(in crate::store::events) async fn weigh_terms(
     let weight = |v: &i64| weights.get(v).copied().unwrap_or(0);
     for key in keys.iter_mut().filter(|k| k.kind == KeyKind::Term) {
         key.events = Some(key.values.iter().map(weight).sum());
+        let bits: Vec<Option<i64>> = key
+            .values
+            .iter()
+            .map(|v| bits.get(v).copied().flatten())
+            .collect();
+        key.mask = super::bits::mask(&bits);
     }
     pair_flags(keys);
     if let [first, second, ..] = &mut keys[..]
@@ -188,6 +206,22 @@ pub(in crate::store::events) struct Weighed {
     pub events: u64,
     pub probes: u64,
 }
+
+impl Weighed {
+    /// Whether the driver's events are counted as a set of distinct events
+    /// ([`distinct_count`]) rather than value by value ([`count`]), whose lookups
+    /// grow with the values' events times the values before each: a hundred tags
+    /// of a few thousand events each would make millions.
+    pub fn counts_distinct(&self) -> bool {
+        self.probes >= self.events.saturating_mul(PROBES_PER_DISTINCT_KEY)
+    }
+}
+
+/// How many lookups a count value by value may make for each key of its values'
+/// ranges before their events are counted as a set instead: a lookup costs
+/// about what a key put in the set does (0.5-1 µs at a million events), and the
+/// first value's range is often counted from the per-day counts, not read.
+const PROBES_PER_DISTINCT_KEY: u64 = 2;
 
 /// Drops from a filter of several terms those below another of them (`below`: each
 /// term named, a term below it or itself, that one's count): a category's key is
@@ -226,6 +260,22 @@ pub(in crate::store::events) fn count(
     keys: &[KeyFilter],
 ) -> SelectStatement {
     count_up_to(backend, eq, keys, None)
+}
+
+/// `COUNT(*)` of the distinct events of a keyed list whose first filter has
+/// several values an event can meet more than once: each key of the values' ranges
+/// read once, its event put in a set (see [`Weighed::counts_distinct`]).
+pub(in crate::store::events) fn distinct_count(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+) -> SelectStatement {
+    let mut events = keyed(backend, eq, keys);
+    events.distinct().column((driver(), EventKeys::EventId));
+    Query::select()
+        .expr(Expr::cust("COUNT(*)"))
+        .from_subquery(events, Alias::new("events"))
+        .take()
 }
 
 /// [`count`], each of its `COUNT`s stopping past `limit` (when given): a sum past
@@ -301,6 +351,7 @@ fn value_counts(
                     kind: keys[0].kind,
                     values: keys[0].values[..i].to_vec(),
                     events: None,
+                    mask: None,
                 };
                 let held = match probes {
                     // With the window's dates on PostgreSQL, which reads (or hashes)
@@ -348,6 +399,7 @@ pub(in crate::store::events) fn each_value_window(
                 kind: key.kind,
                 values: vec![*value],
                 events: None,
+                mask: None,
             };
             aggregate_window(eq, std::slice::from_ref(&one))
         })
@@ -375,6 +427,7 @@ mod tests {
             kind: KeyKind::Term,
             values: vec![3, 2, 7],
             events: None,
+            mask: None,
         };
         // 3 is below 2; 7 is below 9, which is not named.
         let below = [(2, 2, 10), (2, 3, 5), (3, 3, 5), (7, 7, 1), (9, 7, 1)];
@@ -385,6 +438,7 @@ mod tests {
             kind: KeyKind::Term,
             values: vec![5, 4, 8],
             events: None,
+            mask: None,
         };
         let below = [(4, 4, 1), (4, 5, 1), (5, 5, 1), (5, 4, 1), (8, 8, 1)];
         drop_descendants(&mut looped, &below);

@@ -23,8 +23,8 @@ mod page;
 
 pub(super) use bits::{MASKED_PAGE_FROM, driver_mask, masked_count, masked_page_ids};
 pub(super) use count::{
-    Probes, aggregate_window, count, count_up_to, each_value_window, other_value_counts,
-    unset_flag_windows, value_windows, weigh_terms,
+    Probes, Weighed, aggregate_window, count, count_up_to, distinct_count, each_value_window,
+    other_value_counts, unset_flag_windows, value_windows, weigh_terms,
 };
 pub(super) use page::{after_row, first_merged, page_ids};
 
@@ -167,7 +167,10 @@ fn has_key_probed(backend: Backend, key: &KeyFilter) -> SimpleExpr {
     Expr::exists(key_sought(backend, key, None, same_event).offset(0).take())
 }
 
-/// The subquery of [`has_key`]: the key sought among the event's own.
+/// The subquery of [`has_key`]: the key sought among the event's own. Several
+/// terms with bits are sought as one of their bits on the event's own key: one
+/// lookup, where each value is one (thirty categories beside a hundred tags at a
+/// million events: thirty lookups for each of 280,000 events, 2.4 s).
 fn key_sought(
     backend: Backend,
     key: &KeyFilter,
@@ -182,9 +185,26 @@ fn key_sought(
         .and_where(
             Expr::col((o.clone(), EventKeys::StartUtc)).equals((driver(), EventKeys::StartUtc)),
         )
-        .and_where(Expr::col((o.clone(), EventKeys::Kind)).eq(code(key.kind)))
-        .and_where(Expr::col((o.clone(), EventKeys::Value)).is_in(key.values.iter().copied()))
         .take();
+    match sought_by_bits(key) {
+        Some(mask) => {
+            // Constants, as PostgreSQL's index of the own keys with their bits
+            // names them (migration 32).
+            sub.and_where(Expr::cust("o.kind = 0"))
+                .and_where(Expr::cust("o.value = 0"))
+                .and_where(
+                    Expr::col((o.clone(), EventKeys::TermBits))
+                        .bit_and(mask)
+                        .ne(0),
+                );
+        }
+        None => {
+            sub.and_where(Expr::col((o.clone(), EventKeys::Kind)).eq(code(key.kind)))
+                .and_where(
+                    Expr::col((o.clone(), EventKeys::Value)).is_in(key.values.iter().copied()),
+                );
+        }
+    }
     if let (Backend::Postgres, Some(eq)) = (backend, window) {
         date_filters(
             &mut sub,
@@ -194,6 +214,13 @@ fn key_sought(
         );
     }
     sub
+}
+
+/// The mask by which a filter of several terms, each with a bit, is sought on
+/// the event's own key rather than value by value.
+fn sought_by_bits(key: &KeyFilter) -> Option<i64> {
+    key.mask
+        .filter(|_| key.kind == KeyKind::Term && key.values.len() > 1)
 }
 
 /// How a keyed list checks its search words.
@@ -244,7 +271,8 @@ pub(super) fn keyed_with(
         q.and_where(d(EventKeys::Kind).eq(code(first.kind)))
             .and_where(d(EventKeys::Value).is_in(first.values.iter().copied()));
     }
-    listed_by(&mut q, backend, eq, keys, others, texts);
+    let own_keys = first.kind == KeyKind::Every;
+    listed_by(&mut q, backend, eq, (keys, own_keys), others, texts);
     q
 }
 
@@ -291,19 +319,23 @@ pub(super) fn listed_matches(
         &mut q,
         Backend::Postgres,
         eq,
-        keys,
+        (keys, false),
         &probed,
         Texts::ByCaller,
     );
     q
 }
 
-/// The conditions of the list but its driver's range on the rows `d`.
+/// The conditions of the list but its driver's range on the rows `d`; `own_keys`:
+/// those are the events' own keys, which carry their terms' bits (a walk of the
+/// window in list order checks them there: PostgreSQL made the lookup of each
+/// event's own key a semi-join, and hashed every own key with one of the bits
+/// before the walk's first row: 2 s for all thirty categories with a search).
 fn listed_by(
     q: &mut SelectStatement,
     backend: Backend,
     eq: &EventFilter,
-    keys: &[KeyFilter],
+    (keys, own_keys): (&[KeyFilter], bool),
     others: &[KeyFilter],
     texts: Texts,
 ) {
@@ -314,7 +346,14 @@ fn listed_by(
         q.and_where(d(EventKeys::EventId).is_in(eq.include.iter().copied()));
     }
     for key in others {
-        q.and_where(has_key(backend, key, Some(eq)));
+        match sought_by_bits(key) {
+            Some(mask) if own_keys => {
+                q.and_where(d(EventKeys::TermBits).bit_and(mask).ne(0));
+            }
+            _ => {
+                q.and_where(has_key(backend, key, Some(eq)));
+            }
+        }
     }
     match texts {
         Texts::OnRow if !eq.search_words.is_empty() => {
@@ -450,11 +489,13 @@ mod tests {
                 kind: KeyKind::Term,
                 values: vec![7],
                 events: None,
+                mask: None,
             },
             KeyFilter {
                 kind: KeyKind::Featured,
                 values: vec![1],
                 events: None,
+                mask: None,
             },
         ];
         let eq = EventFilter {
@@ -479,6 +520,7 @@ mod tests {
             kind: KeyKind::Term,
             values: vec![7],
             events,
+            mask: None,
         };
         let merged = |first, second| merges(Backend::Sqlite, &[term(first), term(second)]);
         assert!(!merged(Some(1_500), Some(300_000)), "a few thousand events");
