@@ -162,6 +162,10 @@ const KINDS: &[Kind] = &[
     ),
     anon("venues", "venues?page={venue_page}"),
     anon("venues_search", "venues?search={venue_word}"),
+    anon(
+        "venues_upcoming_short_search",
+        "venues?only_with_upcoming=1&search={word_short}",
+    ),
     anon("venues_has_events", "venues?has_events=1&page={venue_page}"),
     anon("venues_no_events", "venues?has_events=0"),
     anon(
@@ -176,6 +180,10 @@ const KINDS: &[Kind] = &[
     admin("admin_venues_upcoming", "venues?only_with_upcoming=1"),
     anon("organizers", "organizers?page={organizer_page}"),
     anon("organizers_search", "organizers?search={organizer_word}"),
+    anon(
+        "organizers_has_events_short_search",
+        "organizers?has_events=1&search={word_short}",
+    ),
     anon(
         "organizers_has_events",
         "organizers?has_events=1&page={organizer_page}",
