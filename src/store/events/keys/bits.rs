@@ -118,7 +118,7 @@ fn masked(backend: Backend, eq: &EventFilter, keys: &[KeyFilter], mask: i64) -> 
         .and_where(Expr::cust("d.kind = 0"))
         .and_where(Expr::cust("d.value = 0"))
         .and_where(d(EventKeys::TermBits).bit_and(mask).ne(0));
-    listed_by(&mut q, backend, eq, (keys, true), &keys[1..], Texts::InSet);
+    listed_by(&mut q, backend, eq, keys, true, &keys[1..], Texts::InSet);
     q
 }
 

@@ -272,7 +272,7 @@ pub(super) fn keyed_with(
             .and_where(d(EventKeys::Value).is_in(first.values.iter().copied()));
     }
     let own_keys = first.kind == KeyKind::Every;
-    listed_by(&mut q, backend, eq, (keys, own_keys), others, texts);
+    listed_by(&mut q, backend, eq, keys, own_keys, others, texts);
     q
 }
 
@@ -319,7 +319,8 @@ pub(super) fn listed_matches(
         &mut q,
         Backend::Postgres,
         eq,
-        (keys, false),
+        keys,
+        false,
         &probed,
         Texts::ByCaller,
     );
@@ -335,7 +336,8 @@ fn listed_by(
     q: &mut SelectStatement,
     backend: Backend,
     eq: &EventFilter,
-    (keys, own_keys): (&[KeyFilter], bool),
+    keys: &[KeyFilter],
+    own_keys: bool,
     others: &[KeyFilter],
     texts: Texts,
 ) {
