@@ -58,7 +58,9 @@ fn linked_filters(q: &mut SelectStatement, lq: &LinkedPostQuery, backend: Backen
     if let Some(search) = &lq.search {
         search_filter(q, lq, backend, search, indexed);
     }
-    event_filters(q, lq, backend);
+    // A search the trigram index cannot serve is checked on every venue.
+    let unindexed_search = lq.search.is_some() && indexed.is_none();
+    event_filters(q, lq, backend == Backend::Postgres && unindexed_search);
 }
 
 /// Which statuses a list shows (any but trash unless some are asked for), and
@@ -260,14 +262,9 @@ fn linked_events(t: PostType, extra: SimpleExpr) -> SelectStatement {
         .take()
 }
 
-/// `event`, `has_events` and `only_with_upcoming`.
-fn event_filters(q: &mut SelectStatement, lq: &LinkedPostQuery, backend: Backend) {
-    let short_search = lq
-        .search
-        .as_deref()
-        .is_some_and(|s| s.chars().count() < TRIGRAM);
-    let summarized =
-        |summaries| summarized(backend == Backend::Postgres && short_search, summaries);
+/// `event`, `has_events` and `only_with_upcoming`; `as_array`: see [`summarized`].
+fn event_filters(q: &mut SelectStatement, lq: &LinkedPostQuery, as_array: bool) {
+    let summarized = |summaries| summarized(as_array, summaries);
     let ev = |c: EventKeys| Expr::col((Alias::new("ev"), c));
     if let Some(event_id) = lq.event {
         // From the event's keys, not a probe of every venue's.

@@ -152,8 +152,9 @@ pub(in crate::store::events) async fn weigh_terms(
                 )
                 .and_where(Expr::col((a, TermAncestors::AncestorId)).is_in(terms)),
             |r| {
-                bits.insert(r.i64(0)?, r.opt_i64(3)?);
-                Ok((r.i64(0)?, r.i64(1)?, u64::try_from(r.i64(2)?).unwrap_or(0)))
+                let named = r.i64(0)?;
+                bits.insert(named, r.opt_i64(3)?);
+                Ok((named, r.i64(1)?, u64::try_from(r.i64(2)?).unwrap_or(0)))
             },
         )
         .await?;
