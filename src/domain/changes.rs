@@ -11,8 +11,10 @@
 use serde::{Deserialize, Serialize};
 
 mod recent;
+mod tally;
 
 pub use recent::RecentChanges;
+pub use tally::{Effect, Listed, Seen, Tally, Totals, public_by_status};
 
 /// What one or more committed writes may have changed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,6 +48,11 @@ pub struct EventState {
     /// filtered by venue or organizer may hold.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub links: Option<Vec<i64>>,
+    /// Where it stands in the lists every visitor sees, when the writer knew:
+    /// what lets a page such a list holds ahead of it keep its events and move
+    /// only its total ([`Tally`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listed: Option<Listed>,
 }
 
 impl EventState {
@@ -58,6 +65,7 @@ impl EventState {
             terms: Some(terms),
             words: None,
             links: None,
+            listed: None,
         }
     }
 
@@ -68,6 +76,7 @@ impl EventState {
             terms: None,
             words: None,
             links: None,
+            listed: None,
         }
     }
 
@@ -205,6 +214,15 @@ impl Changes {
         c
     }
 
+    /// Marks the states written as the write of this stamp made them (see
+    /// [`Seen`]), once it is committed.
+    pub fn stamp(&mut self, stamp: u64) {
+        for listed in self.states.iter_mut().filter_map(|s| s.listed.as_mut()) {
+            listed.stamp.get_or_insert(stamp);
+        }
+        self.states.sort_unstable();
+    }
+
     /// Nothing any answer is computed from: the write keeps every cached answer.
     pub fn nothing() -> Changes {
         Changes::default()
@@ -228,13 +246,13 @@ impl Changes {
             list.dedup();
         }
         self.states.sort_unstable();
-        self.states.dedup();
+        dedup_states(&mut self.states);
         if self.word_bytes() > MAX_CHANGE_WORD_BYTES {
             for state in &mut self.states {
                 state.words = None;
             }
             self.states.sort_unstable();
-            self.states.dedup();
+            dedup_states(&mut self.states);
         }
         let state_items: usize = self
             .states
@@ -272,6 +290,13 @@ impl Changes {
     pub fn is_nothing(&self) -> bool {
         !self.anything && self.events.is_empty() && self.terms.is_empty() && self.states.is_empty()
     }
+}
+
+/// Keeps each state once, but those saying where their event is listed: each is one
+/// event entering or leaving the lists every visitor sees, and two writes of the
+/// same event can leave it alike (two updates of its cost), each counted.
+fn dedup_states(states: &mut Vec<EventState>) {
+    states.dedup_by(|a, b| a == b && a.listed.is_none());
 }
 
 /// The events an event list can show: those starting and ending within these
@@ -356,23 +381,37 @@ pub struct Reads {
     pub list: Option<Reach>,
     /// It depends on which events exist at all (venues or organizers with events).
     pub every_event: bool,
+    /// Its list holds exactly the events every visitor's lists hold in its window,
+    /// and its page is full and followed by more: events entering or leaving the
+    /// list past the page move only its total.
+    pub tally: Option<Tally>,
 }
 
 impl Reads {
     /// Whether `changes` can change the answer.
     pub fn changed_by(&self, changes: &Changes) -> bool {
-        if changes.anything || self.every_event && !changes.events.is_empty() {
-            return true;
+        self.effect(changes) != Effect::Unchanged
+    }
+
+    /// What `changes` do to the answer.
+    pub fn effect(&self, changes: &Changes) -> Effect {
+        let shown = || changes.events.iter().any(|e| self.events.contains(e));
+        if changes.anything
+            || self.every_event && !changes.events.is_empty()
+            || self.every_term && !changes.terms.is_empty()
+            || shown()
+        {
+            return Effect::Changed;
         }
-        if self.every_term && !changes.terms.is_empty() {
-            return true;
+        let Some(reach) = &self.list else {
+            return Effect::Unchanged;
+        };
+        let reached = changes.states.iter().filter(|s| reach.may_hold(s));
+        match &self.tally {
+            Some(tally) => tally.effect(reached),
+            None if reached.count() > 0 => Effect::Changed,
+            None => Effect::Unchanged,
         }
-        if changes.events.iter().any(|e| self.events.contains(e)) {
-            return true;
-        }
-        self.list
-            .as_ref()
-            .is_some_and(|reach| changes.states.iter().any(|s| reach.may_hold(s)))
     }
 }
 

@@ -158,6 +158,25 @@ pub fn recounted_terms(before: (&[i64], bool), after: (&[i64], bool)) -> Vec<i64
 }
 
 impl EventFilter {
+    /// Whether the list holds exactly the events every visitor's lists hold in its
+    /// window: it asks nothing else of them, for a caller who sees what every
+    /// visitor does (see `changes::Tally`).
+    pub fn every_public_event_of_window(&self) -> bool {
+        self.visibility == Visibility::Published
+            && self.search_words.is_empty()
+            && self.categories.is_empty()
+            && self.tags.is_empty()
+            && self.venues.is_empty()
+            && self.organizers.is_empty()
+            && self.featured.is_none()
+            && self.statuses.is_empty()
+            && self.geoloc.is_none()
+            && self.near_venues.is_none()
+            && self.include.is_empty()
+            && self.post_parent.is_none()
+            && self.ticketed.is_none()
+    }
+
     /// The starts and ends of every event the list can show, whatever else it asks.
     pub fn window(&self) -> super::changes::Window {
         let after = |t: Option<i64>| t.map(|t| t.saturating_add(1));

@@ -61,7 +61,7 @@ pub struct Spliced {
     holes: Vec<Hole>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Hole {
     /// Where its digits start in the text, and how many there are.
     at: usize,
@@ -169,6 +169,23 @@ impl Spliced {
         })
     }
 
+    /// Itself with the end of its text, `old`, replaced by `new` (a list's totals);
+    /// `None` when its text does not end with `old` after its last count.
+    pub fn with_ending(&self, old: &[u8], new: &[u8]) -> Option<Spliced> {
+        let head = self.text.len().checked_sub(old.len())?;
+        let counts_end = self.holes.last().map_or(0, |h| h.at + h.len);
+        if self.text[head..] != *old || counts_end > head {
+            return None;
+        }
+        let mut text = Vec::with_capacity(head + new.len());
+        text.extend_from_slice(&self.text[..head]);
+        text.extend_from_slice(new);
+        Some(Spliced {
+            text: Bytes::from(text),
+            holes: self.holes.clone(),
+        })
+    }
+
     /// The size it takes in memory.
     pub fn len(&self) -> usize {
         self.text.len() + 32 * self.holes.len()
@@ -245,6 +262,47 @@ mod tests {
         assert_eq!(
             (v["count"].clone(), v["other"].clone()),
             (3.into(), 67.into())
+        );
+    }
+
+    #[derive(Serialize)]
+    struct Totalled {
+        count: TermCount,
+        other: TermCount,
+        total: u64,
+    }
+
+    #[tokio::test]
+    async fn an_ending_after_the_counts_is_replaced_and_the_counts_kept() {
+        let totalled = Totalled {
+            count: TermCount { term: 7, count: 12 },
+            other: TermCount { term: 9, count: 0 },
+            total: 5,
+        };
+        let marked = marking(async { serde_json::to_vec(&totalled).unwrap() }).await;
+        let spliced = Spliced::new(Bytes::from(marked));
+        assert!(
+            spliced
+                .with_ending(b"0,\"total\":5}", b"0,\"total\":6}")
+                .is_none(),
+            "the ending holds a count"
+        );
+        let moved = spliced
+            .with_ending(b",\"total\":5}", b",\"total\":10}")
+            .unwrap();
+        assert_eq!(moved.counts().collect::<Vec<_>>(), [(7, 12), (9, 0)]);
+        let v: serde_json::Value = serde_json::from_slice(&moved.filled(&[13, 2])).unwrap();
+        assert_eq!(
+            (v["count"].clone(), v["other"].clone(), v["total"].clone()),
+            (13.into(), 2.into(), 10.into())
+        );
+        assert!(
+            spliced.with_ending(b":6}", b":7}").is_none(),
+            "another ending"
+        );
+        assert!(
+            spliced.with_ending(&[b'x'; 4096], b"").is_none(),
+            "longer than the text"
         );
     }
 

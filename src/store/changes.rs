@@ -105,9 +105,20 @@ impl CaughtUp {
     }
 }
 
-/// PostgreSQL: takes the next data version and records a write's changes under it.
-pub const ANNOUNCE: &str =
-    "INSERT INTO calendar_changes (version, change) VALUES (nextval('calendar_data_version'), $1)";
+/// PostgreSQL: takes the next data version and records a write's changes under it,
+/// with the write's transaction ID ([`STAMP`]): a count that knows its snapshot then
+/// knows whether it saw the write (`domain::changes::Seen`).
+pub const ANNOUNCE: &str = "INSERT INTO calendar_changes (version, change, xid) \
+     VALUES (nextval('calendar_data_version'), $1, \
+             NULLIF(current_setting('calendar.write_xid', true), '')::xid8)";
+
+/// PostgreSQL: the last statement of a write's transaction, leaving its ID in the
+/// session for its announce, which runs after the `COMMIT`.
+pub const STAMP: &str =
+    "SELECT set_config('calendar.write_xid', pg_current_xact_id()::text, false)";
+
+/// PostgreSQL: ends an announce, clearing the stamp it used.
+pub const UNSTAMP: &str = "SELECT set_config('calendar.write_xid', '', false); COMMIT";
 
 /// The changes as [`ANNOUNCE`] records them.
 pub fn to_json(changes: &Changes) -> String {
@@ -168,19 +179,25 @@ pub async fn catch_up(
             .query(
                 Query::select()
                     .column(Alias::new("change"))
+                    .expr(Expr::cust("xid::text"))
                     .from(table())
                     .and_where(Expr::col(Alias::new("version")).gt(from as i64))
                     .and_where(Expr::col(Alias::new("version")).lte(version as i64))
                     .order_by(Alias::new("version"), Order::Asc),
-                |r| r.string(0),
+                |r| Ok((r.string(0)?, r.opt_string(1)?)),
             )
             .await?;
         found = rows.len();
         if rows.len() as u64 == wanted {
             let mut all = Changes::nothing();
-            for text in rows {
+            for (text, xid) in rows {
                 // A record this build cannot read is a change it cannot judge.
-                all.merge(serde_json::from_str(&text).unwrap_or_else(|_| Changes::anything()));
+                let mut changes: Changes =
+                    serde_json::from_str(&text).unwrap_or_else(|_| Changes::anything());
+                if let Some(xid) = xid.and_then(|x| x.parse().ok()) {
+                    changes.stamp(xid);
+                }
+                all.merge(changes);
             }
             return Ok(CaughtUp {
                 changes: Some(all),

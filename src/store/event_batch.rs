@@ -28,7 +28,7 @@ use super::events::{self, event_from_row};
 use super::posts;
 use super::schema::Posts;
 use super::{Conn, Pool, StoreError, pieces};
-use crate::domain::changes::{Changes, EventState};
+use crate::domain::changes::{Changes, EventState, public_by_status};
 use crate::domain::event::Event;
 use crate::domain::post::{PostChanges, PostType};
 use crate::domain::slug;
@@ -230,6 +230,11 @@ async fn write(pool: &Pool, events: &[NewEvent]) -> Result<Written, BatchError> 
             EventState::new((e.start_utc, e.end_utc), new.terms.iter().copied())
                 .with_text(&e.post.title, &e.post.excerpt, &e.post.description)
                 .with_links(e.venue_id, &new.organizers)
+                .listed(
+                    e.post.id,
+                    public_by_status(&e.post.status, e.hide_from_listings),
+                    true,
+                )
         }),
     ));
     if !links.counts.is_empty() {

@@ -24,7 +24,8 @@ use sea_query::{Alias, Expr, ExprTrait, Func, Query, SelectStatement, UnionType}
 
 use super::posts::col;
 use super::schema::{EventKeyBlocks, EventKeyDays, EventKeys, Posts};
-use super::{Conn, StoreError};
+use super::{Backend, Conn, StoreError};
+use crate::domain::changes::Seen;
 use crate::domain::event::{DAY_SECONDS, utc_day};
 use crate::domain::post::{PostType, Status};
 
@@ -63,10 +64,42 @@ pub(in crate::store) async fn windows(
 
 /// The number of events of the window, in one statement.
 pub(in crate::store) async fn window(conn: &mut Conn, w: &KeyWindow) -> Result<u64, StoreError> {
-    if w.to < w.from {
+    let Some(all) = union(parts(w)) else {
         return Ok(0);
-    }
+    };
+    let counts = conn.query(&all, |r| r.i64(0)).await?;
+    Ok(events_of(counts))
+}
+
+/// As [`window`], with the writes the count saw: its statement's snapshot on
+/// PostgreSQL, the data version its snapshot holds on SQLite (`calendar_version`,
+/// written by each commit). `None` for an empty window.
+pub(in crate::store) async fn window_seen(
+    conn: &mut Conn,
+    w: &KeyWindow,
+) -> Result<(u64, Option<Seen>), StoreError> {
+    let seen = Expr::cust(match conn.backend() {
+        Backend::Postgres => "pg_current_snapshot()::text",
+        Backend::Sqlite => "CAST((SELECT version FROM calendar_version) AS TEXT)",
+    });
+    let parts = parts(w).into_iter().map(|mut part| {
+        part.expr(seen.clone());
+        part
+    });
+    let Some(all) = union(parts.collect()) else {
+        return Ok((0, None));
+    };
+    let rows = conn.query(&all, |r| Ok((r.i64(0)?, r.string(1)?))).await?;
+    let seen = rows.first().and_then(|(_, text)| Seen::parse(text));
+    Ok((events_of(rows.into_iter().map(|(n, _)| n).collect()), seen))
+}
+
+/// The statements whose counts add up to the window's events.
+fn parts(w: &KeyWindow) -> Vec<SelectStatement> {
     let mut parts: Vec<SelectStatement> = Vec::new();
+    if w.to < w.from {
+        return parts;
+    }
     if !w.statuses.is_empty() {
         parts.extend(inner(w));
         parts.extend([first_day(w), last_day(w)]);
@@ -74,19 +107,23 @@ pub(in crate::store) async fn window(conn: &mut Conn, w: &KeyWindow) -> Result<u
     if let Some(now) = w.due_by {
         parts.push(due(w, now));
     }
+    parts
+}
+
+fn union(parts: Vec<SelectStatement>) -> Option<SelectStatement> {
     let mut parts = parts.into_iter();
-    let Some(mut all) = parts.next() else {
-        return Ok(0);
-    };
+    let mut all = parts.next()?;
     for part in parts {
         all.union(UnionType::All, part);
     }
-    let parts = all;
-    let counts = conn.query(&parts, |r| r.i64(0)).await?;
-    Ok(counts
+    Some(all)
+}
+
+fn events_of(counts: Vec<i64>) -> u64 {
+    counts
         .into_iter()
         .map(|n| u64::try_from(n).unwrap_or(0))
-        .sum())
+        .sum()
 }
 
 /// The key's per-day counts, of the statuses and password states counted.

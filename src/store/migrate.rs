@@ -172,6 +172,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0032_term_bits.sql"),
         postgres: include_str!("migrations/postgres/0032_term_bits.sql"),
     },
+    Migration {
+        version: 33,
+        sqlite: include_str!("migrations/sqlite/0033_write_stamps.sql"),
+        postgres: include_str!("migrations/postgres/0033_write_stamps.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

@@ -31,14 +31,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
 mod answer;
 pub mod serve;
 
 use super::live_counts::Spliced;
-use crate::domain::changes::{Changes, Reads, RecentChanges};
+use crate::domain::changes::{Changes, Effect, Reads, RecentChanges};
 use crate::store::StoreError;
 use crate::store::changes::{CaughtUp, ChangeCursor};
 pub use answer::{Cached, Hit};
@@ -180,15 +180,28 @@ impl Generation {
             self.counts_epoch += 1;
         }
         let before = self.entries.len();
-        let mut freed = 0;
+        let (mut freed, mut grown) = (0, 0);
         self.entries.retain(|_, e| {
-            let keep = e.reads.as_ref().is_some_and(|r| !r.changed_by(changes));
-            if !keep {
+            let effect = e
+                .reads
+                .as_ref()
+                .map_or(Effect::Changed, |r| r.effect(changes));
+            let moved = match effect {
+                Effect::Unchanged => return true,
+                Effect::Total(by) => tallied(&e.response, e.reads.as_ref(), by),
+                Effect::Changed => None,
+            };
+            let Some(moved) = moved else {
                 freed += e.size;
-            }
-            keep
+                return false;
+            };
+            freed += e.response.body.len();
+            grown += moved.body.len();
+            e.size = e.size - e.response.body.len() + moved.body.len();
+            e.response = Arc::new(moved);
+            true
         });
-        self.bytes -= freed;
+        self.bytes = self.bytes + grown - freed;
         tracing::trace!(
             kept = self.entries.len(),
             dropped = before - self.entries.len(),
@@ -200,15 +213,26 @@ impl Generation {
         self.recent.push(version, changes.clone());
     }
 
-    /// Whether a response computed at `version` and reading `reads` is still right.
-    fn still_right(&self, version: u64, reads: Option<&Reads>) -> bool {
+    /// Whether a response computed at `version` and reading `reads` is still right:
+    /// `Some` of how many events its list gained since, after its page (see
+    /// [`tallied`]), or `None`.
+    fn missed(&self, version: u64, reads: Option<&Reads>) -> Option<i64> {
         if version == self.version {
-            return true;
+            return Some(0);
         }
-        version < self.version
-            && self.recent.after(version).is_some_and(|mut missed| {
-                missed.all(|(_, changes)| reads.is_some_and(|r| !r.changed_by(changes)))
-            })
+        if version > self.version {
+            return None;
+        }
+        let reads = reads?;
+        let mut moved = 0;
+        for (_, changes) in self.recent.after(version)? {
+            match reads.effect(changes) {
+                Effect::Unchanged => {}
+                Effect::Total(by) => moved += by,
+                Effect::Changed => return None,
+            }
+        }
+        Some(moved)
     }
 
     /// After anything changed, computations under way may not see it: whoever
@@ -218,6 +242,54 @@ impl Generation {
             flight.done.notify_waiters();
         }
     }
+}
+
+/// The response with the totals of its list moved by `by` events entering (or
+/// leaving) it after its page (`changes::Tally`): its body's ending and its total
+/// headers, as `lists::respond` writes them. `None` when it cannot be (no tally, a
+/// body of another shape, a page that would lose its next): it is computed again.
+fn tallied(cached: &Cached, reads: Option<&Reads>, by: i64) -> Option<Cached> {
+    if by == 0 {
+        return None;
+    }
+    let tally = reads?.tally.as_ref()?;
+    let shown =
+        |name: &str| -> Option<u64> { cached.headers.get(name)?.to_str().ok()?.parse().ok() };
+    let (total, total_pages) = (shown("x-wp-total")?, shown("x-wp-totalpages")?);
+    let now = tally.moved(total, by)?;
+    let ending = |total: u64, pages: u64| format!(",\"total\":{total},\"total_pages\":{pages}}}");
+    let body = cached.body.with_ending(
+        ending(total, total_pages).as_bytes(),
+        ending(now.total, now.total_pages).as_bytes(),
+    )?;
+    let mut headers = cached.headers.clone();
+    for (name, value) in [
+        ("x-wp-total", now.total),
+        ("x-tec-total", now.total),
+        ("x-wp-totalpages", now.total_pages),
+        ("x-tec-totalpages", now.total_pages),
+    ] {
+        if headers.contains_key(name) {
+            headers.insert(HeaderName::from_static(name), HeaderValue::from(value));
+        }
+    }
+    if headers.contains_key(header::ETAG) {
+        headers.insert(header::ETAG, super::conditional::etag(&body.as_computed()));
+    }
+    Some(Cached {
+        status: cached.status,
+        headers,
+        body,
+    })
+}
+
+/// An answer computed at an earlier version, as it stands after `moved` events
+/// entered its list past its page since (see [`Generation::missed`]).
+fn caught_up(cached: &Arc<Cached>, reads: Option<&Reads>, moved: i64) -> Option<Arc<Cached>> {
+    if moved == 0 {
+        return Some(cached.clone());
+    }
+    tallied(cached, reads, moved).map(Arc::new)
 }
 
 /// An entry as it is served now, with these counts.
@@ -458,13 +530,15 @@ impl ResponseCache {
     pub fn answer(&self, waited: &Waiting) -> Option<Hit> {
         let (cached, reads) = waited.flight.answer.get()?;
         let g = self.lock();
-        let right = waited.version <= waited.flight.version
-            || (g.version >= waited.version
-                && g.still_right(waited.flight.version, reads.as_ref()));
-        if !right {
+        let moved = if waited.version <= waited.flight.version {
+            0
+        } else if g.version >= waited.version {
+            g.missed(waited.flight.version, reads.as_ref())?
+        } else {
             return None;
-        }
-        Some(Hit::new(counted(&g.counts, cached)))
+        };
+        let cached = caught_up(cached, reads.as_ref(), moved)?;
+        Some(Hit::new(counted(&g.counts, &cached)))
     }
 
     /// Keeps a successful response; returns it ready to send.
@@ -514,10 +588,13 @@ impl ResponseCache {
             if g.version == u64::MAX || version > g.version {
                 g.reset(version);
             }
-            if !g.still_right(version, reads.as_ref()) {
+            let Some(moved) = g.missed(version, reads.as_ref()) else {
                 return cached.response();
-            }
-            for (term, count) in cached.body.counts() {
+            };
+            let Some(caught) = caught_up(&cached, reads.as_ref(), moved) else {
+                return cached.response();
+            };
+            for (term, count) in caught.body.counts() {
                 g.counts.entry(term).or_insert(count);
             }
             if let Some(old) = g.entries.get(&key) {
@@ -528,7 +605,7 @@ impl ResponseCache {
                 g.bytes -= size;
                 g.entries.remove(&key);
             }
-            let kept = counted(&g.counts, &cached);
+            let kept = counted(&g.counts, &caught);
             let size = kept.body.len() + key.len();
             let counted_at = g.counts_epoch;
             if size <= self.max_bytes {

@@ -376,6 +376,7 @@ fn unrelated_create(id: i64) -> Changes {
             terms: Some(vec![7]),
             words: Some(words),
             links: None,
+            listed: None,
         }],
     )
 }
@@ -416,4 +417,94 @@ async fn a_search_list_outlives_a_catch_up_over_many_creates_without_its_word() 
     // Computed at version 1 and put at 2: still right.
     cache.put(1, 10, "t".into(), reading(ok("T"), search)).await;
     assert!(cache.hit(2, 10, "t").is_some());
+}
+
+/// Page 1 of a list of every public event of a window, two a page, its total counted
+/// with every write up to stamp `seen` (as SQLite writes it), ending as
+/// `lists::respond` writes it.
+fn front_page(total: u64, seen: &str) -> Response {
+    use crate::domain::changes::{Reach, Seen, Tally, Window};
+    let pages = total.div_ceil(2);
+    let body = format!(
+        r#"{{"events":[1,2],"rest_url":"u","next_rest_url":"n","total":{total},"total_pages":{pages}}}"#
+    );
+    let mut resp = Response::new(Body::from(body));
+    let h = resp.headers_mut();
+    h.insert("x-wp-total", HeaderValue::from(total));
+    h.insert("x-wp-totalpages", HeaderValue::from(pages));
+    let tally = Tally {
+        last: (100, 2),
+        per_page: 2,
+        through: 2,
+        seen: Seen::parse(seen).unwrap(),
+    };
+    let reads = Reads {
+        events: vec![1, 2],
+        list: Some(Reach::window(Window::ALL)),
+        tally: Some(tally),
+        ..Reads::default()
+    };
+    reading(resp, reads)
+}
+
+/// A public event written after the page, entering the list (or leaving it), by
+/// the write of this stamp.
+fn written_after_the_page(id: i64, entering: bool, stamp: u64) -> CaughtUp {
+    use crate::domain::changes::EventState;
+    let mut changes = Changes::events(
+        [id],
+        [],
+        [EventState::at((500, 600)).listed(id, Some(true), entering)],
+    );
+    changes.stamp(stamp);
+    CaughtUp {
+        changes: Some(changes),
+        counts: Vec::new(),
+    }
+}
+
+fn total_of(cache: &ResponseCache, version: u64, key: &str) -> Option<(String, String)> {
+    let hit = cache.hit(version, 10, key)?;
+    let body: serde_json::Value = serde_json::from_slice(&hit.body()).unwrap();
+    let resp = hit.response();
+    let header = resp.headers()["x-wp-total"].to_str().unwrap().to_string();
+    assert_eq!(body["total"].to_string(), header, "body and header agree");
+    let pages = resp.headers()["x-wp-totalpages"].to_str().unwrap();
+    assert_eq!(body["total_pages"].to_string(), pages);
+    Some((header, pages.to_string()))
+}
+
+#[tokio::test]
+async fn a_page_moves_its_total_by_the_writes_its_count_did_not_see() {
+    let cache = ResponseCache::new(1 << 20);
+    let total = |t: &str, p: &str| Some((t.to_string(), p.to_string()));
+    catch_up(&cache, 1, CaughtUp::unknown()).await;
+    cache.put(1, 10, "p".into(), front_page(5, "3")).await;
+    let tag = cache.hit(1, 10, "p").unwrap().response().headers()[header::ETAG].clone();
+    catch_up(&cache, 2, written_after_the_page(10, true, 4)).await;
+    assert_eq!(total_of(&cache, 2, "p"), total("6", "3"), "moved in place");
+    let moved = cache.hit(2, 10, "p").unwrap().response();
+    assert_ne!(
+        moved.headers()[header::ETAG],
+        tag,
+        "its tag follows its body"
+    );
+    // Computed at version 1 and kept at 2: moved by the writes since that its count
+    // did not see, and only those (a count may see a write announced after it).
+    cache.put(1, 10, "saw".into(), front_page(6, "4")).await;
+    assert_eq!(total_of(&cache, 2, "saw"), total("6", "3"));
+    cache.put(1, 10, "missed".into(), front_page(5, "3")).await;
+    assert_eq!(total_of(&cache, 2, "missed"), total("6", "3"));
+    catch_up(&cache, 3, written_after_the_page(11, true, 5)).await;
+    for key in ["p", "saw", "missed"] {
+        assert_eq!(total_of(&cache, 3, key), total("7", "4"), "{key}");
+    }
+    // Out again, to the page's last: computed again, its next link gone.
+    cache.put(3, 10, "short".into(), front_page(3, "5")).await;
+    catch_up(&cache, 4, written_after_the_page(11, false, 6)).await;
+    assert_eq!(total_of(&cache, 4, "p"), total("6", "3"));
+    assert!(cache.hit(4, 10, "short").is_none());
+    // A write that reaches the page itself drops it.
+    catch_up(&cache, 5, event_write(2)).await;
+    assert!(cache.hit(5, 10, "p").is_none());
 }

@@ -42,7 +42,7 @@ pub async fn list(ctx: &Ctx, args: &Args, outlook: bool) -> Result<Response, Api
             HeaderValue::from_static(value),
         );
     }
-    list_cache_rules(ctx, &page, &mut resp);
+    list_cache_rules(ctx, &page, None, &mut resp);
     Ok(resp)
 }
 

@@ -15,7 +15,7 @@ use super::views::{EventView, ViewContext};
 use crate::api::args::{self, Args, RawArgs};
 use crate::api::table::{Op, ROUTES};
 use crate::domain::args::{EventDeleteArgs, EventListArgs, EventWriteArgs, PostReadArgs};
-use crate::domain::changes::Reads;
+use crate::domain::changes::{Reads, Tally};
 use crate::domain::event_input::LinkedDraft;
 use crate::domain::event_list::WindowClock;
 use crate::domain::linked_input::LinkedContext;
@@ -80,7 +80,7 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
         true,
     );
     let mut resp = lists::respond("events", &views, &paging, Layout::Posts)?;
-    list_cache_rules(ctx, &page, &mut resp);
+    list_cache_rules(ctx, &page, page.tally.clone(), &mut resp);
     Ok(resp)
 }
 
@@ -102,14 +102,16 @@ fn list_freshness(ctx: &Ctx, page: &EventPage) -> Option<Freshness> {
     })
 }
 
-/// What the response cache needs to know of a list: how long it stays true, and
-/// which writes can change it.
-fn list_cache_rules(ctx: &Ctx, page: &EventPage, resp: &mut Response) {
+/// What the response cache needs to know of a list: how long it stays true, which
+/// writes can change it, and, when its body holds its totals as `lists::respond`
+/// writes them, which writes move only those (`tally`).
+fn list_cache_rules(ctx: &Ctx, page: &EventPage, tally: Option<Tally>, resp: &mut Response) {
     if let Some(freshness) = list_freshness(ctx, page) {
         resp.extensions_mut().insert(freshness);
     }
     resp.extensions_mut().insert(Reads {
         list: Some(page.reach.clone()),
+        tally,
         ..shown_reads(&page.events)
     });
 }

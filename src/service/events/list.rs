@@ -3,8 +3,10 @@
 
 use super::{ShownEvent, readable_links};
 use crate::domain::args::EventListArgs;
-use crate::domain::changes::Reach;
-use crate::domain::event::{EventFilter, EventLinks, SEARCH_COUNT_LIMIT, distance_km};
+use crate::domain::changes::{Reach, Seen, Tally};
+use crate::domain::event::{
+    Event, EventFilter, EventLinks, SEARCH_COUNT_LIMIT, Total, distance_km,
+};
 use crate::domain::event_list::{EventQuery, ListContext, Near, event_query};
 use crate::domain::post::PostType;
 use crate::domain::term::Taxonomy;
@@ -23,6 +25,8 @@ pub struct EventPage {
     pub total_at_least: bool,
     /// The events the list could show, whatever else it asks of them.
     pub reach: Reach,
+    /// Set when writes past the page move only its total.
+    pub tally: Option<Tally>,
 }
 
 /// The references of a list request, resolved.
@@ -84,7 +88,12 @@ impl Service {
             search: filter.search_words.clone(),
             links: reached_links(&filter),
         };
-        let (items, total) = events::list(&mut conn, &filter).await?;
+        let events::Listed {
+            events: items,
+            total,
+            seen,
+        } = events::list(&mut conn, &filter).await?;
+        let tally = seen.and_then(|seen| tally(&filter, &items, total, seen));
         if items.is_empty() && query.page > 1 {
             return Err(Error::Refused(Refusal::PageNotFound(PostType::Event)));
         }
@@ -109,8 +118,24 @@ impl Service {
             total: total.count,
             total_at_least: total.at_least,
             reach,
+            tally,
         })
     }
+}
+
+/// The page's tally, when writes after it move only its total: a full page,
+/// followed by more, of a list of every public event of its window.
+fn tally(f: &EventFilter, items: &[Event], total: Total, seen: Seen) -> Option<Tally> {
+    let through = f.page.checked_mul(f.per_page)?;
+    let last = items.last()?;
+    let full = u64::try_from(items.len()).ok()? == f.per_page;
+    let followed = !total.at_least && total.count > through;
+    (f.every_public_event_of_window() && full && followed).then_some(Tally {
+        last: (last.start_utc, last.post.id),
+        per_page: f.per_page,
+        through,
+        seen,
+    })
 }
 
 async fn resolve(

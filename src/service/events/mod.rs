@@ -6,7 +6,7 @@ mod write;
 
 use super::retry::detached;
 use super::{Asking, Error, Refusal, Service};
-use crate::domain::changes::{Changes, EventState};
+use crate::domain::changes::{Changes, EventState, public_by_status};
 use crate::domain::event::{Event, EventLinks, counts_as_published};
 use crate::domain::permissions::Caller;
 use crate::domain::post::{PostType, Reveal, Status, Target};
@@ -149,7 +149,12 @@ impl Service {
             let recounted = if counted { terms.clone() } else { Vec::new() };
             let written = EventState::new(state.span, terms.iter().copied())
                 .with_text(&state.title, &state.excerpt, &state.description)
-                .with_links(state.venue_id, &organizers);
+                .with_links(state.venue_id, &organizers)
+                .listed(
+                    post.id,
+                    public_by_status(&state.status, state.hidden),
+                    false,
+                );
             tx.changes(Changes::events([post.id], recounted, [written]));
             if force {
                 posts::delete(&mut tx, &post).await?;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::refs::{self, Known};
 use super::{ShownEvent, find, readable_links};
 use crate::domain::args::EventWriteArgs;
-use crate::domain::changes::{Changes, EventState};
+use crate::domain::changes::{Changes, EventState, public_by_status};
 use crate::domain::event::{
     Event, EventChanges, LinkedRef, TermRef, counts_as_published, recounted_terms,
 };
@@ -288,9 +288,11 @@ impl Service {
                     let recounted = if counted { terms.clone() } else { Vec::new() };
                     let p = &event.post;
                     let organizers = links.organizers.as_deref().unwrap_or_default();
+                    let public = public_by_status(&p.status, event.hide_from_listings);
                     let state = EventState::new((event.start_utc, event.end_utc), terms)
                         .with_text(&p.title, &p.excerpt, &p.description)
-                        .with_links(event.venue_id, organizers);
+                        .with_links(event.venue_id, organizers)
+                        .listed(p.id, public, true);
                     tx.changes(Changes::events([event.post.id], recounted, [state]));
                 }
                 let counts =
@@ -368,6 +370,7 @@ impl Service {
                 let (before_terms, before_organizers) =
                     events::term_and_organizer_ids(&mut tx, target.post.id).await?;
                 let was = counts_as_published(&status_before, date_before, before.modified_utc);
+                let public_before = public_by_status(&status_before, before.hidden);
                 posts::update(&mut tx, &target.post, &c.post, image_id, now).await?;
                 let status = c
                     .post
@@ -394,10 +397,12 @@ impl Service {
                     let terms = recounted_terms((&before_terms, was), (&after, published));
                     let text =
                         |new: &Option<String>, old: &'_ str| new.clone().unwrap_or(old.into());
+                    let hidden = c.hide_from_listings.unwrap_or(before.hidden);
                     let states = [
                         EventState::new(before.span, before_terms.iter().copied())
                             .with_text(&before.title, &before.excerpt, &before.description)
-                            .with_links(before.venue_id, &before_organizers),
+                            .with_links(before.venue_id, &before_organizers)
+                            .listed(id, public_before, false),
                         EventState::new(span, after.iter().copied())
                             .with_text(
                                 &text(&c.post.title, &before.title),
@@ -407,7 +412,8 @@ impl Service {
                             .with_links(
                                 links.venue_id.unwrap_or(before.venue_id),
                                 links.organizers.as_deref().unwrap_or(&before_organizers),
-                            ),
+                            )
+                            .listed(id, public_by_status(&status, hidden), true),
                     ];
                     tx.changes(Changes::events([id], terms, states));
                 }

@@ -147,6 +147,7 @@ impl Tx {
             let stmts = prepare_pg(postgres, &stmts).await?;
             let queries = prepare_pg(postgres, &queries).await?;
             let announce = Announce {
+                stamp: postgres.prepare(changes::STAMP).await?,
                 statement: postgres.prepare(changes::ANNOUNCE).await?,
                 changes: changes::to_json(&changes),
                 prune: changes::prune_now(),

@@ -7,6 +7,7 @@ use sea_query::{Expr, ExprTrait, Order, Query, SelectStatement};
 
 use super::keys::{Probes, Weighed};
 use super::{event_from_row, select_events};
+use crate::domain::changes::Seen;
 use crate::domain::event::{Event, EventFilter, Total};
 use crate::domain::event_keys::{KeyFilter, key_filters};
 use crate::domain::post::PostType;
@@ -63,10 +64,23 @@ pub(super) fn date_filters(
 /// How deep a page must be for seeking its first day to beat walking to it.
 const SEEK_FROM: u64 = 1_000;
 
+/// One page of events, ordered by start then ID, its list's total, and which
+/// writes that total counted when the store can tell (a total from the per-day
+/// counts: see `domain::changes::Tally`).
+pub struct Listed {
+    pub events: Vec<Event>,
+    pub total: Total,
+    pub seen: Option<Seen>,
+}
+
 /// One page of events, ordered by start then ID, and the total.
-pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<(Vec<Event>, Total), StoreError> {
+pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<Listed, StoreError> {
     let Some(mut keys) = key_filters(eq) else {
-        return Ok((Vec::new(), Total::exact(0)));
+        return Ok(Listed {
+            events: Vec::new(),
+            total: Total::exact(0),
+            seen: None,
+        });
     };
     let terms_events = super::keys::weigh_terms(conn, &mut keys).await?;
     if keys.is_empty() {
@@ -105,28 +119,36 @@ async fn page_and_total(
     eq: &EventFilter,
     keys: &[KeyFilter],
     terms: Option<Weighed>,
-) -> Result<(Vec<Event>, Total), StoreError> {
+) -> Result<Listed, StoreError> {
     // A search counts its matches up to a limit (`search`); nothing else does.
-    let (ids, total) = if !eq.search_words.is_empty() {
+    let (ids, total, seen) = if !eq.search_words.is_empty() {
         let found = super::search::page(conn, eq, keys).await?;
-        (found.ids, found.total)
+        (found.ids, found.total, None)
     } else {
         let probes = terms.map_or(0, |n| n.probes);
         let mask = super::keys::driver_mask(conn, eq, keys, probes).await?;
         let distinct = terms.is_some_and(|n| n.counts_distinct());
-        let total = Total::exact(exact_total(conn, eq, keys, mask, distinct).await?);
-        let ids = page_ids(conn, eq, keys, total.count, mask).await?;
-        (ids, total)
+        let (count, seen) = exact_total(conn, eq, keys, mask, distinct).await?;
+        let ids = page_ids(conn, eq, keys, count, mask).await?;
+        (ids, Total::exact(count), seen)
     };
     let Some(ids) = ids else {
-        return Ok((Vec::new(), total));
+        return Ok(Listed {
+            events: Vec::new(),
+            total,
+            seen,
+        });
     };
     let mut page = select_events();
     page.and_where(col(Posts::Id).in_subquery(ids))
         .order_by((Posts::Table, Posts::StartUtc), Order::Asc)
         .order_by((Posts::Table, Posts::Id), Order::Asc);
     let events = conn.query(&page, event_from_row).await?;
-    Ok((events, total))
+    Ok(Listed {
+        events,
+        total,
+        seen,
+    })
 }
 
 /// The keys a search reads when its first filter is of many terms' events (two of
@@ -150,6 +172,20 @@ async fn exact_total(
     keys: &[KeyFilter],
     mask: Option<i64>,
     distinct: bool,
+) -> Result<(u64, Option<Seen>), StoreError> {
+    if let Some(window) = super::keys::aggregate_window(eq, keys) {
+        return crate::store::event_count::window_seen(conn, &window).await;
+    }
+    Ok((counted(conn, eq, keys, mask, distinct).await?, None))
+}
+
+/// [`exact_total`] of a list the per-day counts do not count whole.
+async fn counted(
+    conn: &mut Conn,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    mask: Option<i64>,
+    distinct: bool,
 ) -> Result<u64, StoreError> {
     let backend = conn.backend();
     let sum = |parts: Vec<i64>| -> u64 {
@@ -158,9 +194,6 @@ async fn exact_total(
             .map(|n| u64::try_from(n).unwrap_or(0))
             .sum()
     };
-    if let Some(window) = super::keys::aggregate_window(eq, keys) {
-        return crate::store::event_count::window(conn, &window).await;
-    }
     if let Some((all, flagged)) = super::keys::unset_flag_windows(eq, keys) {
         let all = crate::store::event_count::window(conn, &all).await?;
         let flagged = crate::store::event_count::window(conn, &flagged).await?;

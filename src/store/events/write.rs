@@ -43,6 +43,8 @@ pub struct CountedState {
     pub excerpt: String,
     pub description: String,
     pub venue_id: Option<i64>,
+    /// Hidden from event listings.
+    pub hidden: bool,
 }
 
 /// An event's status and dates, read inside a write transaction and locking the row
@@ -62,6 +64,7 @@ pub async fn lock_state(conn: &mut Conn, id: i64) -> Result<Option<CountedState>
                 Posts::Excerpt,
                 Posts::Description,
                 Posts::VenueId,
+                Posts::HideFromListings,
             ])
             .from(Posts::Table)
             .and_where(Expr::col(Posts::Id).eq(id))
@@ -78,6 +81,7 @@ pub async fn lock_state(conn: &mut Conn, id: i64) -> Result<Option<CountedState>
                 excerpt: r.string(7)?,
                 description: r.string(8)?,
                 venue_id: r.opt_i64(9)?,
+                hidden: r.bool(10)?,
             })
         },
     )

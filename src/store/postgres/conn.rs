@@ -236,9 +236,12 @@ impl PgConn {
         after: &Announce,
     ) -> Result<CommitOutcome, StoreError> {
         self.with_deferred(async |c| {
+            let no_params: Params<'_> = Vec::new();
+            let stamp = (after.stamp.clone(), no_params);
             let mut parts: Vec<_> = batch
                 .iter()
                 .chain(queries)
+                .chain(std::iter::once(&stamp))
                 .map(|(st, p)| Box::pin(c.query(st, p)))
                 .collect();
             // Each part sends its request when first polled, and fails right then,
@@ -269,9 +272,10 @@ impl PgConn {
                     .await;
             let mut rows = Vec::new();
             let mut failed = None;
+            let queried = batch.len()..batch.len() + queries.len();
             for (i, result) in done.into_iter().flatten().enumerate() {
                 match result {
-                    Ok(r) if i >= batch.len() => rows.extend(r),
+                    Ok(r) if queried.contains(&i) => rows.extend(r),
                     Ok(_) => {}
                     Err(e) => {
                         failed.get_or_insert(e);
@@ -305,8 +309,11 @@ impl PgConn {
 
 /// What a write announces after its commit, in a transaction of its own: the next
 /// data version, and its changes recorded under it for every instance (see
-/// `store::changes`).
+/// `store::changes`), with the write's transaction ID, which the transaction
+/// itself leaves in the session before its `COMMIT` (`stamp`).
 pub struct Announce {
+    /// `store::changes::STAMP`, prepared.
+    pub stamp: Statement,
     /// `store::changes::ANNOUNCE`, prepared.
     pub statement: Statement,
     /// The changes, as JSON.
@@ -333,7 +340,9 @@ async fn announce(
         c.batch_execute("BEGIN; SET LOCAL synchronous_commit = off"),
         c.execute(&a.statement, &[&a.changes]),
         prune,
-        c.batch_execute("COMMIT"),
+        // The stamp is the next write's to leave: an announce of a write rolled
+        // back before it (its `COMMIT` answered as a rollback) records none.
+        c.batch_execute(crate::store::changes::UNSTAMP),
     )
     .await;
     begun?;

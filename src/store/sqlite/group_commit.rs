@@ -213,6 +213,16 @@ impl Drop for WriterGuard {
     }
 }
 
+/// The group's stamp: the next of `calendar_version`, written by the group itself,
+/// so that a statement reading it knows which groups its snapshot holds
+/// (`domain::changes::Seen`). `None` before the migration that makes the table.
+fn stamp(conn: &rusqlite::Connection) -> Option<u64> {
+    conn.prepare_cached("UPDATE calendar_version SET version = version + 1 RETURNING version")
+        .and_then(|mut st| st.query_row([], |r| r.get::<_, i64>(0)))
+        .ok()
+        .and_then(|v| u64::try_from(v).ok())
+}
+
 impl Writer {
     pub fn new(
         conn: rusqlite::Connection,
@@ -349,6 +359,10 @@ impl Writer {
 
     /// Commits the open group and tells its members.
     fn finish(&self, mut state: OwnedMutexGuard<WriterState>) -> Result<(), StoreError> {
+        let stamp = match &state.group {
+            Some(g) if !g.changes.is_nothing() => stamp(&state.conn),
+            _ => None,
+        };
         let result = state.conn.execute_batch("COMMIT");
         if result.is_err() && !state.conn.is_autocommit() {
             let _ = state.conn.execute_batch("ROLLBACK");
@@ -356,7 +370,11 @@ impl Writer {
         let mut group = state.group.take();
         if result.is_ok() {
             if let Some(g) = &mut group {
-                self.log.publish(std::mem::take(&mut g.changes));
+                let mut changes = std::mem::take(&mut g.changes);
+                if let Some(stamp) = stamp {
+                    changes.stamp(stamp);
+                }
+                self.log.publish(changes);
             }
             self.checkpointer.committed();
         }
