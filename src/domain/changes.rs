@@ -406,10 +406,10 @@ impl Reads {
         let Some(reach) = &self.list else {
             return Effect::Unchanged;
         };
-        let reached = changes.states.iter().filter(|s| reach.may_hold(s));
+        let mut reached = changes.states.iter().filter(|s| reach.may_hold(s));
         match &self.tally {
             Some(tally) => tally.effect(reached),
-            None if reached.count() > 0 => Effect::Changed,
+            None if reached.next().is_some() => Effect::Changed,
             None => Effect::Unchanged,
         }
     }

@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{EventState, MAX_ITEMS};
+use super::EventState;
 
 /// Where a written event stands in the lists every visitor sees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -30,8 +30,8 @@ pub struct Listed {
 }
 
 /// The writes a count saw, by their stamps: on PostgreSQL its snapshot
-/// (`xmin:xmax:xip,…`, the writes' transaction IDs), on SQLite the data version
-/// its snapshot holds (every write up to it, by version).
+/// (`xmin:xmax:xip,…`, of the writes' transaction IDs), on SQLite the number of
+/// the last commit its snapshot holds (`calendar_version`: every commit up to it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Seen {
     /// Every write below it…
@@ -42,7 +42,7 @@ pub struct Seen {
 }
 
 impl Seen {
-    /// From PostgreSQL's `pg_current_snapshot()` or SQLite's version, as text.
+    /// From PostgreSQL's `pg_current_snapshot()` or SQLite's commit number, as text.
     pub fn parse(text: &str) -> Option<Seen> {
         let mut parts = text.split(':');
         let number = |t: &str| t.trim().parse::<u64>().ok();
@@ -150,8 +150,6 @@ impl Tally {
                 _ => return Effect::Changed,
             }
         }
-        // At most MAX_ITEMS states in a set of changes.
-        debug_assert!(moved.unsigned_abs() <= MAX_ITEMS as u64);
         if moved == 0 {
             Effect::Unchanged
         } else {
