@@ -273,14 +273,19 @@ fn tallied(cached: &Cached, reads: Option<&Reads>, by: i64) -> Option<Cached> {
             headers.insert(HeaderName::from_static(name), HeaderValue::from(value));
         }
     }
+    Some(retagged(cached.status, headers, body))
+}
+
+/// A response of this body, its tag (if it has one) that of the body.
+fn retagged(status: StatusCode, mut headers: axum::http::HeaderMap, body: Spliced) -> Cached {
     if headers.contains_key(header::ETAG) {
         headers.insert(header::ETAG, super::conditional::etag(&body.as_computed()));
     }
-    Some(Cached {
-        status: cached.status,
+    Cached {
+        status,
         headers,
         body,
-    })
+    }
 }
 
 /// An answer computed at an earlier version, as it stands after `moved` events
@@ -317,15 +322,7 @@ fn counted(counts: &HashMap<i64, i64>, cached: &Arc<Cached>) -> Arc<Cached> {
 /// the room of half the cache's entries.
 fn recounted(counts: &HashMap<i64, i64>, cached: &Cached) -> Option<Cached> {
     let body = cached.body.refilled(&fill(counts, cached))?;
-    let mut headers = cached.headers.clone();
-    if headers.contains_key(header::ETAG) {
-        headers.insert(header::ETAG, super::conditional::etag(&body.as_computed()));
-    }
-    Some(Cached {
-        status: cached.status,
-        headers,
-        body,
-    })
+    Some(retagged(cached.status, cached.headers.clone(), body))
 }
 
 /// The counts a response shows now: these, or those it was computed with.
