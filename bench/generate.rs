@@ -1480,7 +1480,7 @@ async fn pg_copy<R>(
 /// Migration 7's fill of `event_keys` and of its summaries, then migration 17's of
 /// the terms' ancestors and the keys they give, then migration 18's of the terms'
 /// flagged keys, then migration 20's of the per-day counts' blocks, then migration
-/// 32's of the terms' bits, for a load made without their triggers: taken from the
+/// 34's of the terms' bits, for a load made without their triggers: taken from the
 /// migrations, so the two cannot drift apart.
 fn event_keys_fill_sql(backend: Backend) -> Result<String> {
     let (keys, ancestors, flagged, blocks, bits) = match backend {
@@ -1489,14 +1489,14 @@ fn event_keys_fill_sql(backend: Backend) -> Result<String> {
             include_str!("../src/store/migrations/sqlite/0017_term_ancestors.sql"),
             include_str!("../src/store/migrations/sqlite/0018_flagged_term_keys.sql"),
             include_str!("../src/store/migrations/sqlite/0020_event_key_blocks.sql"),
-            include_str!("../src/store/migrations/sqlite/0032_term_bits.sql"),
+            include_str!("../src/store/migrations/sqlite/0034_wider_term_bits.sql"),
         ),
         Backend::Postgres => (
             include_str!("../src/store/migrations/postgres/0007_event_keys.sql"),
             include_str!("../src/store/migrations/postgres/0017_term_ancestors.sql"),
             include_str!("../src/store/migrations/postgres/0018_flagged_term_keys.sql"),
             include_str!("../src/store/migrations/postgres/0020_event_key_blocks.sql"),
-            include_str!("../src/store/migrations/postgres/0032_term_bits.sql"),
+            include_str!("../src/store/migrations/postgres/0034_wider_term_bits.sql"),
         ),
     };
     Ok(format!(
@@ -1505,7 +1505,7 @@ fn event_keys_fill_sql(backend: Backend) -> Result<String> {
         section(ancestors, "term_ancestors", 17)?,
         section(flagged, "flagged_term_keys", 18)?,
         section(blocks, "event_key_blocks", 20)?,
-        section(bits, "term_bits", 32)?,
+        section(bits, "term_bits", 34)?,
     ))
 }
 

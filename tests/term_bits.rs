@@ -1,8 +1,9 @@
 //! A filter of several large terms is counted from the events' bits (migration 32,
 //! `store::events::keys::bits`): its totals and lists must be what the posts say,
 //! for visitors and the administrator, beside other filters, through changes of an
-//! event's terms, a category's move and a category's delete, and for a term past
-//! the 63 bits (counted by the values' ranges, or as a set of events).
+//! event's terms, a category's move and a category's delete, for terms whose bits
+//! are in each word of the own key (migration 34), and for a term past the 252
+//! bits (counted by the values' ranges, or as a set of events).
 
 mod common;
 
@@ -185,8 +186,9 @@ both!(
     }
 );
 
-// Terms past the 63 bits have none: a filter with one is counted by its values'
-// ranges, or as a set of events when they are many, as exactly.
+// Terms past the 252 bits have none: a filter with one is counted by its values'
+// ranges, or as a set of events when they are many, as exactly. Terms with bits in
+// the own key's later words are counted by those.
 both!(
     a_term_without_a_bit_is_counted_by_its_range,
     |app| async move {
@@ -196,11 +198,33 @@ both!(
             app.category("Why", None).await,
         );
         let mut made = Vec::new();
-        for n in 0..66 {
+        // Bits 0 and 1 are the categories', 2 to 251 the first 250 tags'.
+        for n in 0..255 {
             made.push(tag(&app, &format!("tag {n}")).await);
         }
-        let (late, later) = (made[64], made[65]);
+        let (late, later) = (made[250], made[251]);
         let early = made[0];
+        let high = [made[70], made[140], made[249]];
+        for n in 0..45usize {
+            let day = format!("2027-05-{:02} 0{}:00:00", 1 + n % 28, n % 10);
+            let tags = json!([high[n % 3], high[(n + 1) % 3]]);
+            let extra = match n % 5 {
+                1 => json!({"password": "pw"}),
+                2 => json!({"status": "draft"}),
+                _ => json!({}),
+            };
+            let body = with(
+                event(&format!("High {n}"), &day, &day),
+                json!({ "tags": tags }),
+            );
+            app.event(with(body, extra)).await;
+        }
+        assert_summaries_hold(&app, "tagged high").await;
+        for terms in [high.to_vec(), vec![high[0], high[2]], vec![early, high[1]]] {
+            let values: Vec<String> = terms.iter().map(i64::to_string).collect();
+            let filter = format!("tags={}", values.join(","));
+            assert_counted(&app, &filter, &[&terms], false, "later words").await;
+        }
         for n in 0..30usize {
             let day = format!("2027-05-{:02} 10:00:00", 1 + n % 28);
             let tags = match n % 3 {
@@ -228,7 +252,7 @@ both!(
 
         // Many such terms of like sizes are counted as a set of events: each event
         // of one to three of them, once, whatever its visibility.
-        let many = &made[58..66];
+        let many = &made[246..254];
         for n in 0..60usize {
             let day = format!("2027-05-{:02} 1{}:00:00", 1 + n % 28, n % 10);
             let tags: Vec<i64> = (0..=n % 3)

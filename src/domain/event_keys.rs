@@ -63,10 +63,41 @@ pub struct KeyFilter {
     /// term's by the counts of it and the terms below it): which of two filters to
     /// read first, and how to meet the second.
     pub events: Option<u64>,
-    /// The OR of its terms' bits (migration 32), where the store has read them and
+    /// Its terms' bits (migrations 32 and 34), where the store has read them and
     /// each term has one: an event's own key then tells whether it holds one of
     /// them.
-    pub mask: Option<i64>,
+    pub mask: Option<TermMask>,
+}
+
+/// A set of terms' bits, as the words an event's own key holds them in: bit `b` is
+/// bit `b % 63` of word `b / 63` (a word's sign bit stays clear).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TermMask([i64; TermMask::WORDS]);
+
+impl TermMask {
+    /// The words of an own key's bits (`term_bits`, `term_bits_1`, …).
+    pub const WORDS: usize = 4;
+    const PER_WORD: i64 = 63;
+
+    /// The mask of the terms of these bits, when each has one (in range).
+    pub fn of(bits: &[Option<i64>]) -> Option<TermMask> {
+        let limit = Self::PER_WORD * Self::WORDS as i64;
+        bits.iter().try_fold(TermMask::default(), |mut mask, bit| {
+            let bit = bit.filter(|b| (0..limit).contains(b))?;
+            let word = usize::try_from(bit / Self::PER_WORD).ok()?;
+            mask.0[word] |= 1i64 << (bit % Self::PER_WORD);
+            Some(mask)
+        })
+    }
+
+    /// The words with a bit set, each with its place among the own key's words.
+    pub fn words(&self) -> impl Iterator<Item = (usize, i64)> + '_ {
+        self.0
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|(_, word)| *word != 0)
+    }
 }
 
 impl KeyFilter {
@@ -200,6 +231,18 @@ pub fn pair_flags(keys: &mut Vec<KeyFilter>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_term_without_a_bit_leaves_no_mask() {
+        let words = |m: TermMask| m.words().collect::<Vec<_>>();
+        let mask = TermMask::of(&[Some(0), Some(3), Some(62)]).unwrap();
+        assert_eq!(words(mask), vec![(0, 1 | 8 | (1 << 62))]);
+        let mask = TermMask::of(&[Some(1), Some(63), Some(64), Some(251)]).unwrap();
+        assert_eq!(words(mask), vec![(0, 2), (1, 3), (3, 1 << 62)]);
+        assert_eq!(TermMask::of(&[Some(0), None]), None, "a term past the bits");
+        assert_eq!(TermMask::of(&[Some(252)]), None, "out of range");
+        assert_eq!(TermMask::of(&[Some(-1)]), None, "out of range");
+    }
 
     fn filter() -> EventFilter {
         EventFilter::default()

@@ -177,6 +177,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0033_write_stamps.sql"),
         postgres: include_str!("migrations/postgres/0033_write_stamps.sql"),
     },
+    Migration {
+        version: 34,
+        sqlite: include_str!("migrations/sqlite/0034_wider_term_bits.sql"),
+        postgres: include_str!("migrations/postgres/0034_wider_term_bits.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

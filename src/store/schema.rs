@@ -116,7 +116,7 @@ pub enum Terms {
     ChangedUtc,
 }
 
-/// A term's bit in `event_keys.term_bits` (migration 32).
+/// A term's bit in `event_keys.term_bits` and its next words (migrations 32 and 34).
 #[derive(Iden, Clone, Copy)]
 pub enum TermBits {
     Table,
@@ -175,6 +175,12 @@ pub enum EventKeys {
     Hidden,
     Author,
     TermBits,
+    #[iden = "term_bits_1"]
+    TermBits1,
+    #[iden = "term_bits_2"]
+    TermBits2,
+    #[iden = "term_bits_3"]
+    TermBits3,
 }
 
 #[derive(Iden, Clone, Copy)]

@@ -71,18 +71,29 @@ const LINKED: &str = "SELECT kind, value, counted, public_last, listed_last \
                       FROM linked_event_stats \
                       WHERE counted <> 0 OR public_last IS NOT NULL OR listed_last IS NOT NULL";
 
-/// Each event's own key's bits: the OR of the bits of its term keys' terms
-/// (migration 32), and those kept; no other key has any.
+/// Each event's own key's bits: the words of the bits of its term keys' terms
+/// (migrations 32 and 34: bit b is bit b % 63 of word b / 63), and those kept; no
+/// other key has any.
 const BITS_DEFINED: &str = "\
-    SELECT e.event_id, CAST(COALESCE(SUM(DISTINCT \
-               CAST(1 AS BIGINT) << CAST(t.bit AS INTEGER)), 0) AS BIGINT) AS term_bits \
+    SELECT e.event_id, \
+           CAST(COALESCE(SUM(DISTINCT CASE WHEN t.bit / 63 = 0 THEN \
+               CAST(1 AS BIGINT) << CAST(t.bit % 63 AS INTEGER) END), 0) AS BIGINT) AS w0, \
+           CAST(COALESCE(SUM(DISTINCT CASE WHEN t.bit / 63 = 1 THEN \
+               CAST(1 AS BIGINT) << CAST(t.bit % 63 AS INTEGER) END), 0) AS BIGINT) AS w1, \
+           CAST(COALESCE(SUM(DISTINCT CASE WHEN t.bit / 63 = 2 THEN \
+               CAST(1 AS BIGINT) << CAST(t.bit % 63 AS INTEGER) END), 0) AS BIGINT) AS w2, \
+           CAST(COALESCE(SUM(DISTINCT CASE WHEN t.bit / 63 = 3 THEN \
+               CAST(1 AS BIGINT) << CAST(t.bit % 63 AS INTEGER) END), 0) AS BIGINT) AS w3 \
     FROM event_keys e \
     LEFT JOIN event_keys o ON o.event_id = e.event_id AND o.kind = 1 \
     LEFT JOIN term_bits t ON t.term_id = o.value \
     WHERE e.kind = 0 GROUP BY e.event_id";
-const BITS: &str = "SELECT event_id, term_bits FROM event_keys WHERE kind = 0 \
-                    UNION ALL SELECT -event_id, term_bits FROM event_keys \
-                    WHERE kind <> 0 AND term_bits <> 0";
+const BITS: &str = "\
+    SELECT event_id, term_bits, term_bits_1, term_bits_2, term_bits_3 \
+    FROM event_keys WHERE kind = 0 \
+    UNION ALL SELECT -event_id, term_bits, term_bits_1, term_bits_2, term_bits_3 \
+    FROM event_keys WHERE kind <> 0 \
+      AND (term_bits <> 0 OR term_bits_1 <> 0 OR term_bits_2 <> 0 OR term_bits_3 <> 0)";
 
 /// Asserts that every summary the triggers keep is what its definition gives.
 pub async fn assert_summaries_hold(app: &TestApp, when: &str) {

@@ -9,7 +9,7 @@ use super::keys::{Probes, Weighed};
 use super::{event_from_row, select_events};
 use crate::domain::changes::Seen;
 use crate::domain::event::{Event, EventFilter, Total};
-use crate::domain::event_keys::{KeyFilter, key_filters};
+use crate::domain::event_keys::{KeyFilter, TermMask, key_filters};
 use crate::domain::post::PostType;
 use crate::store::event_count::KeyWindow;
 use crate::store::posts::{self, col};
@@ -125,8 +125,8 @@ async fn page_and_total(
         let found = super::search::page(conn, eq, keys).await?;
         (found.ids, found.total, None)
     } else {
-        let probes = terms.map_or(0, |n| n.probes);
-        let mask = super::keys::driver_mask(conn, eq, keys, probes).await?;
+        let lookups = terms.map_or(0, |n| n.lookups());
+        let mask = super::keys::driver_mask(conn, eq, keys, lookups).await?;
         let distinct = terms.is_some_and(|n| n.counts_distinct());
         let (count, seen) = exact_total(conn, eq, keys, mask, distinct).await?;
         let ids = page_ids(conn, eq, keys, count, mask).await?;
@@ -170,7 +170,7 @@ async fn exact_total(
     conn: &mut Conn,
     eq: &EventFilter,
     keys: &[KeyFilter],
-    mask: Option<i64>,
+    mask: Option<TermMask>,
     distinct: bool,
 ) -> Result<(u64, Option<Seen>), StoreError> {
     if let Some(window) = super::keys::aggregate_window(eq, keys) {
@@ -184,7 +184,7 @@ async fn counted(
     conn: &mut Conn,
     eq: &EventFilter,
     keys: &[KeyFilter],
-    mask: Option<i64>,
+    mask: Option<TermMask>,
     distinct: bool,
 ) -> Result<u64, StoreError> {
     let backend = conn.backend();
@@ -257,7 +257,7 @@ async fn page_ids(
     eq: &EventFilter,
     keys: &[KeyFilter],
     total: u64,
-    mask: Option<i64>,
+    mask: Option<TermMask>,
 ) -> Result<Option<SelectStatement>, StoreError> {
     let mut offset = (eq.page - 1).saturating_mul(eq.per_page);
     if total == 0 || offset >= total {

@@ -6,23 +6,23 @@
 //! unrelated categories of a million events read 900,000 keys in 2 s on
 //! PostgreSQL. The pass reads each event of the window once, whatever the values.
 
-use sea_query::{Expr, ExprTrait, Order, Query, SelectStatement};
+use sea_query::{Expr, ExprTrait, IntoIden, Order, Query, SelectStatement, SimpleExpr};
 
-use super::{Texts, aggregate_window, d, driver, listed_by};
+use super::{Texts, aggregate_window, driver, listed_by};
 use crate::domain::event::EventFilter;
-use crate::domain::event_keys::{KeyFilter, KeyKind};
+use crate::domain::event_keys::{KeyFilter, KeyKind, TermMask};
 use crate::store::schema::EventKeys;
 use crate::store::{Backend, Conn, StoreError};
 
 /// How many events of the window the mask passes over in the time a count by
-/// values makes one of its lookups (`probes`, [`super::Weighed`]): at a million
+/// values makes one of its lookups ([`super::Weighed::lookups`]): at a million
 /// events, each lookup cost 0.5–0.8 µs on SQLite and 0.7–1 µs on PostgreSQL, each
 /// event passed over 0.18 and 0.27 µs (the default window's 620,000 events: 110
 /// and 170 ms).
 const SCANNED_PER_PROBE: u64 = 3;
 
 /// The mask of the list's first filter when it is one of several terms, each with
-/// a bit, whose count value by value would make lookups enough (`probes`) to cost
+/// a bit, whose count without the bits would make lookups enough (`lookups`) to cost
 /// more than the mask's pass over the window ([`SCANNED_PER_PROBE`]). The window's
 /// events are counted from the per-day counts, without the bounds those do not
 /// serve (which can only narrow it): one statement.
@@ -30,8 +30,8 @@ pub(in crate::store::events) async fn driver_mask(
     conn: &mut Conn,
     eq: &EventFilter,
     keys: &[KeyFilter],
-    probes: u64,
-) -> Result<Option<i64>, StoreError> {
+    lookups: u64,
+) -> Result<Option<TermMask>, StoreError> {
     let Some(first) = keys.first() else {
         return Ok(None);
     };
@@ -54,7 +54,7 @@ pub(in crate::store::events) async fn driver_mask(
         // An author's own events are not counted apart.
         None => MASKED_WITHOUT_COUNT.saturating_mul(SCANNED_PER_PROBE),
     };
-    if probes.saturating_mul(SCANNED_PER_PROBE) < scanned {
+    if lookups.saturating_mul(SCANNED_PER_PROBE) < scanned {
         return Ok(None);
     }
     Ok(Some(mask))
@@ -64,20 +64,12 @@ pub(in crate::store::events) async fn driver_mask(
 /// [`driver_mask`]): about what two categories of 100,000 and 200,000 events cost.
 const MASKED_WITHOUT_COUNT: u64 = 200_000;
 
-/// The OR of the terms' bits, when each has one.
-pub(super) fn mask(bits: &[Option<i64>]) -> Option<i64> {
-    bits.iter().try_fold(0i64, |mask, bit| {
-        bit.filter(|b| (0..63).contains(b))
-            .map(|bit| mask | (1i64 << bit))
-    })
-}
-
 /// `COUNT(*)` of the list's events, its first filter (of terms) read as `mask`.
 pub(in crate::store::events) fn masked_count(
     backend: Backend,
     eq: &EventFilter,
     keys: &[KeyFilter],
-    mask: i64,
+    mask: TermMask,
 ) -> SelectStatement {
     let mut q = masked(backend, eq, keys, mask);
     q.expr(Expr::cust("COUNT(*)"));
@@ -96,7 +88,7 @@ pub(in crate::store::events) fn masked_page_ids(
     backend: Backend,
     eq: &EventFilter,
     keys: &[KeyFilter],
-    mask: i64,
+    mask: TermMask,
     offset: u64,
 ) -> SelectStatement {
     let mut q = masked(backend, eq, keys, mask);
@@ -112,25 +104,32 @@ pub(in crate::store::events) fn masked_page_ids(
 /// bits, the list's other filters probed for each (selecting nothing yet). `kind =
 /// 0 AND value = 0` as constants name PostgreSQL's index of those keys with their
 /// bits (migration 32).
-fn masked(backend: Backend, eq: &EventFilter, keys: &[KeyFilter], mask: i64) -> SelectStatement {
+fn masked(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    mask: TermMask,
+) -> SelectStatement {
     let mut q = Query::select();
     q.from_as(EventKeys::Table, driver())
         .and_where(Expr::cust("d.kind = 0"))
         .and_where(Expr::cust("d.value = 0"))
-        .and_where(d(EventKeys::TermBits).bit_and(mask).ne(0));
+        .and_where(has_bits(driver(), mask));
     listed_by(&mut q, backend, eq, keys, true, &keys[1..], Texts::InSet);
     q
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_term_without_a_bit_leaves_no_mask() {
-        assert_eq!(mask(&[Some(0), Some(3), Some(62)]), Some(1 | 8 | (1 << 62)));
-        assert_eq!(mask(&[Some(0), None]), None, "a term past the 63 bits");
-        assert_eq!(mask(&[Some(63)]), None, "out of range");
-        assert_eq!(mask(&[Some(-1)]), None, "out of range");
-    }
+/// Whether the own key `alias` holds one of the mask's bits: `(term_bits & m) <> 0`
+/// for each word the mask sets, any of them.
+pub(super) fn has_bits(alias: impl IntoIden + Clone, mask: TermMask) -> SimpleExpr {
+    const WORDS: [EventKeys; TermMask::WORDS] = [
+        EventKeys::TermBits,
+        EventKeys::TermBits1,
+        EventKeys::TermBits2,
+        EventKeys::TermBits3,
+    ];
+    mask.words()
+        .map(|(word, bits)| Expr::col((alias.clone(), WORDS[word])).bit_and(bits).ne(0))
+        .reduce(|any, next| any.or(next))
+        .unwrap_or_else(|| Expr::cust("FALSE"))
 }

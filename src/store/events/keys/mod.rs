@@ -12,7 +12,7 @@ use sea_query::{
 use super::list::date_filters;
 use super::words::{index_matches, indexed, matching_events, text_row, title_holds};
 use crate::domain::event::EventFilter;
-use crate::domain::event_keys::{KeyFilter, KeyKind};
+use crate::domain::event_keys::{KeyFilter, KeyKind, TermMask};
 use crate::domain::post::{Status, Visibility};
 use crate::store::Backend;
 use crate::store::schema::{EventKeys, Posts};
@@ -192,11 +192,7 @@ fn key_sought(
             // names them (migration 32).
             sub.and_where(Expr::cust("o.kind = 0"))
                 .and_where(Expr::cust("o.value = 0"))
-                .and_where(
-                    Expr::col((o.clone(), EventKeys::TermBits))
-                        .bit_and(mask)
-                        .ne(0),
-                );
+                .and_where(bits::has_bits(o.clone(), mask));
         }
         None => {
             sub.and_where(Expr::col((o.clone(), EventKeys::Kind)).eq(code(key.kind)))
@@ -218,7 +214,7 @@ fn key_sought(
 
 /// The mask by which a filter of several terms, each with a bit, is sought on
 /// the event's own key rather than value by value.
-fn sought_by_bits(key: &KeyFilter) -> Option<i64> {
+fn sought_by_bits(key: &KeyFilter) -> Option<TermMask> {
     key.mask
         .filter(|_| key.kind == KeyKind::Term && key.values.len() > 1)
 }
@@ -350,7 +346,7 @@ fn listed_by(
     for key in others {
         match sought_by_bits(key) {
             Some(mask) if own_keys => {
-                q.and_where(d(EventKeys::TermBits).bit_and(mask).ne(0));
+                q.and_where(bits::has_bits(driver(), mask));
             }
             _ => {
                 q.and_where(has_key(backend, key, Some(eq)));
