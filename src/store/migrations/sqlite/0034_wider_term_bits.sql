@@ -2,10 +2,10 @@
 -- when each of its terms has a bit, and a calendar of more than 63 terms named
 -- them by the dozen (the hundred most used tags of a million events: 33 with bits,
 -- the rest counted as a set of their 1.9 million keys, 2.1 s). Terms past the
--- 252nd are each on fewer events than every term with a bit when the bits are
+-- 252nd each hold no more events than any term with a bit when the bits are
 -- given out here, so a set of their keys stays small.
 --
--- Bit b is bit (b % 63) of word b / 63: `term_bits` (word 0, as before),
+-- Bit b is bit (b % 63) of word b / 63: `term_bits` (word 0, migration 32's),
 -- `term_bits_1`, `term_bits_2`, `term_bits_3`; each word keeps its sign bit clear.
 ALTER TABLE event_keys ADD COLUMN term_bits_1 INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE event_keys ADD COLUMN term_bits_2 INTEGER NOT NULL DEFAULT 0;
