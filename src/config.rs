@@ -78,9 +78,9 @@ pub struct ServeArgs {
     #[arg(long, env = "CALENDAR_FEED_MAX_EVENTS", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub feed_max_events: u64,
 
-    /// How many matches an event search counts: past them, its total is a floor
-    /// (`X-Calendar-Total: at-least`; docs/departures.md). Higher costs searches for
-    /// common words time at a million events.
+    /// How many matches a search of events, venues or organizers counts: past them,
+    /// its total is a floor (`X-Calendar-Total: at-least`; docs/departures.md).
+    /// Higher costs searches for common words time at a million events.
     #[arg(long, env = "CALENDAR_SEARCH_COUNT_LIMIT", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..=10_000_000))]
     pub search_count_limit: u64,
 
@@ -201,7 +201,7 @@ pub struct Settings {
     /// The pages' stylesheet override.
     pub site_stylesheet: Option<String>,
     pub feed_max_events: u64,
-    /// How many matches an event search counts.
+    /// How many matches a search of events, venues or organizers counts.
     pub search_count_limit: u64,
     /// Seconds the tombstones incremental sync reports are kept.
     pub tombstone_retention_secs: i64,

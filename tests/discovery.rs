@@ -132,6 +132,13 @@ both!(
         );
         assert!(doc.body["paths"]["/venues/{id}"]["delete"]["responses"]["412"].is_object());
         assert!(!names("/venues", "get").contains(&"ical".into()));
+        // The lists whose searches count up to a limit say how they tell it; terms' do not.
+        for list in ["/events", "/venues", "/organizers"] {
+            let headers = &doc.body["paths"][list]["get"]["responses"]["200"]["headers"];
+            assert!(headers["X-Calendar-Total"].is_object(), "{list}");
+        }
+        let headers = &doc.body["paths"]["/tags"]["get"]["responses"]["200"]["headers"];
+        assert!(headers["X-WP-Total"].is_object() && headers["X-Calendar-Total"].is_null());
     }
 );
 

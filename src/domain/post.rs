@@ -282,6 +282,9 @@ pub struct LinkedPostQuery {
     pub statuses: Vec<Status>,
     pub visibility: Visibility,
     pub now_utc: i64,
+    /// How many matches a search counts: past them (and past the page asked), its
+    /// total is a floor (docs/departures.md, "Totals of searches").
+    pub count_limit: u64,
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! trash, restore and delete.
 
 use crate::domain::args::{LinkedListArgs, OrganizerWriteArgs, VenueWriteArgs};
+use crate::domain::event::Total;
 use crate::domain::event_input::LinkedDraft;
 use crate::domain::linked_input::{LinkedContext, MissingName, read_organizer, read_venue};
 use crate::domain::lists;
@@ -42,7 +43,7 @@ pub struct LinkedPage {
     /// The query as read, for the list's URLs.
     pub query: LinkedPostQuery,
     pub posts: Vec<(Post, Reveal)>,
-    pub total: u64,
+    pub total: Total,
 }
 
 /// The venue or organizer a target names; an unknown one is a 400 on its parameter.
@@ -104,6 +105,7 @@ impl Service {
             statuses: statuses.unwrap_or_default(),
             visibility: asking.caller.visibility(),
             now_utc: asking.now,
+            count_limit: self.search_count_limit,
         };
         let (items, total) = posts::list_linked(&mut conn, &query).await?;
         if items.is_empty() && page > 1 {

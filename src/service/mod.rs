@@ -37,7 +37,7 @@ pub struct Service {
     zone: chrono_tz::Tz,
     /// The largest page a list returns.
     per_page_max: u64,
-    /// How many matches an event search counts.
+    /// How many matches a search of events, venues or organizers counts.
     search_count_limit: u64,
     /// When the next scheduled post goes live.
     schedule: schedule::Schedule,

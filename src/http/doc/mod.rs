@@ -503,7 +503,7 @@ fn responses(lang: &str, endpoint: &Endpoint, method: &Method) -> Responses {
         let mut cursor = Header::new(typed(Type::String).build());
         cursor.description = Some(i18n::text(lang, i18n::DOC_SYNC_CURSOR));
         ok = ok.header("X-Calendar-Events-Cursor", cursor);
-        if endpoint.op == Op::EventList {
+        if matches!(endpoint.op, Op::EventList | Op::LinkedList(_)) {
             let mut floor = Header::new(
                 typed(Type::String)
                     .enum_values(Some([crate::http::lists::TOTAL_IS_FLOOR.1]))

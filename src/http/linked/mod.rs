@@ -1,6 +1,5 @@
 //! The venue and organizer routes: typed input → use case (`service`) → view.
 
-use crate::domain::event::Total;
 use axum::http::StatusCode;
 use axum::response::Response;
 
@@ -102,14 +101,7 @@ pub async fn list(ctx: &Ctx, t: PostType, args: &Args) -> Result<Response, ApiEr
         echo.push(("status".into(), "publish".into()));
     }
     let base = format!("{}/", ctx.urls.collection(t.collection()));
-    let paging = Paging::new(
-        &base,
-        q.page,
-        q.per_page,
-        Total::exact(page.total),
-        &echo,
-        true,
-    );
+    let paging = Paging::new(&base, q.page, q.per_page, page.total, &echo, true);
     let views: Vec<LinkedView<'_>> = page
         .posts
         .iter()
