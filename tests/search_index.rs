@@ -336,9 +336,12 @@ both!(
         )
         .await
         .assert(201);
-        app.post("organizers", json!({"organizer": "Other players"}))
-            .await
-            .assert(201);
+        app.post(
+            "organizers",
+            json!({"organizer": "Other players", "excerpt": "Say \"hi\""}),
+        )
+        .await
+        .assert(201);
         let venue_words = [
             ("tamarin", "Tamarin Theatre"),
             ("dingo desc", "Venue by description"),
@@ -350,6 +353,11 @@ both!(
             ("shrew", "Venue by stateprovince"),
             ("z9z 4q", "Venue by zip"),
             ("555 0173", "Venue by phone"),
+            // Two characters (SQLite: the trigrams beginning with them), at the end
+            // of a venue's last field too.
+            ("73", "Venue by phone"),
+            ("QX", "Venue by zip"),
+            ("9z", "Venue by zip"),
         ];
         let organizer_words = [
             ("quokka", "Quokka Quartet"),
@@ -359,6 +367,9 @@ both!(
             ("booking@bilby", "Quokka Quartet"),
             ("numbat.example", "Quokka Quartet"),
             ("players", "Other players"),
+            ("58", "Quokka Quartet"),
+            ("g/", "Quokka Quartet"),
+            ("\"h", "Other players"),
         ];
         for state in ["queued", "indexed"] {
             for (word, name) in venue_words {
@@ -376,6 +387,9 @@ both!(
             assert!(found(&app, "organizers", "tamarin").await.is_empty());
             assert!(found(&app, "venues", "quokka").await.is_empty());
             assert!(found(&app, "venues", "zebra").await.is_empty());
+            for pair in ["jj", "jx", "\"\"", "zq"] {
+                assert!(found(&app, "venues", pair).await.is_empty(), "{pair}");
+            }
             index_queued(&app).await;
         }
     }

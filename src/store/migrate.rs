@@ -182,6 +182,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0034_wider_term_bits.sql"),
         postgres: include_str!("migrations/postgres/0034_wider_term_bits.sql"),
     },
+    Migration {
+        version: 35,
+        sqlite: include_str!("migrations/sqlite/0035_linked_search_pairs.sql"),
+        postgres: include_str!("migrations/postgres/0035_linked_search_pairs.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.
