@@ -3,12 +3,12 @@
 -- the text are the first two of one of its trigrams, and the trigrams that begin
 -- with a search's two are found in the index's own list of its terms
 -- (`linked_fts_terms`, a range of it), the entries holding any of them being the
--- candidates (`store::posts::list::PAIR_MATCH`). A pair in no venue
+-- candidates (`store::posts::search::PAIR_MATCH`). A pair in no venue
 -- (`search=qx`) read every venue's text to find none: 65-110 ms at 20,000 venues.
 CREATE VIRTUAL TABLE linked_fts_terms USING fts5vocab(linked_fts, 'row');
 
 -- Every entry again, as the writer now indexes its queue
--- (`store::posts::list::INDEX_QUEUED_LINKED`, which a test holds this to). Migrations
+-- (`store::posts::search::INDEX_QUEUED_LINKED`, which a test holds this to). Migrations
 -- run on the server's writer connection, whose `lower()` is the server's own.
 INSERT INTO linked_fts(linked_fts) VALUES ('delete-all');
 INSERT INTO linked_fts(rowid, haystack)
