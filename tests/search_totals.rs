@@ -97,32 +97,6 @@ fn floor_header(r: &Resp) -> Option<&str> {
     r.header("x-calendar-total")
 }
 
-/// Every page of a list, following `next_rest_url`: the IDs in order, and each
-/// page's (total, whether it is a floor).
-async fn every_page(app: &TestApp, query: &str, auth: &Auth) -> (Vec<i64>, Vec<(u64, bool)>) {
-    let mut url = format!("events?{query}");
-    let (mut all, mut totals) = (Vec::new(), Vec::new());
-    for _ in 0..100 {
-        let r = app.get_as(&url, auth).await;
-        r.assert(200);
-        let total = r.body["total"].as_u64().unwrap();
-        assert_eq!(r.header("x-wp-total"), Some(total.to_string().as_str()));
-        totals.push((total, floor_header(&r) == Some("at-least")));
-        all.extend(event_ids(&r));
-        match r.body["next_rest_url"].as_str() {
-            Some(next) => {
-                url = next
-                    .split_once("/calendar/events/v1/")
-                    .unwrap()
-                    .1
-                    .to_string()
-            }
-            None => return (all, totals),
-        }
-    }
-    panic!("more than 100 pages of {query}");
-}
-
 fn sorted_by_creation(mut v: Vec<i64>) -> Vec<i64> {
     // Each word's events were created in list order.
     v.sort();
@@ -148,6 +122,7 @@ both_with!(
         let anonymous = Auth::None;
         let (all, totals) = every_page(
             &app,
+            "events",
             &format!("{WINDOW}&search=zebra&per_page=7"),
             &anonymous,
         )
@@ -178,7 +153,7 @@ both_with!(
         for (word, expected) in [("quiet", &cal.quiet), ("late", &cal.late)] {
             for per_page in [5, 50] {
                 let q = format!("{WINDOW}&search={word}&per_page={per_page}");
-                let (all, totals) = every_page(&app, &q, &anonymous).await;
+                let (all, totals) = every_page(&app, "events", &q, &anonymous).await;
                 assert_eq!(&all, expected, "{q}");
                 assert_eq!(
                     *totals.last().unwrap(),
@@ -442,7 +417,7 @@ both_with!(
             (format!("{talks},{film}"), &talks_ids, (10, true)),
         ] {
             let q = format!("{WINDOW}&categories={categories}&search=zebra&per_page=7");
-            let (all, totals) = every_page(&app, &q, &Auth::None).await;
+            let (all, totals) = every_page(&app, "events", &q, &Auth::None).await;
             assert_eq!(&all, expected, "{q}: each event once, in list order");
             assert_eq!(totals[0], first_total, "{q}");
             assert_eq!(
@@ -453,7 +428,7 @@ both_with!(
         }
         for categories in [music.to_string(), format!("{music},{talks},{film}")] {
             let q = format!("{WINDOW}&categories={categories}&search=aardvark");
-            let (all, totals) = every_page(&app, &q, &Auth::None).await;
+            let (all, totals) = every_page(&app, "events", &q, &Auth::None).await;
             let expected = if categories.contains(',') {
                 8
             } else {
@@ -717,7 +692,7 @@ both_with!(
             lists.iter().flat_map(|l| [(l, "okapi"), (l, "okapi+ok")])
         {
             let query = format!("{WINDOW}{filter}&search={words}&per_page=3");
-            let (all, totals) = every_page(&app, &query, &anonymous).await;
+            let (all, totals) = every_page(&app, "events", &query, &anonymous).await;
             assert_eq!(&all, expected, "{query}");
             let exact = (expected.len() as u64, false);
             assert!(totals.iter().all(|t| *t == exact), "{query}: {totals:?}");
@@ -763,7 +738,7 @@ both_with!(
         // walk cannot tell from too few events read: the window is sorted for it.
         for per_page in [4, 5] {
             let query = format!("{WINDOW}&tags={red},{blue}&search=zebra&per_page={per_page}");
-            let (all, totals) = every_page(&app, &query, &Auth::None).await;
+            let (all, totals) = every_page(&app, "events", &query, &Auth::None).await;
             assert_eq!(all, expected, "{query}");
             assert_eq!(*totals.last().unwrap(), (expected.len() as u64, false));
         }

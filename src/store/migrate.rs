@@ -187,6 +187,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0035_linked_search_pairs.sql"),
         postgres: include_str!("migrations/postgres/0035_linked_search_pairs.sql"),
     },
+    Migration {
+        version: 36,
+        sqlite: include_str!("migrations/sqlite/0036_linked_search_chars.sql"),
+        postgres: include_str!("migrations/postgres/0036_linked_search_chars.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

@@ -23,7 +23,10 @@ use calendar_events::store::{Backend, Store};
 use serde_json::Value;
 use tower::ServiceExt;
 
+mod pages;
 mod summaries;
+#[allow(unused_imports)]
+pub use pages::{every_page, ids_of};
 #[allow(unused_imports)]
 pub use summaries::assert_summaries_hold;
 

@@ -3,10 +3,11 @@
 //! with it: escaped substring search and the "published by now" rule.
 
 use sea_query::{
-    Alias, Cond, Expr, ExprTrait, Func, IntoColumnRef, Order, Query, SelectStatement, SimpleExpr,
+    Alias, Cond, Expr, ExprTrait, Func, IntoColumnRef, IntoCondition, Order, Query,
+    SelectStatement, SimpleExpr,
 };
 
-use super::search::{Pairs, TRIGRAM, indexable, rare_pair, search_filter};
+use super::search::{Pairs, indexable, rare_pair, search_filter};
 use super::{col, post_from_row, select_posts};
 use crate::domain::event::Total;
 use crate::domain::event_keys::KeyKind;
@@ -42,12 +43,12 @@ enum Summaries {
 }
 
 impl Summaries {
-    /// PostgreSQL's, beside a search too short for the trigram index: an array.
-    fn of(lq: &LinkedPostQuery, backend: Backend) -> Summaries {
+    /// PostgreSQL's, beside a search the trigram index does not serve: an array.
+    fn of(lq: &LinkedPostQuery, backend: Backend, pairs: Pairs) -> Summaries {
         let unindexed_search = lq
             .search
             .as_deref()
-            .is_some_and(|w| w.to_lowercase().chars().count() < TRIGRAM);
+            .is_some_and(|w| !indexable(&w.to_lowercase(), pairs));
         match backend == Backend::Postgres && unindexed_search {
             true => Summaries::AsArray,
             false => Summaries::Joined,
@@ -103,17 +104,23 @@ pub(in crate::store) fn status_filters(
     } else {
         q.and_where(col(Posts::Status).is_in(statuses.iter().map(|s| s.as_str())));
     }
+    visible_under(q, visibility, published(now));
+}
+
+/// Keeps the posts `visibility` lets its caller see when `open` says which anyone
+/// may: every post, those, or those and the caller's own.
+pub(in crate::store) fn visible_under(
+    q: &mut SelectStatement,
+    visibility: &Visibility,
+    open: impl IntoCondition,
+) {
     match visibility {
         Visibility::All => {}
         Visibility::Published => {
-            q.cond_where(published(now));
+            q.cond_where(open);
         }
         Visibility::PublishedOrOwn(author) => {
-            q.cond_where(
-                Cond::any()
-                    .add(published(now))
-                    .add(col(Posts::Author).eq(*author)),
-            );
+            q.cond_where(Cond::any().add(open).add(col(Posts::Author).eq(*author)));
         }
     }
 }
@@ -263,7 +270,7 @@ fn linked_count(
         &mut matching,
         lq,
         backend,
-        Summaries::of(lq, backend),
+        Summaries::of(lq, backend, pairs),
         pairs,
     );
     let limit = lq.search.as_ref().map(|_| {
@@ -276,7 +283,13 @@ fn linked_count(
             count
                 .expr(Expr::col((Posts::Table, Posts::Id)).count())
                 .from(Posts::Table);
-            linked_filters(&mut count, lq, backend, Summaries::of(lq, backend), pairs);
+            linked_filters(
+                &mut count,
+                lq,
+                backend,
+                Summaries::of(lq, backend, pairs),
+                pairs,
+            );
         }
         Some(limit) => {
             // One past the limit tells a count that reached it from one that ended.
@@ -317,7 +330,7 @@ async fn linked_page_and_total(
     // and sorted.
     let summaries = match total.at_least {
         true => Summaries::Joined,
-        false => Summaries::of(lq, conn.backend()),
+        false => Summaries::of(lq, conn.backend(), pairs),
     };
     linked_filters(&mut ids, lq, conn.backend(), summaries, pairs);
     ids.order_by((Posts::Table, Posts::DateUtc), Order::Desc)

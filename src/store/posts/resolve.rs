@@ -123,19 +123,7 @@ pub async fn find_duplicate(
     let public = Cond::all()
         .add(super::published(now))
         .add(Expr::col(Posts::Password).eq(""));
-    match visible {
-        Visibility::All => {}
-        Visibility::Published => {
-            q.cond_where(public);
-        }
-        Visibility::PublishedOrOwn(author) => {
-            q.cond_where(
-                Cond::any()
-                    .add(public)
-                    .add(Expr::col(Posts::Author).eq(*author)),
-            );
-        }
-    }
+    super::list::visible_under(&mut q, visible, public);
     for (column, value) in dedup_fields(post_type, changes) {
         q.and_where(Expr::expr(Func::lower(Expr::col(column))).eq(value.to_lowercase()));
     }

@@ -5,8 +5,8 @@
 use sea_query::{Cond, Expr, ExprTrait, Query, SelectStatement, SimpleExpr};
 
 use super::col;
-use super::list::{contains, escape_like};
-use crate::domain::post::{LinkedPostQuery, PostType, Visibility};
+use super::list::{contains, escape_like, visible_under};
+use crate::domain::post::{LinkedPostQuery, PostType};
 use crate::store::schema::Posts;
 use crate::store::{Backend, Conn, StoreError};
 
@@ -80,7 +80,7 @@ pub const INDEX_QUEUED_LINKED: [&str; 3] = [
 /// Whether a search of two characters is looked up in the search index.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Pairs {
-    /// SQLite, for a pair few entries hold (see [`rare_pair`]).
+    /// For a pair few entries hold (see [`rare_pair`]).
     Indexed,
     /// Checked on the venues in list order.
     Walked,
@@ -95,32 +95,73 @@ pub(super) fn indexable(word: &str, pairs: Pairs) -> bool {
     }
 }
 
-/// How many trigrams, counted once per entry holding them, may begin with a pair
-/// for its entries to be read from the index (see [`PAIR_MATCH`]) rather than the
-/// venues walked in list order. The walk of a common pair ends with the count's
+/// SQLite: how many trigrams, counted once per entry holding them, may begin with
+/// a pair for its entries to be read from the index (see [`PAIR_MATCH`]) rather than
+/// the venues walked in list order. The walk of a common pair ends with the count's
 /// limit (`al`: 28,000 entries; read from the index and sorted, 110 ms, walked, 20);
 /// one that no venue holds (`qx`) is answered from the index without reading any
 /// (1.4 ms, where the walk read all 20,000 venues of a million events in 80-130).
 const RARE_PAIR_ENTRIES: i64 = 2_000;
 
-/// SQLite: whether the list's search is two characters that begin few of the index's
-/// trigrams (`linked_fts_terms` counts each term's entries).
+/// PostgreSQL: how many texts of the list's type [`rare_pair`] reads to tell a
+/// common pair from a rare one: the newest, which a walk reads first (2 ms).
+const PAIR_PROBE_TEXTS: i64 = 300;
+
+/// PostgreSQL: a pair more texts than one in this many of the probe's hold is
+/// walked. Through the index a pair costs each of its texts a check of the regular
+/// expression ([`PAIR_REGEX`]), twice (the count and the page), and its trigrams'
+/// lists, long for a common pair; the walk reads fewer venues per match it counts
+/// the more hold it. At 20,000 venues they cost alike when about a sixth hold the
+/// pair: `ph` (12 %) 29 ms through the index, 54 walked; `ey` (27 %) 61 and 28;
+/// `al` (95 %) walked in 7.
+const COMMON_PAIR_SHARE: i64 = 6;
+
+/// Whether the list's search is two characters that few entries of the search
+/// index hold. SQLite: `linked_fts_terms` counts each term's entries. PostgreSQL: the
+/// share of the newest [`PAIR_PROBE_TEXTS`] venues or organizers that hold it (the
+/// index has no count to read, and reading a common pair's matches from it costs
+/// what the walk of them does), whatever their status: the walk's own filters
+/// leave its pace to the pair.
 pub(super) async fn rare_pair(conn: &mut Conn, lq: &LinkedPostQuery) -> Result<Pairs, StoreError> {
     let word = lq.search.as_deref().map(str::to_lowercase);
-    let range = word.as_deref().and_then(pair_range);
-    let Some((from, below)) = range.filter(|_| conn.backend() == Backend::Sqlite) else {
+    let Some(word) = word.filter(|w| w.chars().count() == 2) else {
         return Ok(Pairs::Walked);
     };
-    let entries = Query::select()
-        .expr(Expr::cust_with_values(
-            "coalesce(sum(doc), 0) FROM linked_fts_terms WHERE term >= ? AND term < ?",
-            [from, below],
-        ))
-        .take();
-    Ok(match conn.query_one(&entries, |r| r.i64(0)).await? {
-        n if n <= RARE_PAIR_ENTRIES => Pairs::Indexed,
-        _ => Pairs::Walked,
-    })
+    let rare = match conn.backend() {
+        Backend::Sqlite => {
+            let Some((from, below)) = pair_range(&word) else {
+                return Ok(Pairs::Walked);
+            };
+            let entries = Query::select()
+                .expr(Expr::cust_with_values(
+                    "coalesce(sum(doc), 0) FROM linked_fts_terms WHERE term >= ? AND term < ?",
+                    [from, below],
+                ))
+                .take();
+            conn.query_one(&entries, |r| r.i64(0)).await? <= RARE_PAIR_ENTRIES
+        }
+        Backend::Postgres => {
+            // The type written out, for the partial index of its posts in list order
+            // (migration 19): one of two constants.
+            let probe = Query::select()
+                .expr(Expr::cust_with_values(
+                    format!(
+                        "count(*) FILTER (WHERE haystack LIKE $1 ESCAPE chr(92)), count(*) \
+                         FROM linked_search WHERE id = ANY(ARRAY(SELECT id FROM posts \
+                         WHERE post_type = '{}' ORDER BY date_utc DESC, id DESC \
+                         LIMIT {PAIR_PROBE_TEXTS}))",
+                        lq.post_type.as_str()
+                    ),
+                    [format!("%{}%", escape_like(&word))],
+                ))
+                .take();
+            let (held, probed) = conn
+                .query_one(&probe, |r| Ok((r.i64(0)?, r.i64(1)?)))
+                .await?;
+            held.saturating_mul(COMMON_PAIR_SHARE) <= probed
+        }
+    };
+    Ok(if rare { Pairs::Indexed } else { Pairs::Walked })
 }
 
 /// The venues or organizers that may contain `word` (lower-cased, see
@@ -150,15 +191,42 @@ fn candidates(backend: Backend, post_type: PostType, word: &str) -> SimpleExpr {
         // expected a few hundred venues of the fields' own `LIKE`s and walked every
         // post's ID in order to meet the index's 1,300 matches (`search=hall` at a
         // million events: 575 ms; the array's lookups: 20 ms).
-        Backend::Postgres => Expr::cust_with_values(
-            "posts.id = ANY(ARRAY(SELECT id FROM linked_search \
-             WHERE haystack LIKE $1 ESCAPE chr(92) AND post_type = $2))",
-            [
-                format!("%{}%", escape_like(word)),
-                post_type.as_str().to_string(),
-            ],
-        ),
+        Backend::Postgres => {
+            let (held, word) = match word.chars().count() {
+                2 => (format!("~ {PAIR_REGEX}"), regex_escaped(word)),
+                _ => (
+                    "LIKE $1 ESCAPE chr(92)".to_string(),
+                    format!("%{}%", escape_like(word)),
+                ),
+            };
+            Expr::cust_with_values(
+                format!(
+                    "posts.id = ANY(ARRAY(SELECT id FROM linked_search \
+                     WHERE haystack {held} AND post_type = $2))"
+                ),
+                [word, post_type.as_str().to_string()],
+            )
+        }
     }
+}
+
+/// PostgreSQL: a regular expression of a pair of characters (`$1`, each written as
+/// a `\U` escape, see [`regex_escaped`]) followed or preceded by any character the
+/// texts hold (`linked_search_chars`, migration 36). Wherever a text holds the pair,
+/// one of its characters is next to it (a text joins its fields with spaces), so
+/// the expression matches the texts `LIKE '%pair%'` does; and `pg_trgm` takes from
+/// it the trigrams of the pair and each character, which its index looks up, where
+/// from the `LIKE` it takes none and reads every text.
+const PAIR_REGEX: &str = "(SELECT '(' || $1 || '[' || held || '])|([' || held || ']' || $1 || ')' \
+    FROM (SELECT string_agg('\\U' || lpad(to_hex(ascii(ch)), 8, '0'), '') AS held \
+    FROM linked_search_chars) chars)";
+
+/// `word`'s characters as escapes of a PostgreSQL regular expression, which match
+/// each character as itself, in brackets or not.
+fn regex_escaped(word: &str) -> String {
+    word.chars()
+        .map(|c| format!("\\U{:08x}", u32::from(c)))
+        .collect()
 }
 
 /// SQLite: the venue's or organizer's searched fields, each lower-cased and joined
@@ -203,7 +271,7 @@ fn pair_range(word: &str) -> Option<(String, String)> {
 
 /// The fewest characters of a search that the trigram indexes can look up: shorter
 /// ones are checked on every venue, as before the indexes.
-pub(super) const TRIGRAM: usize = 3;
+const TRIGRAM: usize = 3;
 
 /// `word`: the search lower-cased; `indexed`: long enough for the trigram index.
 pub(super) fn search_filter(
@@ -239,20 +307,7 @@ pub(super) fn search_filter(
     // A password-protected venue or organizer is listed with every field blanked,
     // its name too, to those who may not edit it: a search that matched it would
     // tell the searcher what those fields contain, one guess at a time.
-    let unprotected = col(Posts::Password).eq("");
-    match lq.visibility {
-        Visibility::All => {}
-        Visibility::Published => {
-            q.and_where(unprotected);
-        }
-        Visibility::PublishedOrOwn(author) => {
-            q.cond_where(
-                Cond::any()
-                    .add(unprotected)
-                    .add(col(Posts::Author).eq(author)),
-            );
-        }
-    }
+    visible_under(q, &lq.visibility, col(Posts::Password).eq(""));
 }
 
 #[cfg(test)]
@@ -282,6 +337,12 @@ mod tests {
         assert!(last.1.as_str() > "a\u{10FFFF}");
         assert_eq!(pair_range("a"), None);
         assert_eq!(pair_range("all"), None);
+    }
+
+    #[test]
+    fn a_pair_is_escaped_whatever_its_characters() {
+        assert_eq!(regex_escaped("a]"), r"\U00000061\U0000005d");
+        assert_eq!(regex_escaped("\\𝄞"), r"\U0000005c\U0001d11e");
     }
 
     #[test]
