@@ -179,7 +179,11 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
                     ('event', 'publish', 'c', 'Listed C', 0, 0, 1809600000, 1809603600, FALSE, TRUE),
                     ('event', 'publish', 'h', 'Hidden', 0, 0, 1806600000, 1806603600, TRUE, TRUE),
                     ('event', 'draft', 'd', 'Draft ☂.<p', 0, 0, 1806600000, 1806603600, FALSE, TRUE),
-                    ('venue', 'publish', 'v', 'A venue ⟨ǆ⟩⟨', 0, 0, NULL, NULL, FALSE, FALSE);
+                    ('venue', 'publish', 'v', 'A venue ⟨vq⟩', 0, 0, NULL, NULL, FALSE, FALSE);
+             INSERT INTO posts (post_type, status, slug, title, date_utc, modified_utc,
+                                hide_from_listings, featured)
+             SELECT 'venue', 'publish', 'o' || n, 'Other ' || n, 0, 0, FALSE, FALSE
+             FROM generate_series(1, 12) AS n;
              INSERT INTO terms (taxonomy, name, slug, parent) VALUES ('tribe_events_cat', 'Music', 'music', 0);
              INSERT INTO terms (taxonomy, name, slug, parent)
              SELECT 'tribe_events_cat', 'Jazz', 'jazz', id FROM terms WHERE slug = 'music';
@@ -253,14 +257,15 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
     // Migration 12 indexed the venue it found.
     let venues = app.get("venues?search=venue").await;
     assert_eq!(
-        venues.body["venues"][0]["venue"], "A venue ⟨ǆ⟩⟨",
+        venues.body["venues"][0]["venue"], "A venue ⟨vq⟩",
         "{}",
         venues.text
     );
     assert_eq!(venues.body["total"], 1);
-    // Migration 36 listed the characters of the texts it found: a pair of characters
-    // (`ǆ⟩`) whose only neighbours are one of those is found.
-    let pair = app.get("venues?search=%C7%86%E2%9F%A9").await;
+    // Migration 36 listed the characters past ASCII of the texts it found: a pair
+    // whose only neighbours are such characters is found (one venue in thirteen
+    // holds it: looked up in the index).
+    let pair = app.get("venues?search=vq").await;
     assert_eq!(pair.body["total"], 1, "{}", pair.text);
     // Migration 25 moved the events' searched text, lower-cased, to a table of its
     // own with the trigram index and its large statistics sample (see the

@@ -327,8 +327,12 @@ both!(
             body[field] = json!(value);
             app.post("venues", body).await.assert(201);
         }
-        // A pair whose only neighbour is a character no other text holds: found
-        // on PostgreSQL only if that character is listed as the texts' (migration 36).
+        // A pair whose only neighbours are characters past ASCII: found on
+        // PostgreSQL only if they are listed as the texts' (migration 36). And a
+        // pair of such characters, which PostgreSQL checks on every venue.
+        app.post("venues", json!({"venue": "⟨qz⟩ Hall"}))
+            .await
+            .assert(201);
         app.post("venues", json!({"venue": "ǆ⟩⟨ Hall"}))
             .await
             .assert(201);
@@ -363,6 +367,7 @@ both!(
             ("73", "Venue by phone"),
             ("QX", "Venue by zip"),
             ("9z", "Venue by zip"),
+            ("QZ", "⟨qz⟩ Hall"),
             ("ǅ⟩", "ǆ⟩⟨ Hall"),
         ];
         let organizer_words = [

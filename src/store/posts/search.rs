@@ -108,20 +108,21 @@ const RARE_PAIR_ENTRIES: i64 = 2_000;
 const PAIR_PROBE_TEXTS: i64 = 300;
 
 /// PostgreSQL: a pair more texts than one in this many of the probe's hold is
-/// walked. Through the index a pair costs each of its texts a check of the regular
-/// expression ([`PAIR_REGEX`]), twice (the count and the page), and its trigrams'
-/// lists, long for a common pair; the walk reads fewer venues per match it counts
-/// the more hold it. At 20,000 venues they cost alike when about a sixth hold the
-/// pair: `ph` (12 %) 29 ms through the index, 54 walked; `ey` (27 %) 61 and 28;
-/// `al` (95 %) walked in 7.
-const COMMON_PAIR_SHARE: i64 = 6;
+/// walked. Through the index a pair costs each text holding it a check of the
+/// regular expression and of the `LIKE`s of the characters past ASCII (see
+/// [`pair_candidates`]), twice (the count and the page), where the walk reads fewer
+/// venues per match it counts the more hold it. At 20,000 venues: `ph` (12 %) 29 ms
+/// through the index with no such character, 110 with ten, 54 walked; `ey` (27 %)
+/// 61 through the index, 28 walked; `al` (95 %) walked in 7.
+const COMMON_PAIR_SHARE: i64 = 12;
 
 /// Whether the list's search is two characters that few entries of the search
-/// index hold. SQLite: `linked_fts_terms` counts each term's entries. PostgreSQL: the
-/// share of the newest [`PAIR_PROBE_TEXTS`] venues or organizers that hold it (the
-/// index has no count to read, and reading a common pair's matches from it costs
-/// what the walk of them does), whatever their status: the walk's own filters
-/// leave its pace to the pair.
+/// index hold. SQLite: `linked_fts_terms` counts each term's entries. PostgreSQL: a
+/// pair of ASCII letters or digits (see [`pair_candidates`]; others are walked),
+/// and the share of the newest [`PAIR_PROBE_TEXTS`] venues or organizers that hold
+/// it (the index has no count to read, and reading a common pair's matches from it
+/// costs more than the walk of them), whatever their status: the walk's own
+/// filters leave its pace to the pair.
 pub(super) async fn rare_pair(conn: &mut Conn, lq: &LinkedPostQuery) -> Result<Pairs, StoreError> {
     let word = lq.search.as_deref().map(str::to_lowercase);
     let Some(word) = word.filter(|w| w.chars().count() == 2) else {
@@ -140,6 +141,7 @@ pub(super) async fn rare_pair(conn: &mut Conn, lq: &LinkedPostQuery) -> Result<P
                 .take();
             conn.query_one(&entries, |r| r.i64(0)).await? <= RARE_PAIR_ENTRIES
         }
+        Backend::Postgres if !word.chars().all(served_in_pairs) => false,
         Backend::Postgres => {
             // The type written out, for the partial index of its posts in list order
             // (migration 19): one of two constants.
@@ -191,42 +193,56 @@ fn candidates(backend: Backend, post_type: PostType, word: &str) -> SimpleExpr {
         // expected a few hundred venues of the fields' own `LIKE`s and walked every
         // post's ID in order to meet the index's 1,300 matches (`search=hall` at a
         // million events: 575 ms; the array's lookups: 20 ms).
-        Backend::Postgres => {
-            let (held, word) = match word.chars().count() {
-                2 => (format!("~ {PAIR_REGEX}"), regex_escaped(word)),
-                _ => (
-                    "LIKE $1 ESCAPE chr(92)".to_string(),
-                    format!("%{}%", escape_like(word)),
-                ),
-            };
-            Expr::cust_with_values(
-                format!(
-                    "posts.id = ANY(ARRAY(SELECT id FROM linked_search \
-                     WHERE haystack {held} AND post_type = $2))"
-                ),
-                [word, post_type.as_str().to_string()],
-            )
-        }
+        Backend::Postgres if word.chars().count() == 2 => pair_candidates(post_type, word),
+        Backend::Postgres => Expr::cust_with_values(
+            "posts.id = ANY(ARRAY(SELECT id FROM linked_search \
+             WHERE haystack LIKE $1 ESCAPE chr(92) AND post_type = $2))",
+            [
+                format!("%{}%", escape_like(word)),
+                post_type.as_str().to_string(),
+            ],
+        ),
     }
 }
 
-/// PostgreSQL: a regular expression of a pair of characters (`$1`, each written as
-/// a `\U` escape, see [`regex_escaped`]) followed or preceded by any character the
-/// texts hold (`linked_search_chars`, migration 36). Wherever a text holds the pair,
-/// one of its characters is next to it (a text joins its fields with spaces), so
-/// the expression matches the texts `LIKE '%pair%'` does; and `pg_trgm` takes from
-/// it the trigrams of the pair and each character, which its index looks up, where
-/// from the `LIKE` it takes none and reads every text.
-const PAIR_REGEX: &str = "(SELECT '(' || $1 || '[' || held || '])|([' || held || ']' || $1 || ')' \
-    FROM (SELECT string_agg('\\U' || lpad(to_hex(ascii(ch)), 8, '0'), '') AS held \
-    FROM linked_search_chars) chars)";
+/// PostgreSQL: whether a pair of these characters is looked up in the trigram index
+/// (see [`pair_candidates`]): ASCII letters and digits, of which `pg_trgm` makes
+/// trigrams with their neighbours; beside any other character it sees a word's edge.
+fn served_in_pairs(c: char) -> bool {
+    c.is_ascii_lowercase() || c.is_ascii_digit()
+}
 
-/// `word`'s characters as escapes of a PostgreSQL regular expression, which match
-/// each character as itself, in brackets or not.
-fn regex_escaped(word: &str) -> String {
-    word.chars()
-        .map(|c| format!("\\U{:08x}", u32::from(c)))
-        .collect()
+/// PostgreSQL: the venues or organizers holding `pair`, two characters each
+/// [`served_in_pairs`], from the trigram index. `pg_trgm` takes no trigram from
+/// `LIKE '%qx%'`; but wherever a text holds the pair, a character of the text is
+/// next to it (a text joins its fields with spaces), and the pair and that
+/// character make a trigram `pg_trgm` looks up. Beside an ASCII character, the
+/// texts match a regular expression of the pair beside any of them, from whose
+/// class `pg_trgm` takes those trigrams; beside any other, the `LIKE` of the pair
+/// and that character, each one the texts hold listed in `linked_search_chars`
+/// (migration 36). Not one expression of them all: `pg_trgm` takes no trigram from
+/// an expression holding a character past U+07FF, or a class of many. The
+/// expression is a subquery's, whose value PostgreSQL plans without, and reads the
+/// index; told it, it may expect many matches and read every text.
+fn pair_candidates(post_type: PostType, pair: &str) -> SimpleExpr {
+    Expr::cust_with_values(
+        "posts.id = ANY(ARRAY(\
+         SELECT id FROM linked_search WHERE haystack ~ (SELECT $1::text) AND post_type = $2 \
+         UNION SELECT id FROM linked_search WHERE haystack LIKE ANY (ARRAY(\
+         SELECT '%' || $3 || ch || '%' FROM linked_search_chars \
+         UNION ALL SELECT '%' || ch || $3 || '%' FROM linked_search_chars)) \
+         AND post_type = $2))",
+        [
+            pair_beside_ascii(pair),
+            post_type.as_str().to_string(),
+            pair.to_string(),
+        ],
+    )
+}
+
+/// A regular expression of `pair` (letters or digits) beside any ASCII character.
+fn pair_beside_ascii(pair: &str) -> String {
+    format!(r"({pair}[\u0001-\u007f])|([\u0001-\u007f]{pair})")
 }
 
 /// SQLite: the venue's or organizer's searched fields, each lower-cased and joined
@@ -340,9 +356,13 @@ mod tests {
     }
 
     #[test]
-    fn a_pair_is_escaped_whatever_its_characters() {
-        assert_eq!(regex_escaped("a]"), r"\U00000061\U0000005d");
-        assert_eq!(regex_escaped("\\𝄞"), r"\U0000005c\U0001d11e");
+    fn postgres_looks_up_pairs_of_ascii_letters_and_digits() {
+        assert_eq!(
+            pair_beside_ascii("q7"),
+            r"(q7[\u0001-\u007f])|([\u0001-\u007f]q7)"
+        );
+        assert!("az09".chars().all(served_in_pairs));
+        assert!(!"A_ é%".chars().any(served_in_pairs));
     }
 
     #[test]
