@@ -111,9 +111,10 @@ const PAIR_PROBE_TEXTS: i64 = 300;
 /// walked. Through the index a pair costs each text holding it a check of the
 /// regular expression and of the `LIKE`s of the characters past ASCII (see
 /// [`pair_candidates`]), twice (the count and the page), where the walk reads fewer
-/// venues per match it counts the more hold it. At 20,000 venues: `ph` (12 %) 29 ms
-/// through the index with no such character, 110 with ten, 54 walked; `ey` (27 %)
-/// 61 through the index, 28 walked; `al` (95 %) walked in 7.
+/// venues per match it counts the more hold it. At 20,000 venues: `ub` (6.6 %) 24 ms
+/// through the index with no such character, 57 with ten, 62 walked; `ph` (12 %) 29
+/// through the index with none, 54 walked; `ey` (27 %) 61 and 28; `al` (95 %) walked
+/// in 7.
 const COMMON_PAIR_SHARE: i64 = 12;
 
 /// Whether the list's search is two characters that few entries of the search
