@@ -19,6 +19,8 @@ usage: bench/run.sh [options]
   --scenarios "a b …"         only these scenarios (default: all; see --list)
   --list                      list the scenarios and exit
   --regenerate                generate the data set even if one exists
+  --keep-data                 keep a large data set whose migrations or generator changed
+                              (an edited comment, say), and record the sources as its own
   --no-build                  use the release binaries as they are
   --port PORT                 port of the server under test (default 18080)
   --pg-url URL                PostgreSQL server, without database
@@ -58,6 +60,7 @@ CONNECTIONS="16 64"
 SWEEP_SECONDS=3
 ONLY=""
 REGENERATE=0
+KEEP_DATA=0
 BUILD=1
 PORT=18080
 PG_URL=${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432}
@@ -77,6 +80,7 @@ while [[ $# -gt 0 ]]; do
         --sweep-seconds) SWEEP_SECONDS=$2; shift 2 ;;
         --scenarios) ONLY=$2; shift 2 ;;
         --regenerate) REGENERATE=1; shift ;;
+        --keep-data) KEEP_DATA=1; shift ;;
         --no-build) BUILD=0; shift ;;
         --port) PORT=$2; shift 2 ;;
         --pg-url) PG_URL=${2%/}; shift 2 ;;
@@ -164,22 +168,37 @@ else
 fi
 
 # A data set made under other migrations (they are edited in place during development) or by
-# another generator would silently benchmark a stale schema: regenerate it. Migrations only
-# added since (each file it was made with unchanged, per SOURCES_FILE) are run on it instead:
-# regenerating a million events takes the better part of an hour.
+# another generator would silently benchmark a stale schema. Migrations only added since (each
+# file it was made with unchanged, per SOURCES_FILE) are run on it. A file changed since is
+# regenerated for a small data set; a large one (regenerating a million events takes the better
+# part of an hour) is neither thrown away nor used until --regenerate or --keep-data says which.
 SOURCES=(src/store/migrations/*/*.sql bench/generate.rs)
 SOURCE_HASH=$(cat "${SOURCES[@]}" | sha256sum | cut -c1-16)
 HASH_FILE=$DATA_DIR/$BACKEND-$LABEL.source-hash
 SOURCES_FILE=$DATA_DIR/$BACKEND-$LABEL.sources
+LARGE_DATA=100000
+record_sources() {
+    sha256sum "${SOURCES[@]}" >"$SOURCES_FILE"
+    echo "$SOURCE_HASH" >"$HASH_FILE"
+}
 if [[ $REGENERATE -eq 0 ]] && have_data && [[ $(cat "$HASH_FILE" 2>/dev/null) != "$SOURCE_HASH" ]]; then
-    if [[ -f $SOURCES_FILE ]] && sha256sum --check --quiet --status "$SOURCES_FILE" 2>/dev/null; then
+    CHANGED=$(sha256sum --check "$SOURCES_FILE" 2>/dev/null | grep -v ': OK$' || true)
+    if [[ -f $SOURCES_FILE && -z $CHANGED ]]; then
         log "migrations were added since the data set was made: migrating it"
         "$SERVER" migrate --database-url "$PRISTINE_URL"
-        sha256sum "${SOURCES[@]}" >"$SOURCES_FILE"
-        echo "$SOURCE_HASH" >"$HASH_FILE"
-    else
+        record_sources
+    elif [[ $KEEP_DATA -eq 1 ]]; then
+        log "keeping the data set (--keep-data) though its sources changed: migrating it"
+        "$SERVER" migrate --database-url "$PRISTINE_URL"
+        record_sources
+    elif [[ $EVENTS -lt $LARGE_DATA ]]; then
         log "the migrations or the generator changed since the data set was made: regenerating"
         REGENERATE=1
+    else
+        echo "the $BACKEND data set of $EVENTS events was made from other sources:" >&2
+        echo "${CHANGED:-  (no record of its sources: $SOURCES_FILE)}" >&2
+        echo "pass --regenerate to rebuild it, or --keep-data if the change leaves it valid" >&2
+        exit 2
     fi
 fi
 
@@ -191,8 +210,7 @@ if [[ $REGENERATE -eq 1 ]] || ! have_data; then
     "$GEN" generate --database-url "$PRISTINE_URL" --events "$EVENTS" --replace \
         --summary-json "$GEN_SUMMARY.tmp"
     mv "$GEN_SUMMARY.tmp" "$GEN_SUMMARY"
-    echo "$SOURCE_HASH" >"$HASH_FILE"
-    sha256sum "${SOURCES[@]}" >"$SOURCES_FILE"
+    record_sources
     GENERATED=true
 else
     log "reusing the $BACKEND data set of $EVENTS events (--regenerate to rebuild it)"
