@@ -1480,16 +1480,18 @@ async fn pg_copy<R>(
 /// Migration 7's fill of `event_keys` and of its summaries, then migration 17's of
 /// the terms' ancestors and the keys they give, then migration 18's of the terms'
 /// flagged keys, then migration 20's of the per-day counts' blocks, then migration
-/// 34's of the terms' bits, for a load made without their triggers: taken from the
-/// migrations, so the two cannot drift apart.
+/// 34's of the terms' bits on the events' own keys and 37's on their term keys, for
+/// a load made without their triggers: taken from the migrations, so the two cannot
+/// drift apart.
 fn event_keys_fill_sql(backend: Backend) -> Result<String> {
-    let (keys, ancestors, flagged, blocks, bits) = match backend {
+    let (keys, ancestors, flagged, blocks, bits, key_bits) = match backend {
         Backend::Sqlite => (
             include_str!("../src/store/migrations/sqlite/0007_event_keys.sql"),
             include_str!("../src/store/migrations/sqlite/0017_term_ancestors.sql"),
             include_str!("../src/store/migrations/sqlite/0018_flagged_term_keys.sql"),
             include_str!("../src/store/migrations/sqlite/0020_event_key_blocks.sql"),
             include_str!("../src/store/migrations/sqlite/0034_wider_term_bits.sql"),
+            include_str!("../src/store/migrations/sqlite/0037_term_key_bits.sql"),
         ),
         Backend::Postgres => (
             include_str!("../src/store/migrations/postgres/0007_event_keys.sql"),
@@ -1497,15 +1499,17 @@ fn event_keys_fill_sql(backend: Backend) -> Result<String> {
             include_str!("../src/store/migrations/postgres/0018_flagged_term_keys.sql"),
             include_str!("../src/store/migrations/postgres/0020_event_key_blocks.sql"),
             include_str!("../src/store/migrations/postgres/0034_wider_term_bits.sql"),
+            include_str!("../src/store/migrations/postgres/0037_term_key_bits.sql"),
         ),
     };
     Ok(format!(
-        "DELETE FROM event_keys; DELETE FROM event_key_days; DELETE FROM linked_event_stats;\n{}\n{}\n{}\n{}\n{}",
+        "DELETE FROM event_keys; DELETE FROM event_key_days; DELETE FROM linked_event_stats;\n{}\n{}\n{}\n{}\n{}\n{}",
         section(keys, "event_keys", 7)?,
         section(ancestors, "term_ancestors", 17)?,
         section(flagged, "flagged_term_keys", 18)?,
         section(blocks, "event_key_blocks", 20)?,
         section(bits, "term_bits", 34)?,
+        section(key_bits, "term_key_bits", 37)?,
     ))
 }
 

@@ -357,6 +357,25 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
     assert_eq!(terms.len(), texts.len());
     assert!(terms.iter().all(|r| r.get::<_, bool>(0)));
     assert!(terms.iter().any(|r| r.get::<_, i32>(1) >= 2));
+    // Migrations 32, 34 and 37 wrote each event's term bits on its own key and on
+    // each of its term keys alike.
+    let bits = client
+        .query(
+            "SELECT (k.term_bits, k.term_bits_1, k.term_bits_2, k.term_bits_3)
+                  = (o.term_bits, o.term_bits_1, o.term_bits_2, o.term_bits_3),
+                    k.term_bits <> 0
+             FROM event_keys k JOIN event_keys o
+               ON o.event_id = k.event_id AND o.kind = 0 AND o.value = 0
+             WHERE k.kind = 1",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert!(bits.iter().all(|r| r.get::<_, bool>(0)));
+    assert!(
+        bits.iter().any(|r| r.get::<_, bool>(1)),
+        "some term has a bit"
+    );
     let in_music = app
         .get("events?search=isted&start_date=2027-01-01&categories=music")
         .await;

@@ -63,10 +63,11 @@ pub struct KeyFilter {
     /// term's by the counts of it and the terms below it): which of two filters to
     /// read first, and how to meet the second.
     pub events: Option<u64>,
-    /// Its terms' bits (migrations 32 and 34), where the store has read them and
-    /// each term has one: an event's own key then tells whether it holds one of
-    /// them.
-    pub mask: Option<TermMask>,
+    /// Each value's bit (migrations 32 and 34), in the order of `values`, where the
+    /// store has read them (empty otherwise; `None` for a term without one): the
+    /// event's own key and its term keys (migration 37) tell whether it holds those
+    /// terms.
+    pub bits: Vec<Option<i64>>,
 }
 
 /// A set of terms' bits, as the words an event's own key holds them in: bit `b` is
@@ -109,7 +110,7 @@ impl KeyFilter {
             kind,
             values,
             events: None,
-            mask: None,
+            bits: Vec::new(),
         }
     }
 
@@ -123,7 +124,7 @@ impl KeyFilter {
             kind: KeyKind::Every,
             values: vec![0],
             events: None,
-            mask: None,
+            bits: Vec::new(),
         }
     }
 
@@ -131,6 +132,21 @@ impl KeyFilter {
     /// a protected event must then not match for those who may not read it.
     pub fn hides_protected(&self) -> bool {
         self.kind != KeyKind::Every
+    }
+
+    /// The mask of the filter's terms, when the store has read their bits and each
+    /// has one.
+    pub fn mask(&self) -> Option<TermMask> {
+        self.mask_of_first(self.values.len())
+    }
+
+    /// The mask of the filter's first `n` terms, when the store has read their bits
+    /// and each has one.
+    pub fn mask_of_first(&self, n: usize) -> Option<TermMask> {
+        if self.bits.len() != self.values.len() || n == 0 {
+            return None;
+        }
+        TermMask::of(&self.bits[..n.min(self.bits.len())])
     }
 
     /// Whether an event can meet this filter more than once.
@@ -222,7 +238,7 @@ pub fn pair_flags(keys: &mut Vec<KeyFilter>) {
     paired.kind = keys[flag].kind.with_terms().expect("a flag with terms");
     paired.events = paired.events.map(|n| n / FLAGGED_SHARE);
     // The bits tell the terms an event holds, not whether it holds them flagged.
-    paired.mask = None;
+    paired.bits = Vec::new();
     keys.remove(flag.max(term));
     keys.remove(flag.min(term));
     keys.insert(flag.min(term), paired);

@@ -192,6 +192,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0036_linked_search_chars.sql"),
         postgres: include_str!("migrations/postgres/0036_linked_search_chars.sql"),
     },
+    Migration {
+        version: 37,
+        sqlite: include_str!("migrations/sqlite/0037_term_key_bits.sql"),
+        postgres: include_str!("migrations/postgres/0037_term_key_bits.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

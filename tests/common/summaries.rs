@@ -71,11 +71,13 @@ const LINKED: &str = "SELECT kind, value, counted, public_last, listed_last \
                       FROM linked_event_stats \
                       WHERE counted <> 0 OR public_last IS NOT NULL OR listed_last IS NOT NULL";
 
-/// Each event's own key's bits: the words of the bits of its term keys' terms
-/// (migrations 32 and 34: bit b is bit b % 63 of word b / 63), and those kept; no
-/// other key has any.
+/// The bits of each event's own key and of each of its term keys: the words of the
+/// bits of its term keys' terms (migrations 32, 34 and 37: bit b is bit b % 63 of
+/// word b / 63), and those kept; no other key has any.
 const BITS_DEFINED: &str = "\
-    SELECT e.event_id, \
+    SELECT e.kind, e.value, e.start_utc, e.event_id, w.w0, w.w1, w.w2, w.w3 \
+    FROM event_keys e JOIN ( \
+        SELECT ev.event_id, \
            CAST(COALESCE(SUM(DISTINCT CASE WHEN t.bit / 63 = 0 THEN \
                CAST(1 AS BIGINT) << CAST(t.bit % 63 AS INTEGER) END), 0) AS BIGINT) AS w0, \
            CAST(COALESCE(SUM(DISTINCT CASE WHEN t.bit / 63 = 1 THEN \
@@ -84,15 +86,18 @@ const BITS_DEFINED: &str = "\
                CAST(1 AS BIGINT) << CAST(t.bit % 63 AS INTEGER) END), 0) AS BIGINT) AS w2, \
            CAST(COALESCE(SUM(DISTINCT CASE WHEN t.bit / 63 = 3 THEN \
                CAST(1 AS BIGINT) << CAST(t.bit % 63 AS INTEGER) END), 0) AS BIGINT) AS w3 \
-    FROM event_keys e \
-    LEFT JOIN event_keys o ON o.event_id = e.event_id AND o.kind = 1 \
-    LEFT JOIN term_bits t ON t.term_id = o.value \
-    WHERE e.kind = 0 GROUP BY e.event_id";
+        FROM event_keys ev \
+        LEFT JOIN event_keys o ON o.event_id = ev.event_id AND o.kind = 1 \
+        LEFT JOIN term_bits t ON t.term_id = o.value \
+        WHERE ev.kind = 0 GROUP BY ev.event_id \
+    ) w ON w.event_id = e.event_id \
+    WHERE e.kind IN (0, 1)";
 const BITS: &str = "\
-    SELECT event_id, term_bits, term_bits_1, term_bits_2, term_bits_3 \
-    FROM event_keys WHERE kind = 0 \
-    UNION ALL SELECT -event_id, term_bits, term_bits_1, term_bits_2, term_bits_3 \
-    FROM event_keys WHERE kind <> 0 \
+    SELECT kind, value, start_utc, event_id, term_bits, term_bits_1, term_bits_2, term_bits_3 \
+    FROM event_keys WHERE kind IN (0, 1) \
+    UNION ALL \
+    SELECT kind, value, start_utc, event_id, term_bits, term_bits_1, term_bits_2, term_bits_3 \
+    FROM event_keys WHERE kind NOT IN (0, 1) \
       AND (term_bits <> 0 OR term_bits_1 <> 0 OR term_bits_2 <> 0 OR term_bits_3 <> 0)";
 
 /// Asserts that every summary the triggers keep is what its definition gives.

@@ -209,7 +209,11 @@ async fn counted(
     }
     if let Some(windows) = super::keys::value_windows(eq, keys) {
         let first = crate::store::event_count::window(conn, &windows[0]).await?;
-        let probes = others_probes(conn, &windows[1..], first).await?;
+        // Values with bits are checked on the others' rows (migration 37), no lookup.
+        let probes = match keys[0].mask() {
+            Some(_) => Probes::AsPlanned,
+            None => others_probes(conn, &windows[1..], first).await?,
+        };
         let others = super::keys::other_value_counts(backend, eq, keys, probes);
         return Ok(first + sum(conn.query(&others, |r| r.i64(0)).await?));
     }

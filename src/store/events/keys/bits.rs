@@ -19,7 +19,7 @@ use crate::store::{Backend, Conn, StoreError};
 /// events, each lookup cost 0.5–0.8 µs on SQLite and 0.7–1 µs on PostgreSQL, each
 /// event passed over 0.18 and 0.27 µs (the default window's 620,000 events: 110
 /// and 170 ms).
-const SCANNED_PER_PROBE: u64 = 3;
+pub(super) const SCANNED_PER_PROBE: u64 = 3;
 
 /// The mask of the list's first filter when it is one of several terms, each with
 /// a bit, whose count without the bits would make lookups enough (`lookups`) to cost
@@ -35,7 +35,7 @@ pub(in crate::store::events) async fn driver_mask(
     let Some(first) = keys.first() else {
         return Ok(None);
     };
-    let Some(mask) = first.mask else {
+    let Some(mask) = first.mask() else {
         return Ok(None);
     };
     if first.kind != KeyKind::Term || !first.may_repeat() {
@@ -117,6 +117,12 @@ fn masked(
         .and_where(has_bits(driver(), mask));
     listed_by(&mut q, backend, eq, keys, true, &keys[1..], Texts::InSet);
     q
+}
+
+/// Whether the rows of a driver of `key`'s kind carry their events' term bits: the
+/// events' own keys (migration 32) and their term keys (migration 37).
+pub(super) fn carried(key: &KeyFilter) -> bool {
+    matches!(key.kind, KeyKind::Every | KeyKind::Term)
 }
 
 /// Whether the own key `alias` holds one of the mask's bits: `(term_bits & m) <> 0`

@@ -5,10 +5,10 @@ use std::collections::HashMap;
 
 use sea_query::{Alias, Expr, ExprTrait, JoinType, Query, SelectStatement, UnionType};
 
-use super::{arms, code, driver, has_key, has_key_probed, keyed, merged, merges};
+use super::{arms, bits, code, driver, has_key, has_key_probed, keyed, merged, merges};
 use crate::domain::dates;
 use crate::domain::event::EventFilter;
-use crate::domain::event_keys::{KeyFilter, KeyKind, TermMask, pair_flags};
+use crate::domain::event_keys::{KeyFilter, KeyKind, pair_flags};
 use crate::domain::post::{Status, Visibility};
 use crate::store::event_count::KeyWindow;
 use crate::store::schema::{EventKeys, TermAncestors, TermBits, Terms};
@@ -168,12 +168,6 @@ pub(in crate::store::events) async fn weigh_terms(
     let weight = |v: &i64| weights.get(v).copied().unwrap_or(0);
     for key in keys.iter_mut().filter(|k| k.kind == KeyKind::Term) {
         key.events = Some(key.values.iter().map(weight).sum());
-        let bits: Vec<Option<i64>> = key
-            .values
-            .iter()
-            .map(|v| bits.get(v).copied().flatten())
-            .collect();
-        key.mask = TermMask::of(&bits);
     }
     pair_flags(keys);
     if let [first, second, ..] = &mut keys[..]
@@ -183,20 +177,34 @@ pub(in crate::store::events) async fn weigh_terms(
     {
         std::mem::swap(first, second);
     }
-    let first = &mut keys[0];
+    if keys[0].kind.of_terms() && keys[0].may_repeat() {
+        keys[0]
+            .values
+            .sort_by_key(|v| (std::cmp::Reverse(weight(v)), *v));
+    }
+    for key in keys.iter_mut().filter(|k| k.kind == KeyKind::Term) {
+        key.bits = key
+            .values
+            .iter()
+            .map(|v| bits.get(v).copied().flatten())
+            .collect();
+    }
+    let first = &keys[0];
     if !first.kind.of_terms() || !first.may_repeat() {
         return Ok(None);
     }
-    first
-        .values
-        .sort_by_key(|v| (std::cmp::Reverse(weight(v)), *v));
-    Ok(first.events.map(|events| Weighed {
-        events,
-        probes: (1u64..)
-            .zip(&first.values[1..])
-            .map(|(earlier, v)| earlier.saturating_mul(weight(v)))
-            .sum(),
-    }))
+    let later = first.values[1..].iter().map(weight);
+    let probes = if first.mask().is_some() {
+        // Each later value's range read once, its earlier values checked on its
+        // rows' bits (migration 37): no lookup.
+        later.sum::<u64>() / bits::SCANNED_PER_PROBE
+    } else {
+        (1u64..)
+            .zip(later)
+            .map(|(earlier, w)| earlier.saturating_mul(w))
+            .sum()
+    };
+    Ok(first.events.map(|events| Weighed { events, probes }))
 }
 
 /// A driver of several terms' weight: its terms' events (an event of two counted
@@ -359,12 +367,15 @@ fn value_counts(
         .skip(skip)
         .map(|(i, arm)| {
             let mut q = keyed(backend, eq, &arm);
-            if i > 0 {
+            if let Some(mask) = keys[0].mask_of_first(i).filter(|_| bits::carried(&keys[0])) {
+                // The earlier values' bits on the value's own rows (migration 37).
+                q.and_where(bits::has_bits(driver(), mask).not());
+            } else if i > 0 {
                 let earlier = KeyFilter {
                     kind: keys[0].kind,
                     values: keys[0].values[..i].to_vec(),
                     events: None,
-                    mask: None,
+                    bits: Vec::new(),
                 };
                 let held = match probes {
                     // With the window's dates on PostgreSQL, which reads (or hashes)
@@ -412,7 +423,7 @@ pub(in crate::store::events) fn each_value_window(
                 kind: key.kind,
                 values: vec![*value],
                 events: None,
-                mask: None,
+                bits: Vec::new(),
             };
             aggregate_window(eq, std::slice::from_ref(&one))
         })
@@ -440,7 +451,7 @@ mod tests {
             kind: KeyKind::Term,
             values: vec![3, 2, 7],
             events: None,
-            mask: None,
+            bits: Vec::new(),
         };
         // 3 is below 2; 7 is below 9, which is not named.
         let below = [(2, 2, 10), (2, 3, 5), (3, 3, 5), (7, 7, 1), (9, 7, 1)];
@@ -451,7 +462,7 @@ mod tests {
             kind: KeyKind::Term,
             values: vec![5, 4, 8],
             events: None,
-            mask: None,
+            bits: Vec::new(),
         };
         let below = [(4, 4, 1), (4, 5, 1), (5, 5, 1), (5, 4, 1), (8, 8, 1)];
         drop_descendants(&mut looped, &below);

@@ -215,8 +215,14 @@ fn key_sought(
 /// The mask by which a filter of several terms, each with a bit, is sought on
 /// the event's own key rather than value by value.
 fn sought_by_bits(key: &KeyFilter) -> Option<TermMask> {
-    key.mask
+    key.mask()
         .filter(|_| key.kind == KeyKind::Term && key.values.len() > 1)
+}
+
+/// The mask by which a filter of terms, each with a bit, is checked on the rows of
+/// a driver that carries its events' bits ([`bits::carried`]): no lookup at all.
+fn checked_by_bits(key: &KeyFilter) -> Option<TermMask> {
+    key.mask().filter(|_| key.kind == KeyKind::Term)
 }
 
 /// How a keyed list checks its search words.
@@ -263,12 +269,24 @@ pub(super) fn keyed_with(
         // order, which SQLite prefers for the order it gives (a unary `+` keeps a
         // column off its indexes; PostgreSQL weighs costs and is not misled).
         q.and_where(Expr::cust("+d.kind").eq(code(first.kind)));
+    } else if first.kind == KeyKind::Term {
+        // A constant, as PostgreSQL's index of the term keys with their bits names
+        // it (migration 37).
+        q.and_where(Expr::cust("d.kind = 1"))
+            .and_where(d(EventKeys::Value).is_in(first.values.iter().copied()));
     } else {
         q.and_where(d(EventKeys::Kind).eq(code(first.kind)))
             .and_where(d(EventKeys::Value).is_in(first.values.iter().copied()));
     }
-    let own_keys = first.kind == KeyKind::Every;
-    listed_by(&mut q, backend, eq, keys, own_keys, others, texts);
+    listed_by(
+        &mut q,
+        backend,
+        eq,
+        keys,
+        bits::carried(first),
+        others,
+        texts,
+    );
     q
 }
 
@@ -323,17 +341,19 @@ pub(super) fn listed_matches(
     q
 }
 
-/// The conditions of the list but its driver's range on the rows `d`; `own_keys`:
-/// those are the events' own keys, which carry their terms' bits (a walk of the
-/// window in list order checks them there: PostgreSQL made the lookup of each
-/// event's own key a semi-join, and hashed every own key with one of the bits
-/// before the walk's first row: 2 s for all thirty categories with a search).
+/// The conditions of the list but its driver's range on the rows `d`;
+/// `with_bits`: those rows carry their events' term bits ([`bits::carried`]), and
+/// other filters of terms with bits are checked there (a walk of the window in list
+/// order: PostgreSQL made the lookup of each event's own key a semi-join, and hashed
+/// every own key with one of the bits before the walk's first row, 2 s for all
+/// thirty categories with a search; a tag's events in a category's range, each
+/// looked up among the tag's keys or both ranges merged, read twice the rows).
 fn listed_by(
     q: &mut SelectStatement,
     backend: Backend,
     eq: &EventFilter,
     keys: &[KeyFilter],
-    own_keys: bool,
+    with_bits: bool,
     others: &[KeyFilter],
     texts: Texts,
 ) {
@@ -344,8 +364,8 @@ fn listed_by(
         q.and_where(d(EventKeys::EventId).is_in(eq.include.iter().copied()));
     }
     for key in others {
-        match sought_by_bits(key) {
-            Some(mask) if own_keys => {
+        match checked_by_bits(key) {
+            Some(mask) if with_bits => {
                 q.and_where(bits::has_bits(driver(), mask));
             }
             _ => {
@@ -407,7 +427,9 @@ fn search_conditions(q: &mut SelectStatement, backend: Backend, eq: &EventFilter
 /// took 230 ms), but a probe is still cheaper when the first range is small, as a
 /// venue's or an organizer's is, or a term's of a quarter of the second's events or
 /// fewer (a tag of 1,500 events in a category of 300,000: 90 ms merged, 8 probed).
-/// PostgreSQL plans the probes as a join itself.
+/// PostgreSQL plans the probes as a join itself. A first range of terms' keys with a
+/// second filter of terms with bits reads neither: the first alone, each row checked
+/// by the second's bits (migration 37).
 fn merges(backend: Backend, keys: &[KeyFilter]) -> bool {
     backend == Backend::Sqlite
         && keys.len() >= 2
@@ -415,6 +437,7 @@ fn merges(backend: Backend, keys: &[KeyFilter]) -> bool {
             .iter()
             .all(|k| !matches!(k.kind, KeyKind::Venue | KeyKind::Organizer) && !k.may_repeat())
         && !probed(keys[0].events, keys[1].events)
+        && !(bits::carried(&keys[0]) && checked_by_bits(&keys[1]).is_some())
 }
 
 /// Whether the events of a first filter of `first` events are few enough to probe
@@ -467,9 +490,11 @@ fn arms(keys: &[KeyFilter]) -> Vec<Vec<KeyFilter>> {
     keys[0]
         .values
         .iter()
-        .map(|v| {
+        .enumerate()
+        .map(|(i, v)| {
             let mut arm = keys.to_vec();
             arm[0].values = vec![*v];
+            arm[0].bits = keys[0].bits.get(i).map(|b| vec![*b]).unwrap_or_default();
             arm
         })
         .collect()
@@ -487,13 +512,13 @@ mod tests {
                 kind: KeyKind::Term,
                 values: vec![7],
                 events: None,
-                mask: None,
+                bits: Vec::new(),
             },
             KeyFilter {
                 kind: KeyKind::Featured,
                 values: vec![1],
                 events: None,
-                mask: None,
+                bits: Vec::new(),
             },
         ];
         let eq = EventFilter {
@@ -518,7 +543,7 @@ mod tests {
             kind: KeyKind::Term,
             values: vec![7],
             events,
-            mask: None,
+            bits: Vec::new(),
         };
         let merged = |first, second| merges(Backend::Sqlite, &[term(first), term(second)]);
         assert!(!merged(Some(1_500), Some(300_000)), "a few thousand events");
