@@ -3,7 +3,7 @@
 -- each of its events holds. The events of a small category that a large one does not
 -- hold (`categories=1,30`), of a category that hold a tag (`categories=1&tags=31`),
 -- or of each of forty tags that none named before it holds, are read as the range
--- alone, each row checked by a mask, where each of its events was looked up among
+-- alone, each row checked by a mask, rather than each of its events looked up among
 -- the other term's keys (see `store::events::keys`).
 
 -- An event's own key or a term key written, or a term key removed: the words of
