@@ -3,6 +3,7 @@
 use super::*;
 use crate::domain::changes::{Changes, Reads};
 use axum::body::Bytes;
+use axum::http::HeaderValue;
 
 impl Hit {
     fn body(&self) -> Bytes {
