@@ -197,6 +197,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0037_term_key_bits.sql"),
         postgres: include_str!("migrations/postgres/0037_term_key_bits.sql"),
     },
+    Migration {
+        version: 38,
+        sqlite: include_str!("migrations/sqlite/0038_term_keys_written_with_bits.sql"),
+        postgres: include_str!("migrations/postgres/0038_term_keys_written_with_bits.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.
