@@ -38,11 +38,11 @@ const MAX_BATCH: usize = 64;
 
 /// Batches written at once: one. SQLite has one writer, so a second batch would
 /// only wait for it, and take creates the first could have written. On PostgreSQL
-/// two batches at once met on the per-day counts of the events' keys and on their
-/// venues' and organizers' summaries, each waiting for the other's commit, and
-/// deadlocked a few times a minute under the 90/10 mix (a second's wait, then one
-/// batch ran again): one at a time wrote 18–40 % more at a million events, with no
-/// deadlock (bench/HISTORY.md).
+/// two batches at once meet on the rows their triggers share (per-day counts, the
+/// venues' and organizers' summaries), each waiting for the other's commit, and
+/// deadlock under the 90/10 mix at 64 connections (a second's wait, then one batch
+/// runs again): with no deadlock, two write 7–15 % more at 16 connections, with them
+/// less (bench/HISTORY.md, "2026-11-27 (later)" and "2026-12-03").
 const RUNNERS: usize = 1;
 
 /// Bound values a batch may hold; both backends take well over this many

@@ -1,8 +1,9 @@
 -- A term link's keys are written with their event's words (migration 37), as the
--- event's term keys, these included, make them: written bare, each was rewritten at
--- once by `event_keys_term_bits_insert_rows` (a second version of the row and of its
--- entries in every index holding the words), so a create wrote each of its term keys
--- twice. That trigger now finds them right and rewrites the event's own key alone.
+-- event's term keys, these included, make them. Written bare, each would be rewritten
+-- at once by `event_keys_term_bits_insert_rows` (a second version of the row and of its
+-- entries in every index holding the words): a create would write each of its term keys
+-- twice. That trigger finds them right and rewrites the event's own key alone; it still
+-- rewrites any key whose words differ, so the words stay right whatever this computes.
 CREATE OR REPLACE FUNCTION event_keys_terms_insert_rows() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM inserted_links) THEN
