@@ -5,9 +5,9 @@
 //! lookup, the insert, its relations, the term counts, the commit), and on
 //! PostgreSQL every flight of them is a round trip. Under load most of that is
 //! per-statement and per-transaction overhead, paid by the database and the server
-//! alike. So creates queue here: batches are written one after another, and the
-//! creates that arrive meanwhile make up the next, which writes them all with a
-//! statement of each kind per 64 rows. At low load a batch
+//! alike. So creates queue here: batches are written one after another (two at
+//! once on PostgreSQL), and the creates that arrive meanwhile make up the next,
+//! which writes them all with a statement of each kind per 64 rows. At low load a batch
 //! holds one create and costs what a create always did; under load the overhead is
 //! paid once per batch (measured in `bench/HISTORY.md`).
 //!
@@ -23,11 +23,11 @@ use std::sync::{Arc, Mutex};
 use sea_query::{Expr, ExprTrait, InsertStatement, Query, Value};
 use tokio::sync::oneshot;
 
-use super::db::{CommitError, Statement, Unsettled};
+use super::db::{CommitError, STRIPE, Statement, Unsettled};
 use super::events::{self, event_from_row};
 use super::posts;
 use super::schema::Posts;
-use super::{Conn, Pool, StoreError, pieces};
+use super::{Backend, Conn, Pool, StoreError, pieces};
 use crate::domain::changes::{Changes, EventState, public_by_status};
 use crate::domain::event::Event;
 use crate::domain::post::{PostChanges, PostType};
@@ -36,14 +36,19 @@ use crate::domain::slug;
 /// The most creates one batch writes; bounds its statements' size and its latency.
 const MAX_BATCH: usize = 64;
 
-/// Batches written at once: one. SQLite has one writer, so a second batch would
-/// only wait for it, and take creates the first could have written. On PostgreSQL
-/// two batches at once meet on the rows their triggers share (per-day counts, the
-/// venues' and organizers' summaries), each waiting for the other's commit, and
-/// deadlock under the 90/10 mix at 64 connections (a second's wait, then one batch
-/// runs again): with no deadlock, two write 7–15 % more at 16 connections, with them
-/// less (bench/HISTORY.md, "2026-11-27 (later)" and "2026-12-03").
-const RUNNERS: usize = 1;
+/// Batches written at once. SQLite has one writer, so a second batch would only
+/// wait for it, and take creates the first could have written: one. PostgreSQL
+/// writes two at once, as it does the batches of several instances: each batch
+/// first takes the locks of [`shared_row_locks`] in one order, so two that would
+/// write a shared row (a per-day count, a block, a venue's or an organizer's
+/// summary) wait for each other there rather than deadlock half-way through their
+/// triggers.
+fn runners(backend: Backend) -> usize {
+    match backend {
+        Backend::Sqlite => 1,
+        Backend::Postgres => 2,
+    }
+}
 
 /// Bound values a batch may hold; both backends take well over this many
 /// (SQLite 32,766, PostgreSQL 65,535) even when one more create overshoots it.
@@ -66,13 +71,19 @@ pub struct NewEvent {
 impl NewEvent {
     /// Its (end day, start day), the key of the per-day counts, if it sets both.
     fn listed_days(&self) -> Option<(i64, i64)> {
-        let instant = |column: Posts| {
-            self.columns.iter().find_map(|(c, v)| match v {
-                Value::BigInt(Some(t)) if *c == column => Some(t.div_euclid(86_400)),
-                _ => None,
-            })
-        };
-        Some((instant(Posts::EndUtc)?, instant(Posts::StartUtc)?))
+        Some((self.day(Posts::EndUtc)?, self.day(Posts::StartUtc)?))
+    }
+
+    /// The day of an instant column, if it sets it.
+    fn day(&self, column: Posts) -> Option<i64> {
+        self.bigint(column).map(|t| t.div_euclid(86_400))
+    }
+
+    fn bigint(&self, column: Posts) -> Option<i64> {
+        self.columns.iter().find_map(|(c, v)| match v {
+            Value::BigInt(Some(n)) if *c == column => Some(*n),
+            _ => None,
+        })
     }
 
     /// Roughly how many values it binds.
@@ -96,10 +107,11 @@ pub enum BatchError {
     Failed(String),
 }
 
-/// Queues creates and writes them in batches, one batch at a time.
+/// Queues creates and writes them in batches, [`runners`] at a time.
 pub struct CreateBatcher {
     pool: Pool,
     queue: Arc<Mutex<Queue>>,
+    runners: usize,
 }
 
 #[derive(Default)]
@@ -117,6 +129,7 @@ struct Member {
 impl CreateBatcher {
     pub fn new(pool: Pool) -> CreateBatcher {
         CreateBatcher {
+            runners: runners(pool.backend()),
             pool,
             queue: Arc::default(),
         }
@@ -137,7 +150,7 @@ impl CreateBatcher {
         let start = {
             let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
             queue.waiting.push(Member { event, reply });
-            let start = queue.running < RUNNERS;
+            let start = queue.running < self.runners;
             if start {
                 queue.running += 1;
             }
@@ -266,6 +279,9 @@ pub async fn insert_many(
     conn: &mut Conn,
     events: &[NewEvent],
 ) -> Result<(Vec<Event>, Links), StoreError> {
+    for key in shared_row_locks(events) {
+        conn.lock_key(&key).await?;
+    }
     let slugs = unique_slugs(conn, events).await?;
     let mut rows: Vec<Option<Vec<(Posts, Value)>>> = events
         .iter()
@@ -340,6 +356,42 @@ pub async fn insert_many(
     }
     let counts = events::add_to_counts(&gained);
     Ok((stored, Links { statements, counts }))
+}
+
+/// The locks that stand for the rows other writers share with these events' triggers,
+/// sorted: the per-day counts of their day pair (every key of an event counts on its
+/// days), the blocks of those days in the transaction's stripe (migrations 20 and
+/// 21), and the summaries of their venues and organizers (`linked_event_stats`).
+///
+/// A batch inserts its events in pieces, and each piece's triggers write those rows
+/// in their own order, so two batches could take two of them in opposite orders and
+/// deadlock. Two batches that share none of these locks write no row in common; two
+/// that share one wait for each other at this first statement, holding nothing
+/// else the other needs, since every batch takes its locks in one order (these
+/// first, then its slugs').
+fn shared_row_locks(events: &[NewEvent]) -> Vec<String> {
+    let block = |day: i64| day.div_euclid(32);
+    let mut keys: Vec<String> = events
+        .iter()
+        .flat_map(|e| {
+            // A key row without a date counts on day 0, as the triggers write it.
+            let end = e.day(Posts::EndUtc).unwrap_or(0);
+            let start = e.day(Posts::StartUtc).unwrap_or(0);
+            let linked = e
+                .bigint(Posts::VenueId)
+                .map(|v| format!("venue-events:{v}"));
+            [
+                format!("event-days:{end}:{start}"),
+                format!("event-blocks:{}:{}:{}", block(end), block(start), STRIPE),
+            ]
+            .into_iter()
+            .chain(linked)
+            .chain(e.organizers.iter().map(|o| format!("organizer-events:{o}")))
+        })
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
 }
 
 /// One insert of these rows, which all set `columns`, returning them as stored.

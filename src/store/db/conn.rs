@@ -15,6 +15,10 @@ pub enum Conn {
     Postgres(PgConn),
 }
 
+/// In a lock key, the stripe of the transaction that takes it: its ID modulo 8, the
+/// stripe that the per-block counts' triggers write to (migration 21).
+pub const STRIPE: &str = "{stripe}";
+
 impl Conn {
     pub fn backend(&self) -> Backend {
         match self {
@@ -33,7 +37,8 @@ impl Conn {
 
     /// Serialises concurrent transactions that would race on the same key (a slug,
     /// a venue's name, a term's name) until this transaction ends. SQLite already
-    /// has a single writer, so only PostgreSQL needs it.
+    /// has a single writer, so only PostgreSQL needs it. [`STRIPE`] in a key stands
+    /// for this transaction's stripe.
     pub async fn lock_key(&mut self, key: &str) -> Result<(), StoreError> {
         if let Conn::Postgres(c) = self {
             // Sent ahead of the next statement, which is the one it protects.

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-pub use conn::Conn;
+pub use conn::{Conn, STRIPE};
 pub use pool::Pool;
 pub use row::Row;
 pub use statement::Statement;

@@ -20,6 +20,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{Row, Statement};
 
 use super::StoreError;
+use crate::store::db::STRIPE;
 
 /// What [`PgConn::execute_all_then_commit`] did.
 pub enum CommitOutcome {
@@ -44,6 +45,17 @@ struct Deferred {
     generic_plans: bool,
     locks: Vec<String>,
 }
+
+/// Takes the advisory lock of each key, in order; a key naming [`STRIPE`] takes
+/// the one of the transaction's stripe (as `event_key_blocks`' triggers compute it).
+static LOCK_KEYS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "SELECT pg_advisory_xact_lock(hashtextextended(\
+             CASE WHEN strpos(k, '{STRIPE}') > 0 \
+                  THEN replace(k, '{STRIPE}', (txid_current() % 8)::text) ELSE k END, 0)) \
+         FROM unnest($1::text[]) AS k"
+    )
+});
 
 /// What a write transaction begins with when the plan mode is ours: its statements
 /// and its triggers' look rows up by their keys (see `postgres::open`).
@@ -118,14 +130,7 @@ impl PgConn {
         let lock = if locks.is_empty() {
             None
         } else {
-            Some(
-                self.client
-                    .prepare_cached(
-                        "SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) \
-                         FROM unnest($1::text[]) AS k",
-                    )
-                    .await?,
-            )
+            Some(self.client.prepare_cached(&LOCK_KEYS).await?)
         };
         let client = &self.client;
         // A fixed statement of the flight, if it has one.
