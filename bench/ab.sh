@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Interleaved A/B runs of two (or more) server binaries on fresh copies of one data set: on a
 # shared, noisy machine, only runs made minutes apart compare. Prints one line per run with
-# req/s and CPU per request of the server, of PostgreSQL and of the whole machine. See
+# req/s and CPU per request of the server, of PostgreSQL and of the whole machine, and the
+# deadlocks PostgreSQL detected. See
 # bench/README.md ("Comparing two builds").
 set -euo pipefail
 
@@ -67,6 +68,7 @@ if [[ $BACKEND == sqlite ]]; then
     fresh_copy() { rm -f "$WORK"/run.db*; cp "$PRISTINE" "$WORK/run.db"; }
     drop_copy() { rm -f "$WORK"/run.db*; }
     db_ticks() { echo 0; }
+    deadlocks() { echo "-"; }
 else
     COPY=calendar_ab_$LABEL
     URL=$PG_URL/$COPY
@@ -83,6 +85,15 @@ else
             t=$((t + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)))
         done
         echo "$t"
+    }
+    # The deadlocks PostgreSQL detected in the copy. Backends report theirs when they exit
+    # at the latest, so this waits for the stopped server's to go.
+    deadlocks() {
+        for _ in $(seq 100); do
+            [[ $(psql_admin -c "SELECT count(*) FROM pg_stat_activity WHERE datname = '$COPY'") == 0 ]] && break
+            sleep 0.1
+        done
+        psql_admin -c "SELECT deadlocks FROM pg_stat_database WHERE datname = '$COPY'"
     }
 fi
 
@@ -126,16 +137,17 @@ run_one() {
     out=$(cd "$ROOT/bench/lua" && env "${env[@]}" wrk -t2 -c"$conns" -d"${DURATION}s" -s "$SCRIPT" "$url")
     w1=$(date +%s%N) s1=$(server_ticks) d1=$(db_ticks) m1=$(machine_ticks)
     stop_server
-    local rps non p99
+    local rps non p99 locked
+    locked=$(deadlocks)
     rps=$(awk '/Requests\/sec/{print $2}' <<<"$out")
     non=$(awk '/Non-2xx/{print $NF}' <<<"$out")
     p99=$(grep -o '"p99":[0-9.]*' <<<"$out" | cut -d: -f2)
     awk -v b="$(basename "$bin")" -v c="$conns" -v r="$rps" -v d="$DURATION" -v hz="$HZ" -v p99="${p99:-?}" \
         -v s="$((s1 - s0))" -v g="$((d1 - d0))" -v m="$((m1 - m0))" -v n="${non:-0}" -v cpus="$NCPU" \
-        -v wall="$(((w1 - w0) / 1000000))" 'BEGIN {
+        -v wall="$(((w1 - w0) / 1000000))" -v dl="$locked" 'BEGIN {
         per = 1000 / (hz * r * d)
-        printf "%-20s c=%-3s %8.0f req/s  p99 %s ms  server %.3f ms/req  db %.3f ms/req  machine %.3f ms/req  idle %.2f cores  non-2xx %s\n",
-            b, c, r, p99, s * per, g * per, m * per, cpus - m * 1000 / (hz * wall), n }'
+        printf "%-20s c=%-3s %8.0f req/s  p99 %s ms  server %.3f ms/req  db %.3f ms/req  machine %.3f ms/req  idle %.2f cores  non-2xx %s  deadlocks %s\n",
+            b, c, r, p99, s * per, g * per, m * per, cpus - m * 1000 / (hz * wall), n, dl }'
 }
 
 echo "# $BACKEND $LABEL, $SCRIPT, ${DURATION}s runs, $(date -u +%FT%TZ), load $(cut -d' ' -f1 /proc/loadavg)"

@@ -48,6 +48,7 @@ SCENARIOS=(
     "index|static.lua|@API|GET the namespace index"
     "doc|static.lua|@API/doc|GET /doc (the OpenAPI document)"
     "post_events|post_event.lua|@API/events|POST /events as an administrator (Basic auth)"
+    "edits|edits.lua|@API/events|60% POST /events, 40% edits of existing events (POST /events/{id}: new dates, venue, organizer)"
     "mix_reads|mix_reads.lua|@API/events|the reads of mix alone, in its proportions: its yardstick"
     "mix|mix.lua|@API/events|90% reads (events, filtered, by ID, by slug) / 10% POST /events"
     "sweep|sweep.lua|-|every list route and parameter, values drawn from the data set, one request at a time, response cache off"
@@ -410,7 +411,7 @@ for entry in "${SCENARIOS[@]}"; do
         page_event)
             env_vars+=(BENCH_LIST=event_slugs BENCH_PREFIX="/event/" BENCH_SUFFIX="/")
             code=$(status_of "$BASE/event/$(head -n1 "$MANIFEST/event_slugs")/") ;;
-        post_events|mix)
+        post_events|mix|edits)
             code=$(status_of -X POST -H "$(admin_authorization)" \
                 -H 'Content-Type: application/json' \
                 -d "{\"title\":\"Preflight\",\"start_date\":\"$MONTH_START 10:00:00\",\"end_date\":\"$MONTH_START 11:00:00\",\"status\":\"draft\"}" \
@@ -431,7 +432,7 @@ for entry in "${SCENARIOS[@]}"; do
     fi
 
     writes=false
-    [[ $name == post_events || $name == mix ]] && writes=true
+    [[ $name == post_events || $name == mix || $name == edits ]] && writes=true
     # Writes skip the warm-up: it would grow the data set the rows are meant to measure.
     if [[ $WARMUP -gt 0 && $writes == false ]]; then
         # A fresh copy starts with cold page caches (PostgreSQL's shared buffers above all):

@@ -8,10 +8,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::http::Method;
-use calendar_events::domain::post::{PostChanges, Status};
+use calendar_events::domain::post::Status;
 use calendar_events::store::event_batch::{BatchError, CreateBatcher, Created, NewEvent};
-use calendar_events::store::events::EventRow;
 use calendar_events::store::schema::Posts;
+use common::new_events::new_event;
 use common::*;
 use serde_json::{Value, json};
 
@@ -36,40 +36,6 @@ macro_rules! on_both_backends {
             }
         }
     };
-}
-
-const NOW: i64 = 1_800_000_000;
-
-/// A plain new event starting `day` days after NOW, for one hour.
-fn new_event(title: &str, status: Status, author: i64, day: i64) -> NewEvent {
-    let start = NOW + day * 86_400;
-    NewEvent {
-        post: PostChanges {
-            title: Some(title.into()),
-            author: Some(author),
-            status: Some(status),
-            ..Default::default()
-        },
-        columns: EventRow {
-            website: None,
-            start_utc: Some(start),
-            end_utc: Some(start + 3_600),
-            timezone: None,
-            all_day: Some(false),
-            cost: None,
-            hide_from_listings: Some(false),
-            sticky: Some(false),
-            featured: Some(false),
-            post_parent: None,
-            venue_id: None,
-            tickets: None,
-        }
-        .values(),
-        organizers: Vec::new(),
-        terms: Vec::new(),
-        counted: status == Status::Publish,
-        now: NOW,
-    }
 }
 
 /// Queues every create at once (one batch on a current-thread runtime, up to its
@@ -501,103 +467,5 @@ both!(
             .get("events?start_date=2027-05-01&end_date=2027-05-31&per_page=50")
             .await;
         assert_eq!(list.body["total"], published);
-    }
-);
-
-// Two instances' batchers writing at once on one database, each batch in pieces
-// (7 events: 4, 2 and 1) whose venues cross: one batch's first piece writes the
-// summary of the venue the other's last piece writes, and the other way round.
-// Every batch is written whole, though each piece's triggers lock their rows in
-// their own order: a deadlock would fail one batch, and its creates would be
-// answered `NotWritten`. Then each venue's events are all listed, once.
-both!(
-    concurrent_batches_crossing_on_shared_rows_are_all_written,
-    |app| async move {
-        let app = Arc::new(app);
-        let mut venues = Vec::new();
-        for name in ["East", "Middle", "West"] {
-            venues.push(app.post("venues", json!({"venue": name})).await.id());
-        }
-        let organizers = [
-            app.post("organizers", json!({"organizer": "Early"}))
-                .await
-                .id(),
-            app.post("organizers", json!({"organizer": "Late"}))
-                .await
-                .id(),
-        ];
-        let author = app.admin.id;
-        let instances = [
-            Arc::new(CreateBatcher::new(app.store.pool.clone())),
-            Arc::new(CreateBatcher::new(app.store.pool.clone())),
-        ];
-        // A batch of seven on days `first..first + 7`: the venue of its first piece
-        // (four events), of its second (two), of its last (one), as `order` gives them.
-        let batch = |round: usize, first: i64, order: [usize; 3]| -> Vec<NewEvent> {
-            (0..7)
-                .map(|i| {
-                    let piece = match i {
-                        0..4 => 0,
-                        4..6 => 1,
-                        _ => 2,
-                    };
-                    let mut e = new_event(
-                        &format!("Round {round} from {first}"),
-                        Status::Publish,
-                        author,
-                        first + i,
-                    );
-                    e.columns.retain(|(c, _)| *c != Posts::VenueId);
-                    e.columns
-                        .push((Posts::VenueId, venues[order[piece]].into()));
-                    e.organizers = if piece == 0 {
-                        vec![organizers[order[0] % 2]]
-                    } else {
-                        vec![organizers[(order[0] + 1) % 2]]
-                    };
-                    e
-                })
-                .collect()
-        };
-        const ROUNDS: usize = 12;
-        for round in 0..ROUNDS {
-            // Days apart, so the two batches share no per-day count: only the summaries.
-            let first = (round as i64) * 20;
-            let batches = [
-                batch(round, first + 1, [0, 1, 2]),
-                batch(round, first + 10, [2, 1, 0]),
-            ];
-            let tasks: Vec<_> = batches
-                .into_iter()
-                .zip(&instances)
-                .map(|(events, batcher)| {
-                    let batcher = batcher.clone();
-                    tokio::spawn(async move {
-                        futures_util::future::join_all(
-                            events.into_iter().map(|e| batcher.create(e)),
-                        )
-                        .await
-                    })
-                })
-                .collect();
-            for task in tasks {
-                for (i, created) in task.await.unwrap().into_iter().enumerate() {
-                    if let Err(e) = created {
-                        panic!("round {round}, create {i}: {e:?}");
-                    }
-                }
-            }
-        }
-        // Each round, four, two and one events at each venue, in one order and the other.
-        let rounds = ROUNDS as i64;
-        for (venue, expected) in venues.iter().zip([5 * rounds, 4 * rounds, 5 * rounds]) {
-            let list = app
-                .get(&format!(
-                    "events?venue={venue}&start_date=2027-01-01&per_page=1"
-                ))
-                .await;
-            list.assert(200);
-            assert_eq!(list.body["total"], expected, "venue {venue}");
-        }
     }
 );

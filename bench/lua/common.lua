@@ -139,6 +139,35 @@ function M.event_request()
   return pool[next_in_pool]
 end
 
+-- An edit of an existing event, as an editor moves one (POST /events/{id}): new dates
+-- sometime in the next year, another venue and organizer. IDs from the data set.
+local function build_edit_request(ids)
+  local start = os.time() + math.random(1, 365) * 86400 + math.random(16, 44) * 1800
+  local finish = start + math.random(2, 8) * 1800
+  local body = string.format(
+    '{"start_date":"%s","end_date":"%s","venue":{"id":%s},"organizer":[{"id":%s}]}',
+    os.date("!%Y-%m-%d %H:%M:%S", start), os.date("!%Y-%m-%d %H:%M:%S", finish),
+    M.pick(writes.venues), M.pick(writes.organizers))
+  return wrk.format("POST", M.api .. "/events/" .. M.pick(ids), writes.headers, body)
+end
+
+local edits, next_edit = nil, 0
+
+function M.prepare_edits()
+  if not writes then load_write_samples() end
+  local ids = M.lines("event_ids")
+  edits = {}
+  for i = 1, POOL_SIZE do
+    edits[i] = build_edit_request(ids)
+  end
+end
+
+function M.edit_request()
+  if not edits then M.prepare_edits() end
+  next_edit = next_edit % POOL_SIZE + 1
+  return edits[next_edit]
+end
+
 -- The reads of the mix scenarios, by a number from 1 to 90: 40 list upcoming events,
 -- 10 list a filtered month (BENCH_FILTER_QUERY), 25 read an event by ID, 15 by slug.
 local mix_ids, mix_slugs

@@ -278,22 +278,29 @@ impl Service {
         let condition = asking.condition;
         let target_post = post.clone();
         let forget_before = now.saturating_sub(self.tombstone_retention);
+        // Run again when it loses a race: unlinking its events can meet a write of
+        // one of them on PostgreSQL, which then aborts one of the two.
         let trashed = detached(async move {
-            let mut tx = store.pool.write().await?;
-            if condition.if_revision.is_some() {
-                let now_at = posts::lock_revision(&mut tx, target_post.id).await?;
-                condition.check(now_at.unwrap_or(-1))?;
-            }
-            let trashed = if force {
-                posts::delete(&mut tx, &target_post).await?;
-                sync::forget_before(&mut tx, forget_before).await?;
-                None
-            } else {
-                posts::trash(&mut tx, &target_post, now).await?;
-                Some(posts::get(&mut tx, target_post.id).await?)
-            };
-            tx.commit().await?;
-            Ok(trashed)
+            with_retry::<_, StoreError, _, _>(|| async {
+                let mut tx = store.pool.write().await?;
+                if condition.if_revision.is_some() {
+                    let now_at = posts::lock_revision(&mut tx, target_post.id).await?;
+                    if let Err(stale) = condition.check(now_at.unwrap_or(-1)) {
+                        return Ok(Err(stale));
+                    }
+                }
+                let trashed = if force {
+                    posts::delete(&mut tx, &target_post).await?;
+                    sync::forget_before(&mut tx, forget_before).await?;
+                    None
+                } else {
+                    posts::trash(&mut tx, &target_post, now).await?;
+                    Some(posts::get(&mut tx, target_post.id).await?)
+                };
+                tx.commit().await?;
+                Ok(Ok(trashed))
+            })
+            .await?
         })
         .await?;
         // Shown as it was when it is deleted for good.

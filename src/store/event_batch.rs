@@ -23,8 +23,8 @@ use std::sync::{Arc, Mutex};
 use sea_query::{Expr, ExprTrait, InsertStatement, Query, Value};
 use tokio::sync::oneshot;
 
-use super::db::{CommitError, STRIPE, Statement, Unsettled};
-use super::events::{self, event_from_row};
+use super::db::{CommitError, Statement, Unsettled};
+use super::events::{self, Footprint, event_from_row};
 use super::posts;
 use super::schema::Posts;
 use super::{Backend, Conn, Pool, StoreError, pieces};
@@ -39,7 +39,7 @@ const MAX_BATCH: usize = 64;
 /// Batches written at once. SQLite has one writer, so a second batch would only
 /// wait for it, and take creates the first could have written: one. PostgreSQL
 /// writes two at once, as it does the batches of several instances: each batch
-/// first takes the locks of [`shared_row_locks`] in one order, so two that would
+/// first takes the locks of `events::lock_shared_rows` in one order, so two that would
 /// write a shared row (a per-day count, a block, a venue's or an organizer's
 /// summary) wait for each other there rather than deadlock half-way through their
 /// triggers.
@@ -69,21 +69,9 @@ pub struct NewEvent {
 }
 
 impl NewEvent {
-    /// Its (end day, start day), the key of the per-day counts, if it sets both.
-    fn listed_days(&self) -> Option<(i64, i64)> {
-        Some((self.day(Posts::EndUtc)?, self.day(Posts::StartUtc)?))
-    }
-
-    /// The day of an instant column, if it sets it.
-    fn day(&self, column: Posts) -> Option<i64> {
-        self.bigint(column).map(|t| t.div_euclid(86_400))
-    }
-
-    fn bigint(&self, column: Posts) -> Option<i64> {
-        self.columns.iter().find_map(|(c, v)| match v {
-            Value::BigInt(Some(n)) if *c == column => Some(*n),
-            _ => None,
-        })
+    /// Where its keys are counted (`events::lock_shared_rows`).
+    fn footprint(&self) -> Footprint<'_> {
+        Footprint::of_columns(&self.columns, &self.organizers)
     }
 
     /// Roughly how many values it binds.
@@ -279,9 +267,9 @@ pub async fn insert_many(
     conn: &mut Conn,
     events: &[NewEvent],
 ) -> Result<(Vec<Event>, Links), StoreError> {
-    for key in shared_row_locks(events) {
-        conn.lock_key(&key).await?;
-    }
+    // A batch inserts its events in pieces, each piece's triggers writing the shared
+    // rows in their own order: the locks order it with every other writer.
+    events::lock_shared_rows(conn, events.iter().map(NewEvent::footprint)).await?;
     let slugs = unique_slugs(conn, events).await?;
     let mut rows: Vec<Option<Vec<(Posts, Value)>>> = events
         .iter()
@@ -306,7 +294,7 @@ pub async fn insert_many(
     // update: concurrent batches on PostgreSQL then lock those rows in one order,
     // instead of deadlocking on a pair of days each holds.
     let mut order: Vec<usize> = (0..events.len()).collect();
-    order.sort_by_key(|&i| events[i].listed_days());
+    order.sort_by_key(|&i| events[i].footprint().days());
     let mut inserts: Vec<Box<dyn Statement>> = Vec::new();
     for (n, &i) in order.iter().enumerate() {
         let Some(first) = rows[i].take() else {
@@ -356,42 +344,6 @@ pub async fn insert_many(
     }
     let counts = events::add_to_counts(&gained);
     Ok((stored, Links { statements, counts }))
-}
-
-/// The locks that stand for the rows other writers share with these events' triggers,
-/// sorted: the per-day counts of their day pair (every key of an event counts on its
-/// days), the blocks of those days in the transaction's stripe (migrations 20 and
-/// 21), and the summaries of their venues and organizers (`linked_event_stats`).
-///
-/// A batch inserts its events in pieces, and each piece's triggers write those rows
-/// in their own order, so two batches could take two of them in opposite orders and
-/// deadlock. Two batches that share none of these locks write no row in common; two
-/// that share one wait for each other at this first statement, holding nothing
-/// else the other needs, since every batch takes its locks in one order (these
-/// first, then its slugs').
-fn shared_row_locks(events: &[NewEvent]) -> Vec<String> {
-    let block = |day: i64| day.div_euclid(32);
-    let mut keys: Vec<String> = events
-        .iter()
-        .flat_map(|e| {
-            // A key row without a date counts on day 0, as the triggers write it.
-            let end = e.day(Posts::EndUtc).unwrap_or(0);
-            let start = e.day(Posts::StartUtc).unwrap_or(0);
-            let linked = e
-                .bigint(Posts::VenueId)
-                .map(|v| format!("venue-events:{v}"));
-            [
-                format!("event-days:{end}:{start}"),
-                format!("event-blocks:{}:{}:{}", block(end), block(start), STRIPE),
-            ]
-            .into_iter()
-            .chain(linked)
-            .chain(e.organizers.iter().map(|o| format!("organizer-events:{o}")))
-        })
-        .collect();
-    keys.sort_unstable();
-    keys.dedup();
-    keys
 }
 
 /// One insert of these rows, which all set `columns`, returning them as stored.

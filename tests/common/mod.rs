@@ -23,6 +23,7 @@ use calendar_events::store::{Backend, Store};
 use serde_json::Value;
 use tower::ServiceExt;
 
+pub mod new_events;
 mod pages;
 mod summaries;
 #[allow(unused_imports)]

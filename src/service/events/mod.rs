@@ -4,13 +4,13 @@ mod list;
 pub(super) mod refs;
 mod write;
 
-use super::retry::detached;
-use super::{Asking, Error, Refusal, Service};
+use super::retry::{detached, with_retry};
+use super::{Asking, Condition, Error, Refusal, Service};
 use crate::domain::changes::{Changes, EventState, public_by_status};
 use crate::domain::event::{Event, EventLinks, counts_as_published};
 use crate::domain::permissions::Caller;
-use crate::domain::post::{PostType, Reveal, Status, Target};
-use crate::store::{Conn, events, posts, sync};
+use crate::domain::post::{Post, PostType, Reveal, Status, Target};
+use crate::store::{Conn, Store, StoreError, events, posts, sync};
 
 pub use list::EventPage;
 
@@ -133,37 +133,15 @@ impl Service {
         let store = self.store.clone();
         let (now, post, condition) = (asking.now, e.post.clone(), asking.condition);
         let forget_before = now.saturating_sub(self.tombstone_retention);
+        let removal = Removal {
+            force,
+            now,
+            forget_before,
+            condition,
+            param,
+        };
         detached(async move {
-            let mut tx = store.pool.write().await?;
-            // Checked again under the row lock: a concurrent delete may have won the race.
-            let Some(state) = events::lock_state(&mut tx, post.id).await? else {
-                return Err(Error::invalid(param));
-            };
-            condition.check(state.revision)?;
-            if state.status == Status::Trash.as_str() && !force {
-                return Err(Error::Refused(Refusal::InTrash(PostType::Event)));
-            }
-            let (terms, organizers) = events::term_and_organizer_ids(&mut tx, post.id).await?;
-            let counted = counts_as_published(&state.status, state.date_utc, state.modified_utc);
-            events::adjust_counts(&mut tx, (&terms, counted), (&[], false)).await?;
-            let recounted = if counted { terms.clone() } else { Vec::new() };
-            let written = EventState::new(state.span, terms.iter().copied())
-                .with_text(&state.title, &state.excerpt, &state.description)
-                .with_links(state.venue_id, &organizers)
-                .listed(
-                    post.id,
-                    public_by_status(&state.status, state.hidden),
-                    false,
-                );
-            tx.changes(Changes::events([post.id], recounted, [written]));
-            if force {
-                posts::delete(&mut tx, &post).await?;
-                sync::forget_before(&mut tx, forget_before).await?;
-            } else {
-                posts::trash(&mut tx, &post, now).await?;
-            }
-            tx.commit().await?;
-            Ok(())
+            with_retry::<_, StoreError, _, _>(|| remove_once(&store, &post, &removal)).await?
         })
         .await?;
         // Shown as it was, with its links, when it is deleted for good.
@@ -178,4 +156,55 @@ impl Service {
             changes_at: None,
         })
     }
+}
+
+/// A trash or a delete of one event, as asked.
+struct Removal {
+    force: bool,
+    now: i64,
+    /// Tombstones older than this go with a delete.
+    forget_before: i64,
+    condition: Condition,
+    param: &'static str,
+}
+
+/// One attempt at trashing or deleting `post`, in a transaction of its own; `Ok(Err(…))`
+/// when the event as stored refuses it. Run again when it loses a race (a conflict).
+async fn remove_once(
+    store: &Store,
+    post: &Post,
+    removal: &Removal,
+) -> Result<Result<(), Error>, StoreError> {
+    let mut tx = store.pool.write().await?;
+    // Checked again under the row lock: a concurrent delete may have won the race.
+    let Some(state) = events::lock_state(&mut tx, post.id).await? else {
+        return Ok(Err(Error::invalid(removal.param)));
+    };
+    if let Err(refused) = removal.condition.check(state.revision) {
+        return Ok(Err(refused));
+    }
+    if state.status == Status::Trash.as_str() && !removal.force {
+        return Ok(Err(Error::Refused(Refusal::InTrash(PostType::Event))));
+    }
+    let (terms, organizers) = events::term_and_organizer_ids(&mut tx, post.id).await?;
+    let footprint = events::Footprint::stored(state.span, state.venue_id, &organizers);
+    events::lock_shared_rows(&mut tx, [footprint]).await?;
+    let counted = counts_as_published(&state.status, state.date_utc, state.modified_utc);
+    let recounted = if counted { terms.clone() } else { Vec::new() };
+    let public = public_by_status(&state.status, state.hidden);
+    let written = EventState::new(state.span, terms.iter().copied())
+        .with_text(&state.title, &state.excerpt, &state.description)
+        .with_links(state.venue_id, &organizers)
+        .listed(post.id, public, false);
+    tx.changes(Changes::events([post.id], recounted, [written]));
+    if removal.force {
+        posts::delete(&mut tx, post).await?;
+        sync::forget_before(&mut tx, removal.forget_before).await?;
+    } else {
+        posts::trash(&mut tx, post, removal.now).await?;
+    }
+    // Last, as every write of an event takes the term counts' lock.
+    events::adjust_counts(&mut tx, (&terms, counted), (&[], false)).await?;
+    tx.commit().await?;
+    Ok(Ok(()))
 }

@@ -20,7 +20,7 @@ use crate::domain::validation::{Invalid, Problems};
 use crate::service::retry::{Retryable, detached, with_retry};
 use crate::service::{Asking, Error, Service, rights};
 use crate::store::event_batch::{BatchError, NewEvent};
-use crate::store::events::{self, EventRow};
+use crate::store::events::{self, EventRow, Footprint};
 use crate::store::{Conn, StoreError, posts, terms};
 
 /// Why a write could not complete, beyond database errors.
@@ -152,6 +152,24 @@ async fn resolve_links(
     })
 }
 
+/// The image a write names, resolved to its attachment (`Some(None)` removes it);
+/// `None` leaves it as it is.
+async fn image_of(
+    tx: &mut Conn,
+    c: &EventChanges,
+    author: i64,
+    now: i64,
+) -> Result<Option<Option<i64>>, WriteError> {
+    match &c.image {
+        Some(img) => Ok(Some(
+            posts::resolve_image(tx, img, author, now)
+                .await?
+                .map_err(|()| WriteError::Invalid("image"))?,
+        )),
+        None => Ok(None),
+    }
+}
+
 /// The term IDs of a resolved term list, creating the new ones.
 async fn resolve_terms(
     conn: &mut Conn,
@@ -270,14 +288,12 @@ impl Service {
         let (event, counts) = detached(async move {
             with_retry::<_, WriteError, _, _>(|| async {
                 let mut tx = store.pool.write().await?;
-                let image_id = match &c.image {
-                    Some(img) => posts::resolve_image(&mut tx, img, user.id, now)
-                        .await?
-                        .map_err(|()| WriteError::Invalid("image"))?,
-                    None => None,
-                };
+                let image_id = image_of(&mut tx, &c, user.id, now).await?.flatten();
                 let links = resolve_links(&mut tx, &c, &writer, now).await?;
                 let columns = event_columns(&c, links.venue_id).values();
+                let organizers = links.organizers.as_deref().unwrap_or_default();
+                let footprint = Footprint::of_columns(&columns, organizers);
+                events::lock_shared_rows(&mut tx, [footprint]).await?;
                 let event = events::insert(&mut tx, &c.post, image_id, columns, now).await?;
                 let status = c.post.status.unwrap_or(Status::Draft);
                 let date = c.post.date_utc.unwrap_or(now);
@@ -287,7 +303,6 @@ impl Service {
                     let terms = events::distinct_terms(&relations);
                     let recounted = if counted { terms.clone() } else { Vec::new() };
                     let p = &event.post;
-                    let organizers = links.organizers.as_deref().unwrap_or_default();
                     let public = public_by_status(&p.status, event.hide_from_listings);
                     let state = EventState::new((event.start_utc, event.end_utc), terms)
                         .with_text(&p.title, &p.excerpt, &p.description)
@@ -351,14 +366,7 @@ impl Service {
         detached(async move {
             with_retry::<_, WriteError, _, _>(|| async {
                 let mut tx = store.pool.write().await?;
-                let image_id = match &c.image {
-                    Some(img) => Some(
-                        posts::resolve_image(&mut tx, img, writer.id, now)
-                            .await?
-                            .map_err(|()| WriteError::Invalid("image"))?,
-                    ),
-                    None => None,
-                };
+                let image_id = image_of(&mut tx, &c, writer.id, now).await?;
                 // Counts move from the stored state, which a concurrent write may have changed.
                 let Some(before) = events::lock_state(&mut tx, target.post.id).await? else {
                     return Err(WriteError::Invalid(param));
@@ -371,6 +379,21 @@ impl Service {
                     events::term_and_organizer_ids(&mut tx, target.post.id).await?;
                 let was = counts_as_published(&status_before, date_before, before.modified_utc);
                 let public_before = public_by_status(&status_before, before.hidden);
+                let links = resolve_links(&mut tx, &c, &writer, now).await?;
+                let span = (
+                    c.start_utc.unwrap_or(before.span.0),
+                    c.end_utc.unwrap_or(before.span.1),
+                );
+                let venue_after = links.venue_id.unwrap_or(before.venue_id);
+                let organizers_after = links.organizers.as_deref().unwrap_or(&before_organizers);
+                events::lock_shared_rows(
+                    &mut tx,
+                    [
+                        Footprint::stored(before.span, before.venue_id, &before_organizers),
+                        Footprint::stored(span, venue_after, organizers_after),
+                    ],
+                )
+                .await?;
                 posts::update(&mut tx, &target.post, &c.post, image_id, now).await?;
                 let status = c
                     .post
@@ -378,7 +401,6 @@ impl Service {
                     .map_or(status_before, |s| s.as_str().to_string());
                 let published =
                     counts_as_published(&status, c.post.date_utc.unwrap_or(date_before), now);
-                let links = resolve_links(&mut tx, &c, &writer, now).await?;
                 let id = target.post.id;
                 events::write_columns(&mut tx, id, &event_columns(&c, links.venue_id)).await?;
                 let relations = links.relations();
@@ -390,10 +412,6 @@ impl Service {
                 };
                 events::adjust_counts(&mut tx, (&before_terms, was), (&after, published)).await?;
                 if !c.names_new_links() {
-                    let span = (
-                        c.start_utc.unwrap_or(before.span.0),
-                        c.end_utc.unwrap_or(before.span.1),
-                    );
                     let terms = recounted_terms((&before_terms, was), (&after, published));
                     let text =
                         |new: &Option<String>, old: &'_ str| new.clone().unwrap_or(old.into());
@@ -409,10 +427,7 @@ impl Service {
                                 &text(&c.post.excerpt, &before.excerpt),
                                 &text(&c.post.description, &before.description),
                             )
-                            .with_links(
-                                links.venue_id.unwrap_or(before.venue_id),
-                                links.organizers.as_deref().unwrap_or(&before_organizers),
-                            )
+                            .with_links(venue_after, organizers_after)
                             .listed(id, public_by_status(&status, hidden), true),
                     ];
                     tx.changes(Changes::events([id], terms, states));

@@ -5,7 +5,8 @@
 //! Split by concern: `row` is the event row's shape, `read` the reads of
 //! events and their links, `write` the writes of an event's own row,
 //! `relations` its organizers and terms, `term_counts` the per-term counts
-//! its writes keep right, and `list` the list query. Everything is re-exported
+//! its writes keep right, `shared_rows` the locks that order its writers, and
+//! `list` the list query. Everything is re-exported
 //! here, so callers name `store::events::…` whatever file an item lives in.
 
 mod keys;
@@ -15,6 +16,7 @@ mod relations;
 mod row;
 mod schedule;
 mod search;
+mod shared_rows;
 mod term_counts;
 mod words;
 mod write;
@@ -29,6 +31,7 @@ pub(in crate::store) use relations::{insert_relations, relation_statements};
 pub use row::EventRow;
 pub(in crate::store) use row::{event_from_row, returning_events, select_events};
 pub use schedule::{next_due, publish_due};
+pub use shared_rows::{Footprint, lock_shared_rows};
 pub(in crate::store) use term_counts::{add_to_counts, count_from_row, lock_counts};
 pub use term_counts::{adjust_counts, commit_new_event_links};
 pub use words::{SEARCH_KEY_TRIGGERS, search_grams_fill};
