@@ -236,7 +236,7 @@ impl Service {
                     },
                     None => None,
                 };
-                posts::update(&mut tx, &post, &changes, image_id, now).await?;
+                posts::update(&mut tx, &post, &changes, image_id, Vec::new(), now).await?;
                 // Read in the transaction: read after the commit, a concurrent delete
                 // could have removed it already.
                 let written = posts::get(&mut tx, post.id).await?;

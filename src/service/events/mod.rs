@@ -2,17 +2,19 @@
 
 mod list;
 pub(super) mod refs;
+mod stored;
 mod write;
 
 use super::retry::{detached, with_retry};
 use super::{Asking, Condition, Error, Refusal, Service};
-use crate::domain::changes::{Changes, EventState, public_by_status};
-use crate::domain::event::{Event, EventLinks, counts_as_published};
+use crate::domain::changes::Changes;
+use crate::domain::event::{Event, EventLinks};
 use crate::domain::permissions::Caller;
 use crate::domain::post::{Post, PostType, Reveal, Status, Target};
 use crate::store::{Conn, Store, StoreError, events, posts, sync};
 
 pub use list::EventPage;
+use stored::Stored;
 
 /// An event as its caller may see it: its links (those the caller may read), and
 /// how much of it is shown.
@@ -177,26 +179,27 @@ async fn remove_once(
 ) -> Result<Result<(), Error>, StoreError> {
     let mut tx = store.pool.write().await?;
     // Checked again under the row lock: a concurrent delete may have won the race.
-    let Some(state) = events::lock_state(&mut tx, post.id).await? else {
+    let Some(stored) = Stored::lock(&mut tx, post.id).await? else {
         return Ok(Err(Error::invalid(removal.param)));
     };
-    if let Err(refused) = removal.condition.check(state.revision) {
+    if let Err(refused) = removal.condition.check(stored.state.revision) {
         return Ok(Err(refused));
     }
-    if state.status == Status::Trash.as_str() && !removal.force {
+    if stored.state.status == Status::Trash.as_str() && !removal.force {
         return Ok(Err(Error::Refused(Refusal::InTrash(PostType::Event))));
     }
-    let (terms, organizers) = events::term_and_organizer_ids(&mut tx, post.id).await?;
-    let footprint = events::Footprint::stored(state.span, state.venue_id, &organizers);
-    events::lock_shared_rows(&mut tx, [footprint]).await?;
-    let counted = counts_as_published(&state.status, state.date_utc, state.modified_utc);
-    let recounted = if counted { terms.clone() } else { Vec::new() };
-    let public = public_by_status(&state.status, state.hidden);
-    let written = EventState::new(state.span, terms.iter().copied())
-        .with_text(&state.title, &state.excerpt, &state.description)
-        .with_links(state.venue_id, &organizers)
-        .listed(post.id, public, false);
-    tx.changes(Changes::events([post.id], recounted, [written]));
+    events::lock_shared_rows(&mut tx, [stored.footprint()]).await?;
+    let counted = stored.counted();
+    let recounted = if counted {
+        stored.terms.clone()
+    } else {
+        Vec::new()
+    };
+    tx.changes(Changes::events(
+        [post.id],
+        recounted,
+        [stored.event_state()],
+    ));
     if removal.force {
         posts::delete(&mut tx, post).await?;
         sync::forget_before(&mut tx, removal.forget_before).await?;
@@ -204,7 +207,7 @@ async fn remove_once(
         posts::trash(&mut tx, post, removal.now).await?;
     }
     // Last, as every write of an event takes the term counts' lock.
-    events::adjust_counts(&mut tx, (&terms, counted), (&[], false)).await?;
+    events::adjust_counts(&mut tx, (&stored.terms, counted), (&[], false)).await?;
     tx.commit().await?;
     Ok(Ok(()))
 }

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::refs::{self, Known};
+use super::stored::Stored;
 use super::{ShownEvent, find, readable_links};
 use crate::domain::args::EventWriteArgs;
 use crate::domain::changes::{Changes, EventState, public_by_status};
@@ -368,69 +369,48 @@ impl Service {
                 let mut tx = store.pool.write().await?;
                 let image_id = image_of(&mut tx, &c, writer.id, now).await?;
                 // Counts move from the stored state, which a concurrent write may have changed.
-                let Some(before) = events::lock_state(&mut tx, target.post.id).await? else {
+                let Some(stored) = Stored::lock(&mut tx, target.post.id).await? else {
                     return Err(WriteError::Invalid(param));
                 };
+                let before = &stored.state;
                 condition
                     .check(before.revision)
                     .map_err(WriteError::Refused)?;
-                let (status_before, date_before) = (before.status, before.date_utc);
-                let (before_terms, before_organizers) =
-                    events::term_and_organizer_ids(&mut tx, target.post.id).await?;
-                let was = counts_as_published(&status_before, date_before, before.modified_utc);
-                let public_before = public_by_status(&status_before, before.hidden);
                 let links = resolve_links(&mut tx, &c, &writer, now).await?;
                 let span = (
                     c.start_utc.unwrap_or(before.span.0),
                     c.end_utc.unwrap_or(before.span.1),
                 );
-                let venue_after = links.venue_id.unwrap_or(before.venue_id);
-                let organizers_after = links.organizers.as_deref().unwrap_or(&before_organizers);
-                events::lock_shared_rows(
-                    &mut tx,
-                    [
-                        Footprint::stored(before.span, before.venue_id, &before_organizers),
-                        Footprint::stored(span, venue_after, organizers_after),
-                    ],
-                )
-                .await?;
-                posts::update(&mut tx, &target.post, &c.post, image_id, now).await?;
-                let status = c
-                    .post
-                    .status
-                    .map_or(status_before, |s| s.as_str().to_string());
-                let published =
-                    counts_as_published(&status, c.post.date_utc.unwrap_or(date_before), now);
-                let id = target.post.id;
-                events::write_columns(&mut tx, id, &event_columns(&c, links.venue_id)).await?;
+                let venue = links.venue_id.unwrap_or(before.venue_id);
+                let organizers = links.organizers.as_deref().unwrap_or(&stored.organizers);
+                let after = Footprint::stored(span, venue, organizers);
+                events::lock_shared_rows(&mut tx, [stored.footprint(), after]).await?;
+                let own = event_columns(&c, links.venue_id).values();
+                posts::update(&mut tx, &target.post, &c.post, image_id, own, now).await?;
+                let status = c.post.status.map_or(before.status.as_str(), |s| s.as_str());
+                let date = c.post.date_utc.unwrap_or(before.date_utc);
+                let published = counts_as_published(status, date, now);
+                let id = stored.id;
                 let relations = links.relations();
                 events::set_relations(&mut tx, id, &relations, events::Existing::Replace).await?;
-                let after = if relations.categories.is_some() && relations.tags.is_some() {
+                let terms = if relations.categories.is_some() && relations.tags.is_some() {
                     events::distinct_terms(&relations)
                 } else {
                     events::term_ids(&mut tx, id).await?
                 };
-                events::adjust_counts(&mut tx, (&before_terms, was), (&after, published)).await?;
+                let was = stored.counted();
+                events::adjust_counts(&mut tx, (&stored.terms, was), (&terms, published)).await?;
                 if !c.names_new_links() {
-                    let terms = recounted_terms((&before_terms, was), (&after, published));
-                    let text =
-                        |new: &Option<String>, old: &'_ str| new.clone().unwrap_or(old.into());
-                    let hidden = c.hide_from_listings.unwrap_or(before.hidden);
-                    let states = [
-                        EventState::new(before.span, before_terms.iter().copied())
-                            .with_text(&before.title, &before.excerpt, &before.description)
-                            .with_links(before.venue_id, &before_organizers)
-                            .listed(id, public_before, false),
-                        EventState::new(span, after.iter().copied())
-                            .with_text(
-                                &text(&c.post.title, &before.title),
-                                &text(&c.post.excerpt, &before.excerpt),
-                                &text(&c.post.description, &before.description),
-                            )
-                            .with_links(venue_after, organizers_after)
-                            .listed(id, public_by_status(&status, hidden), true),
-                    ];
-                    tx.changes(Changes::events([id], terms, states));
+                    let recounted = recounted_terms((&stored.terms, was), (&terms, published));
+                    let public =
+                        public_by_status(status, c.hide_from_listings.unwrap_or(before.hidden));
+                    let written =
+                        updated_state(&stored, &c, span, after, &terms).listed(id, public, true);
+                    tx.changes(Changes::events(
+                        [id],
+                        recounted,
+                        [stored.event_state(), written],
+                    ));
                 }
                 tx.commit().await?;
                 Ok(())
@@ -439,6 +419,26 @@ impl Service {
         })
         .await
     }
+}
+
+/// The event as an update leaves it, for the change log: the changes over what was
+/// stored, over `span`, linked as `after` says, with these terms.
+fn updated_state(
+    stored: &Stored,
+    c: &EventChanges,
+    span: (i64, i64),
+    after: Footprint<'_>,
+    terms: &[i64],
+) -> EventState {
+    let text = |new: &Option<String>, old: &str| new.clone().unwrap_or_else(|| old.to_string());
+    let s = &stored.state;
+    EventState::new(span, terms.iter().copied())
+        .with_text(
+            &text(&c.post.title, &s.title),
+            &text(&c.post.excerpt, &s.excerpt),
+            &text(&c.post.description, &s.description),
+        )
+        .with_links(after.venue, after.organizers)
 }
 
 /// An event in the trash frees its slug, whether DELETE or an update put it there;

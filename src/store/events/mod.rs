@@ -35,4 +35,4 @@ pub use shared_rows::{Footprint, lock_shared_rows};
 pub(in crate::store) use term_counts::{add_to_counts, count_from_row, lock_counts};
 pub use term_counts::{adjust_counts, commit_new_event_links};
 pub use words::{SEARCH_KEY_TRIGGERS, search_grams_fill};
-pub use write::{CountedState, insert, lock_state, write_columns};
+pub use write::{CountedState, insert, lock_state};

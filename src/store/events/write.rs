@@ -1,10 +1,11 @@
-//! Writes of an event's own row: the insert that returns the event as stored, the
-//! locked read of its state a write starts from, and the update of its columns.
-//! Its relations and term counts are written in `relations` and `term_counts`.
+//! Writes of an event's own row: the insert that returns the event as stored, and
+//! the locked read of its state a write starts from (its update is `posts::update`,
+//! with its own columns). Its relations and term counts are written in `relations`
+//! and `term_counts`.
 
 use sea_query::{Expr, ExprTrait, LockType, Query};
 
-use super::{EventRow, event_from_row, returning_events};
+use super::{event_from_row, returning_events};
 use crate::domain::event::Event;
 use crate::domain::post::PostType;
 use crate::store::posts;
@@ -86,20 +87,4 @@ pub async fn lock_state(conn: &mut Conn, id: i64) -> Result<Option<CountedState>
         },
     )
     .await
-}
-
-/// Writes the event's own columns.
-pub async fn write_columns(conn: &mut Conn, id: i64, row: &EventRow<'_>) -> Result<(), StoreError> {
-    let values = row.values();
-    if values.is_empty() {
-        return Ok(());
-    }
-    conn.execute(
-        Query::update()
-            .table(Posts::Table)
-            .values(values.into_iter().map(|(c, v)| (c, Expr::val(v))))
-            .and_where(Expr::col(Posts::Id).eq(id)),
-    )
-    .await?;
-    Ok(())
 }

@@ -130,16 +130,20 @@ pub(in crate::store) fn insert_values(
     values
 }
 
-/// Applies a change to an existing venue or organizer.
+/// Applies a change to an existing post, with the columns of its own type it changes
+/// (an event's dates, venue, …; `EventRow::values`) in the same statement: one new
+/// version of the row, and its triggers fired once.
 pub async fn update(
     conn: &mut Conn,
     post: &Post,
     changes: &PostChanges,
     image_id: Option<Option<i64>>,
+    own: Vec<(Posts, sea_query::Value)>,
     now: i64,
 ) -> Result<(), StoreError> {
     let post_type = post.post_type.unwrap_or(PostType::Venue);
     let mut values = change_values(changes);
+    values.extend(own);
     if let Some(s) = &changes.slug {
         let wanted = Some(slug::slugify(s))
             .filter(|s| !s.is_empty())
