@@ -9,11 +9,12 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::http::Method;
 use calendar_events::domain::post::Status;
 use calendar_events::store::event_batch::{BatchError, CreateBatcher, Created, NewEvent};
 use common::new_events::{NOW, new_event_at};
 use common::*;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::task::JoinHandle;
 
 /// The writes' venues (East, Middle, West), their organizers (Early, Late), and the
@@ -228,71 +229,57 @@ both!(
         for round in 0..ROUNDS {
             let first = (round as i64) * 20;
             let (a, b) = (first + 1, first + 10);
-            let to_west = lone
-                .event(published(
-                    format!("East {round}"),
-                    b + 3,
-                    venues[EAST],
-                    organizers[LATE],
-                ))
-                .await;
-            let to_east = lone
-                .event(published(
-                    format!("West {round}"),
-                    a + 3,
-                    venues[WEST],
-                    organizers[EARLY],
-                ))
-                .await;
-            let trashed = lone
-                .event(published(
-                    format!("Middle {round}"),
-                    a + 5,
-                    venues[MIDDLE],
-                    organizers[EARLY],
-                ))
-                .await;
-            let moves: [(i64, Value); 2] = [
-                (
-                    to_west,
-                    json!({"venue": venues[WEST], "organizer": [organizers[EARLY]],
-                    "start_date": date(a + 2, 9), "end_date": date(a + 2, 10)}),
-                ),
-                (
-                    to_east,
-                    json!({"venue": venues[EAST], "organizer": [organizers[LATE]],
-                    "start_date": date(b + 2, 9), "end_date": date(b + 2, 10)}),
-                ),
-            ];
+            // Events to move East to West, West to East, and to trash.
+            let mut made = Vec::new();
+            for (name, day, venue, organizer) in [
+                ("East", b + 3, EAST, LATE),
+                ("West", a + 3, WEST, EARLY),
+                ("Middle", a + 5, MIDDLE, EARLY),
+            ] {
+                let title = format!("{name} {round}");
+                let body = published(title, day, venues[venue], organizers[organizer]);
+                made.push(lone.event(body).await);
+            }
+            let &[to_west, to_east, trashed] = made.as_slice() else {
+                unreachable!("three events made");
+            };
+            let to_west_body = json!({"venue": venues[WEST], "organizer": [organizers[EARLY]],
+                "start_date": date(a + 2, 9), "end_date": date(a + 2, 10)});
+            let to_east_body = json!({"venue": venues[EAST], "organizer": [organizers[LATE]],
+                "start_date": date(b + 2, 9), "end_date": date(b + 2, 10)});
             let alone = published(format!("Hall {round}"), b + 4, 0, organizers[EARLY]);
             let alone = with(alone, json!({"venue": {"venue": format!("Hall {round}")}}));
+            // Each: its method, path and body, and the status it must be answered.
+            let writes = [
+                (
+                    Method::POST,
+                    format!("events/{to_west}"),
+                    Some(to_west_body),
+                    200,
+                ),
+                (
+                    Method::POST,
+                    format!("events/{to_east}"),
+                    Some(to_east_body),
+                    200,
+                ),
+                (Method::DELETE, format!("events/{trashed}"), None, 200),
+                (Method::POST, "events".to_string(), Some(alone), 201),
+            ];
             let batches = crossing.write([
                 crossing.batch(round, a, [EAST, MIDDLE, WEST]),
                 crossing.batch(round, b, [WEST, MIDDLE, EAST]),
             ]);
-            let mut singles: Vec<JoinHandle<(u16, u16)>> = Vec::new();
-            for (id, body) in moves {
-                let lone = lone.clone();
-                singles.push(tokio::spawn(async move {
-                    let r = lone.post(&format!("events/{id}"), body).await;
-                    (r.status.as_u16(), 200)
-                }));
-            }
-            let other = lone.clone();
-            singles.push(tokio::spawn(async move {
-                (
-                    other
-                        .delete(&format!("events/{trashed}"))
-                        .await
-                        .status
-                        .as_u16(),
-                    200,
-                )
-            }));
-            let other = lone.clone();
-            singles.push(tokio::spawn(async move {
-                (other.post("events", alone).await.status.as_u16(), 201)
-            }));
+            let singles: Vec<JoinHandle<(u16, u16)>> = writes
+                .into_iter()
+                .map(|(method, path, body, expected)| {
+                    let lone = lone.clone();
+                    tokio::spawn(async move {
+                        let r = lone.call(method, &path, body, &lone.admin.auth()).await;
+                        (r.status.as_u16(), expected)
+                    })
+                })
+                .collect();
             Crossing::all_written(round, batches).await;
             for single in singles {
                 let (status, expected) = single.await.unwrap();

@@ -124,19 +124,28 @@ end
 -- Requests are built ahead, in init(): formatting one in Lua costs more CPU than the
 -- server spends on it, and wrk shares the machine with the server under test.
 local POOL_SIZE = 4096
-local pool, next_in_pool = nil, 0
 
-function M.prepare_writes()
-  pool = {}
+-- POOL_SIZE requests made by build(), and the function that serves them in turn.
+local function request_pool(build)
+  local requests, next_one = {}, 0
   for i = 1, POOL_SIZE do
-    pool[i] = build_event_request()
+    requests[i] = build()
+  end
+  return function()
+    next_one = next_one % POOL_SIZE + 1
+    return requests[next_one]
   end
 end
 
+local next_event, next_edit = nil, nil
+
+function M.prepare_writes()
+  next_event = request_pool(build_event_request)
+end
+
 function M.event_request()
-  if not pool then M.prepare_writes() end
-  next_in_pool = next_in_pool % POOL_SIZE + 1
-  return pool[next_in_pool]
+  if not next_event then M.prepare_writes() end
+  return next_event()
 end
 
 -- An edit of an existing event, as an editor moves one (POST /events/{id}): new dates
@@ -151,21 +160,15 @@ local function build_edit_request(ids)
   return wrk.format("POST", M.api .. "/events/" .. M.pick(ids), writes.headers, body)
 end
 
-local edits, next_edit = nil, 0
-
 function M.prepare_edits()
   if not writes then load_write_samples() end
   local ids = M.lines("event_ids")
-  edits = {}
-  for i = 1, POOL_SIZE do
-    edits[i] = build_edit_request(ids)
-  end
+  next_edit = request_pool(function() return build_edit_request(ids) end)
 end
 
 function M.edit_request()
-  if not edits then M.prepare_edits() end
-  next_edit = next_edit % POOL_SIZE + 1
-  return edits[next_edit]
+  if not next_edit then M.prepare_edits() end
+  return next_edit()
 end
 
 -- The reads of the mix scenarios, by a number from 1 to 90: 40 list upcoming events,
