@@ -384,6 +384,7 @@ impl Service {
                 let venue = links.venue_id.unwrap_or(before.venue_id);
                 let organizers = links.organizers.as_deref().unwrap_or(&stored.organizers);
                 let after = Footprint::stored(span, venue, organizers);
+                // Both where its keys are counted and where they will be.
                 events::lock_shared_rows(&mut tx, [stored.footprint(), after]).await?;
                 let own = event_columns(&c, links.venue_id).values();
                 posts::update(&mut tx, &target.post, &c.post, image_id, own, now).await?;
@@ -404,8 +405,8 @@ impl Service {
                     let recounted = recounted_terms((&stored.terms, was), (&terms, published));
                     let public =
                         public_by_status(status, c.hide_from_listings.unwrap_or(before.hidden));
-                    let written =
-                        updated_state(&stored, &c, span, after, &terms).listed(id, public, true);
+                    let written = updated_state(&stored, &c, span, (venue, organizers), &terms)
+                        .listed(id, public, true);
                     tx.changes(Changes::events(
                         [id],
                         recounted,
@@ -422,12 +423,12 @@ impl Service {
 }
 
 /// The event as an update leaves it, for the change log: the changes over what was
-/// stored, over `span`, linked as `after` says, with these terms.
+/// stored, at these dates, venue and organizers, with these terms.
 fn updated_state(
     stored: &Stored,
     c: &EventChanges,
     span: (i64, i64),
-    after: Footprint<'_>,
+    (venue, organizers): (Option<i64>, &[i64]),
     terms: &[i64],
 ) -> EventState {
     let text = |new: &Option<String>, old: &str| new.clone().unwrap_or_else(|| old.to_string());
@@ -438,7 +439,7 @@ fn updated_state(
             &text(&c.post.excerpt, &s.excerpt),
             &text(&c.post.description, &s.description),
         )
-        .with_links(after.venue, after.organizers)
+        .with_links(venue, organizers)
 }
 
 /// An event in the trash frees its slug, whether DELETE or an update put it there;
