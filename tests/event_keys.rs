@@ -543,6 +543,10 @@ both!(filtered_lists_follow_every_write, |app| async move {
     .assert(200);
     cal.venue_located[1] = true;
     assert_lists_match(&app, &cal, "a venue located").await;
+    // Both venues located: an event moves from one to the other, and only its venue's
+    // key changes.
+    update(&app, &mut cal, "Gala 0", |m| m.venue = Some(0)).await;
+    assert_lists_match(&app, &cal, "moved between located venues").await;
     app.delete(&format!("venues/{}", cal.venues[0]))
         .await
         .assert(200);

@@ -202,6 +202,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0038_term_keys_written_with_bits.sql"),
         postgres: include_str!("migrations/postgres/0038_term_keys_written_with_bits.sql"),
     },
+    Migration {
+        version: 39,
+        sqlite: include_str!("migrations/sqlite/0039_edits_keep_the_own_key.sql"),
+        postgres: include_str!("migrations/postgres/0039_edits_keep_the_own_key.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.
