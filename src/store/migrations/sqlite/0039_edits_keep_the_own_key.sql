@@ -1,3 +1,3 @@
--- PostgreSQL only: its edits of an event's venue or flags now rewrite only the keys of
--- the values they change. SQLite's `event_keys_update_values` (migration 7) rewrites
+-- PostgreSQL only: an edit of an event's venue or flags rewrites only the keys of the
+-- values it changes there. SQLite's `event_keys_update_values` (migration 7) rewrites
 -- the venue's and the flags' keys and leaves the event's own key as it is.
