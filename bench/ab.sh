@@ -63,6 +63,7 @@ SERVER_PID=""
 
 if [[ $BACKEND == sqlite ]]; then
     PRISTINE=$DATA_DIR/sqlite-$LABEL.db
+    PRISTINE_NAME=$PRISTINE
     [[ -f $PRISTINE ]] || { echo "no data set $PRISTINE: run bench/run.sh first" >&2; exit 1; }
     URL=sqlite://$WORK/run.db
     fresh_copy() { rm -f "$WORK"/run.db*; cp "$PRISTINE" "$WORK/run.db"; }
@@ -71,6 +72,7 @@ if [[ $BACKEND == sqlite ]]; then
     deadlocks() { echo "-"; }
 else
     COPY=calendar_ab_$LABEL
+    PRISTINE_NAME=calendar_bench_$LABEL
     URL=$PG_URL/$COPY
     psql_admin() { psql "$PG_URL/postgres" -v ON_ERROR_STOP=1 -qtAX "$@"; }
     fresh_copy() {
@@ -119,7 +121,19 @@ run_one() {
     # shellcheck disable=SC2086 # the extra settings are meant to split into words
     RUST_LOG=warn "$bin" serve --database-url "$URL" --bind "127.0.0.1:$PORT" $SERVER_ARGS >"$WORK/server.log" 2>&1 &
     SERVER_PID=$!
-    for _ in $(seq 100); do curl -s -o /dev/null "$BASE/health" && break; sleep 0.1; done
+    # A build that adds a migration applies it to the copy before it listens, which can take
+    # minutes at 1M; a server that exits meanwhile has failed.
+    until curl -s -o /dev/null "$BASE/health"; do
+        kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/server.log" >&2; echo "$bin exited before it listened" >&2; exit 1; }
+        sleep 0.1
+    done
+    # An older build starts on a schema a newer build migrated, with only a warning: its runs
+    # would measure the newer schema, not its own. The pristine set must be as old as the oldest
+    # build compared (bench/README.md, "Comparing two builds").
+    if grep -q "migrations this build does not know" "$WORK/server.log"; then
+        echo "$bin is older than the schema of $PRISTINE_NAME: regenerate the data set with it" >&2
+        exit 1
+    fi
     # mix.lua's filtered list, as bench/run.sh builds it.
     local month_start month_end filter
     month_start=$(date -u -d "$(date -u +%Y-%m-01) +1 month" +%Y-%m-%d)
