@@ -1670,9 +1670,10 @@ async fn load_postgres(
     timings.lap("term counts");
 
     // The fills above write every key and then rewrite it with its term bits, as the
-    // migrations that introduced them did: that leaves the keys' indexes twice the size of
-    // a calendar's whose keys were written once (5.3 GB against 2.6 at 1M), and every run
-    // measures the bloat (bench/HISTORY.md, "2026-12-04").
+    // migrations that introduced them did: that leaves the keys' indexes twice their rebuilt
+    // size (5.3 GB against 2.6 at 1M), a bloat that only a database upgraded across those
+    // migrations has, and that the README tells its operator to rebuild away
+    // (bench/HISTORY.md, "2026-12-04").
     let pb = spinner("reindex event_keys");
     client.batch_execute("REINDEX TABLE event_keys").await?;
     pb.finish_and_clear();
