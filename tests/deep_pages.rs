@@ -16,7 +16,8 @@ const WINDOW: &str = "start_date=2027-01-01&end_date=2027-06-30&per_page=50";
 const WALK: &str = "starts_before=2100-01-01";
 
 /// 5,000 events over the first half of 2027, several per day and some lasting days,
-/// with drafts, hidden and protected ones, and events just outside the window.
+/// with drafts, hidden, protected and featured ones, and events just outside the
+/// window.
 fn bodies(category: i64) -> Vec<Value> {
     (0..5_000u32)
         .map(|i| {
@@ -39,6 +40,9 @@ fn bodies(category: i64) -> Vec<Value> {
                 _ => json!({}),
             };
             body = with(body, extra);
+            if i % 7 == 0 {
+                body = with(body, json!({"featured": true}));
+            }
             body
         })
         .collect()
@@ -84,6 +88,9 @@ both!(deep_pages_hold_what_a_walk_finds, |app| async move {
         (String::new(), &admin),
         (format!("&categories={category}"), &Auth::None),
         (format!("&categories={category}"), &admin),
+        // A flag unset: every event's counts less the flagged ones' (migration 40).
+        ("&featured=0".to_string(), &Auth::None),
+        (format!("&featured=0&categories={category}"), &admin),
     ] {
         let (_, total) = ids(&app, &format!("events?{WINDOW}{filter}"), auth).await;
         let pages = total.parse::<usize>().unwrap().div_ceil(50);
