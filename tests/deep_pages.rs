@@ -88,7 +88,7 @@ both!(deep_pages_hold_what_a_walk_finds, |app| async move {
         (String::new(), &admin),
         (format!("&categories={category}"), &Auth::None),
         (format!("&categories={category}"), &admin),
-        // A flag unset: every event's counts less the flagged ones' (migration 40).
+        // A flag asked unset, alone and beside a category.
         ("&featured=0".to_string(), &Auth::None),
         (format!("&featured=0&categories={category}"), &admin),
     ] {

@@ -145,6 +145,19 @@ impl Store {
         url: &str,
         timeout: Option<Duration>,
     ) -> Result<Store, StoreError> {
+        let store = Store::connect(url, timeout).await?;
+        migrate::run(&store.pool).await?;
+        Ok(store)
+    }
+
+    /// [`Store::open`] leaving the schema as it is: for a tool reading a database that
+    /// another build keeps, such as the benchmarks' manifest of a copy an older server
+    /// is about to be measured on (migrating it would measure the newer schema).
+    pub async fn open_as_is(url: &str) -> Result<Store, StoreError> {
+        Store::connect(url, None).await
+    }
+
+    async fn connect(url: &str, timeout: Option<Duration>) -> Result<Store, StoreError> {
         let store = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             postgres::setup::ensure_database(url).await?;
             Store {
@@ -159,7 +172,6 @@ impl Store {
                 pool: sqlite::open(Path::new(path))?,
             }
         };
-        migrate::run(&store.pool).await?;
         Ok(store)
     }
 
