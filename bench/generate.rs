@@ -1672,7 +1672,7 @@ async fn load_postgres(
     // The fills above write every key and then rewrite it with its term bits, as the
     // migrations that introduced them did: that leaves the keys' indexes twice their rebuilt
     // size (5.3 GB against 2.6 at 1M), a bloat that only a database upgraded across those
-    // migrations has, and that the README tells its operator to rebuild away
+    // migrations has, and that docs/operations.md tells its operator to rebuild away
     // (bench/HISTORY.md, "2026-12-04").
     let pb = spinner("reindex event_keys");
     client.batch_execute("REINDEX TABLE event_keys").await?;
