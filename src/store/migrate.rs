@@ -207,6 +207,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0039_edits_keep_the_own_key.sql"),
         postgres: include_str!("migrations/postgres/0039_edits_keep_the_own_key.sql"),
     },
+    Migration {
+        version: 40,
+        sqlite: include_str!("migrations/sqlite/0040_trigger_functions_keep_plans.sql"),
+        postgres: include_str!("migrations/postgres/0040_trigger_functions_keep_plans.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.
