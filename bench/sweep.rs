@@ -136,6 +136,10 @@ const KINDS: &[Kind] = &[
         "events?categories={category_big}&search={word_common}",
     ),
     anon(
+        "events_category_small_search",
+        "events?categories={category_small}&search={word_rare}",
+    ),
+    anon(
         "events_tags_two_search",
         "events?tags={tag_big},{tag_small}&search={word_rare}",
     ),
