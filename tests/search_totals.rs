@@ -744,3 +744,69 @@ both_with!(
         }
     }
 );
+
+both_with!(
+    a_rare_word_in_a_small_category_finds_its_matches_there_only,
+    // A probe of 21 events seeing none says the word is rare. The category's window
+    // (120 events) is past `2 × limit` and within `20 × limit`, and the window's dates
+    // hold ten times as many events, too many to look the word up among them: SQLite
+    // walks the category's events, PostgreSQL reads the index's candidates of the word
+    // and the term together (`search::TERM_WALK_ROWS_PER_MATCH`).
+    Settings {
+        search_count_limit: 42,
+        ..settings()
+    },
+    |app| async move {
+        let walks = app.category("Walks", None).await;
+        let talks = app.category("Talks", None).await;
+        let mut rare = Vec::new();
+        for n in 0..120u32 {
+            // Two, past the probe's first 21 events: 82 and 107.
+            let rare_one = n >= 60 && n % 25 == 7;
+            let title = if rare_one {
+                format!("Walk with an aardvark {n}")
+            } else {
+                format!("Walk {n}")
+            };
+            let id = create(&app, &title, n, 9, json!({"categories": [walks]})).await;
+            if rare_one {
+                rare.push(id);
+            }
+        }
+        let fillers = (0..1200u32).map(|n| {
+            let app = &app;
+            async move { create(app, &format!("Filler {n}"), n % 300, 8, json!({})).await }
+        });
+        futures_util::future::join_all(fillers).await;
+        // The word outside the category, and inside it where a visitor may not see it.
+        create(
+            &app,
+            "Aardvark talk",
+            70,
+            12,
+            json!({"categories": [talks]}),
+        )
+        .await;
+        for extra in [
+            json!({"status": "draft"}),
+            json!({"hide_from_listings": true}),
+        ] {
+            let extra = with(json!({"categories": [walks]}), extra);
+            create(&app, "Aardvark walk, unlisted", 80, 12, extra).await;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+        create(&app, "Indexing trigger", 340, 10, json!({})).await;
+
+        let r = app
+            .get(&format!(
+                "events?{WINDOW}&categories={walks}&search=aardvark"
+            ))
+            .await;
+        r.assert(200);
+        assert_eq!(event_ids(&r), rare);
+        assert_eq!(
+            (r.body["total"].as_u64(), floor_header(&r)),
+            (Some(2), None)
+        );
+    }
+);
