@@ -127,6 +127,16 @@ const KINDS: &[Kind] = &[
     anon("events_geoloc", "events?geoloc=1&page={event_page}"),
     anon("events_near", "events?geoloc_lat={lat}&geoloc_lng={lng}"),
     anon("events_include", "events?include={include}"),
+    // Events named by their parent or by ID beside filters of many events: the
+    // named events drive (`store::events::list::named_keys`).
+    anon(
+        "events_parent_category",
+        "events?post_parent={event_id}&categories={category_big}",
+    ),
+    anon(
+        "events_include_filtered",
+        "events?include={include}&categories={category_big}&featured=0&search={word_common}",
+    ),
     anon(
         "events_month_category_search",
         "events?start_date={month_start}&end_date={month_end}&categories={category_big}&search={word_rare}",

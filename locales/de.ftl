@@ -156,6 +156,7 @@ error-internal = Der Server konnte die Anfrage nicht abschließen.
 error-end-before-start = Das Enddatum darf nicht vor dem Startdatum liegen.
 error-too-many-venues = Eine Veranstaltung hat höchstens einen Veranstaltungsort.
 error-cannot-upload = Sie sind leider nicht berechtigt, Bilder per URL hinzuzufügen.
+error-search-too-deep = Eine Suche lässt sich über ihre ersten { $depth } Treffer blättern; grenzen Sie sie ein, um die übrigen zu erreichen.
 error-cannot-create-category = Diese Kategorie gibt es nicht, und Sie dürfen keine Kategorien anlegen.
 error-body-timeout = Der Anfrageinhalt ist nicht rechtzeitig angekommen.
 error-parent-missing = Der übergeordnete Begriff existiert nicht.

@@ -156,6 +156,7 @@ error-internal = The server could not complete the request.
 error-end-before-start = The end date must not be before the start date.
 error-too-many-venues = An event has at most one venue.
 error-cannot-upload = Sorry, you are not allowed to add images by URL.
+error-search-too-deep = A search pages through its first { $depth } matches; narrow it to reach the others.
 error-cannot-create-category = No such category, and you are not allowed to create categories.
 error-body-timeout = The request body did not arrive in time.
 error-parent-missing = Parent term does not exist.

@@ -156,6 +156,7 @@ error-internal = El servidor no pudo completar la solicitud.
 error-end-before-start = La fecha de finalización no puede ser anterior a la fecha de inicio.
 error-too-many-venues = Un evento tiene como máximo un lugar.
 error-cannot-upload = Lo sentimos, no tiene permiso para agregar imágenes mediante URL.
+error-search-too-deep = Una búsqueda se puede paginar en sus primeros { $depth } resultados; acótela para llegar a los demás.
 error-cannot-create-category = Esa categoría no existe y no tiene permiso para crear categorías.
 error-body-timeout = El cuerpo de la solicitud no llegó a tiempo.
 error-parent-missing = El término padre no existe.

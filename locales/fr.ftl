@@ -156,6 +156,7 @@ error-internal = Le serveur n'a pas pu traiter la requête.
 error-end-before-start = La date de fin ne doit pas être antérieure à la date de début.
 error-too-many-venues = Un événement ne peut avoir qu'un seul lieu.
 error-cannot-upload = Désolé, vous n'êtes pas autorisé à ajouter des images par URL.
+error-search-too-deep = Une recherche se parcourt page à page sur ses { $depth } premiers résultats ; affinez-la pour atteindre les autres.
 error-cannot-create-category = Cette catégorie n’existe pas, et vous n’avez pas le droit de créer des catégories.
 error-body-timeout = Le corps de la requête n’est pas arrivé à temps.
 error-parent-missing = Le terme parent n'existe pas.

@@ -84,6 +84,12 @@ pub struct ServeArgs {
     #[arg(long, env = "CALENDAR_SEARCH_COUNT_LIMIT", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..=10_000_000))]
     pub search_count_limit: u64,
 
+    /// How many matches of a search of events its pages reach (at least as many as
+    /// it counts): a deeper page is refused (`rest_search_too_deep`), since each
+    /// page walks every match before it (docs/departures.md).
+    #[arg(long, env = "CALENDAR_SEARCH_DEPTH", default_value_t = crate::domain::event::SEARCH_DEPTH, value_parser = clap::value_parser!(u64).range(10..=10_000_000))]
+    pub search_depth: u64,
+
     /// Days the tombstones of deleted posts and terms are kept for incremental sync
     /// (`modified_after`, `cursor`); a mirror that comes back later starts over.
     #[arg(long, env = "CALENDAR_TOMBSTONE_DAYS", default_value_t = crate::domain::sync::DEFAULT_RETENTION_DAYS, value_parser = clap::value_parser!(u32).range(1..=36_500))]
@@ -203,6 +209,8 @@ pub struct Settings {
     pub feed_max_events: u64,
     /// How many matches a search of events, venues or organizers counts.
     pub search_count_limit: u64,
+    /// How many matches of a search of events its pages reach.
+    pub search_depth: u64,
     /// Seconds the tombstones incremental sync reports are kept.
     pub tombstone_retention_secs: i64,
     /// Whether `_jsonp` is answered.
@@ -260,6 +268,7 @@ impl Settings {
                 .map(str::to_string),
             feed_max_events: args.feed_max_events,
             search_count_limit: args.search_count_limit,
+            search_depth: args.search_depth,
             tombstone_retention_secs: i64::from(args.tombstone_days) * 86_400,
             jsonp: args.jsonp,
             tribe_namespace: args.tribe_namespace,

@@ -485,6 +485,131 @@ both!(post_parent_and_ticketed_filters, |app| async move {
     }
 });
 
+// A list that names its events, by parent or by ID, reads them first and checks
+// every other filter on them: each combination is answered and counted as the
+// filters say, whichever of them the store reads first.
+both!(named_events_meet_every_other_filter, |app| async move {
+    let editor = app.user(Role::Editor).await;
+    let red = app.category("Red", None).await;
+    let x = app.post("tags", json!({"name": "X"})).await.id();
+    let parent = app
+        .event(event(
+            "Series",
+            "2027-01-01 10:00:00",
+            "2027-01-01 11:00:00",
+        ))
+        .await;
+    let tickets =
+        json!([{"name": "GA", "url": "https://t.example.com/", "price": "5", "currency": "EUR"}]);
+    let mut ids = std::collections::HashMap::new();
+    for (title, day, extra) in [
+        (
+            "Salsa child",
+            "2027-01-02",
+            json!({"post_parent": parent, "categories": [red], "featured": true}),
+        ),
+        (
+            "Jazz child",
+            "2027-01-03",
+            json!({"post_parent": parent, "categories": [red], "tags": [x], "tickets": tickets}),
+        ),
+        (
+            "Draft child",
+            "2027-01-04",
+            json!({"post_parent": parent, "categories": [red], "status": "draft"}),
+        ),
+        (
+            "Old salsa child",
+            "2019-01-05",
+            json!({"post_parent": parent, "categories": [red]}),
+        ),
+        (
+            "Salsa stranger",
+            "2027-01-06",
+            json!({"categories": [red], "tags": [x]}),
+        ),
+    ] {
+        let start = format!("{day} 10:00:00");
+        let end = format!("{day} 11:00:00");
+        ids.insert(title, app.event(at(title, &start, &end, extra)).await);
+    }
+    let list = |q: String, auth: Auth| {
+        let app = &app;
+        async move {
+            let r = app.get_as(&format!("events?{FROM_2027}&{q}"), &auth).await;
+            r.assert(200);
+            assert_eq!(
+                r.header("x-wp-total"),
+                Some(r.body["total"].to_string().as_str())
+            );
+            (titles(&r), r.body["total"].as_u64().unwrap())
+        }
+    };
+    let anon = || Auth::None;
+    let children = format!("post_parent={parent}");
+    for (q, expected) in [
+        (
+            format!("{children}&categories={red}"),
+            vec!["Salsa child", "Jazz child"],
+        ),
+        (
+            format!("{children}&categories={red}&featured=0"),
+            vec!["Jazz child"],
+        ),
+        (
+            format!("{children}&categories={red}&ticketed=1"),
+            vec!["Jazz child"],
+        ),
+        (
+            format!("{children}&categories={red}&search=salsa"),
+            vec!["Salsa child"],
+        ),
+        (
+            format!("{children}&tags={x}&categories={red}"),
+            vec!["Jazz child"],
+        ),
+        (format!("{children}&tags={x}&search=salsa"), vec![]),
+        (
+            format!(
+                "include={},{}&categories={red}&featured=0",
+                ids["Jazz child"], ids["Salsa stranger"]
+            ),
+            vec!["Jazz child", "Salsa stranger"],
+        ),
+        (
+            format!(
+                "include={},{},{}&search=salsa",
+                ids["Old salsa child"], ids["Salsa child"], ids["Jazz child"]
+            ),
+            vec!["Old salsa child", "Salsa child"],
+        ),
+        (
+            format!(
+                "include={},{}&tags={x}&search=salsa",
+                ids["Salsa child"], ids["Salsa stranger"]
+            ),
+            vec!["Salsa stranger"],
+        ),
+    ] {
+        let (titles, total) = list(q.clone(), anon()).await;
+        assert_eq!(titles, expected, "{q}");
+        assert_eq!(total, expected.len() as u64, "{q}");
+    }
+    let (page, total) = list(
+        format!("{children}&categories={red}&per_page=1&page=2"),
+        anon(),
+    )
+    .await;
+    assert_eq!((page, total), (vec!["Jazz child".to_string()], 2));
+    let (titles, total) = list(format!("{children}&categories={red}"), editor.auth()).await;
+    assert_eq!(
+        titles,
+        ["Salsa child", "Jazz child", "Draft child"],
+        "editors see the draft child"
+    );
+    assert_eq!(total, 3);
+});
+
 both!(
     an_event_in_several_requested_terms_and_organizers_is_listed_once,
     |app| async move {

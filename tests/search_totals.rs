@@ -810,3 +810,78 @@ both_with!(
         );
     }
 );
+
+both_with!(
+    a_search_pages_through_its_first_matches_to_its_depth,
+    // Ten matches reached, of fifteen: a deeper page is refused before any is read,
+    // the page that reaches the depth links to none after it.
+    Settings {
+        search_count_limit: 10,
+        search_depth: 10,
+        ..settings()
+    },
+    |app| async move {
+        for n in 1..=15 {
+            app.event(event(&format!("Salsa {n:02}"), &day(n, 10), &day(n, 11)))
+                .await;
+            app.event(event(&format!("Tango {n:02}"), &day(n, 12), &day(n, 13)))
+                .await;
+        }
+        let search = |page: u32| {
+            let app = &app;
+            async move {
+                app.get(&format!(
+                    "events?{WINDOW}&search=salsa&per_page=4&page={page}"
+                ))
+                .await
+            }
+        };
+        let first = search(1).await;
+        first.assert(200);
+        assert!(first.body["next_rest_url"].is_string());
+        let at_depth = search(3).await;
+        at_depth.assert(200);
+        assert_eq!(
+            titles(&at_depth),
+            ["Salsa 09", "Salsa 10", "Salsa 11", "Salsa 12"]
+        );
+        assert_eq!(at_depth.header("x-calendar-total"), Some("at-least"));
+        assert!(
+            at_depth.body.get("next_rest_url").is_none(),
+            "{}",
+            at_depth.text
+        );
+        assert!(
+            !at_depth
+                .header("link")
+                .unwrap_or("")
+                .contains("rel=\"next\"")
+        );
+        let past = search(4).await;
+        past.assert_error(400, "rest_invalid_param");
+        assert_eq!(
+            past.body["data"]["details"]["page"]["code"],
+            "rest_search_too_deep"
+        );
+        assert!(
+            past.body["data"]["params"]["page"]
+                .as_str()
+                .unwrap()
+                .contains("10"),
+            "{}",
+            past.text
+        );
+        // Lists without a search page on as far as their events go.
+        let unsearched = app.get(&format!("events?{WINDOW}&per_page=4&page=7")).await;
+        unsearched.assert(200);
+        assert_eq!(titles(&unsearched).len(), 4);
+        // The calendar's list view (ten a page) stops its pager at the depth.
+        let html = app.get("/events/list/?search=salsa").await;
+        html.assert(200);
+        assert!(!html.text.contains("page=2"), "{}", html.text);
+        assert_eq!(
+            app.get("/events/list/?search=salsa&page=2").await.status,
+            400
+        );
+    }
+);

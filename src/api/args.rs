@@ -61,6 +61,11 @@ pub fn reason_message(reason: &Reason, lang: &str, name: &str) -> String {
             &[param(), ("values", values.join(", "))],
         ),
         Reason::TooDeep => i18n::message(lang, Msg::TooDeep.key(), &[param()]),
+        Reason::PastSearchDepth(depth) => i18n::message(
+            lang,
+            Msg::SearchTooDeep.key(),
+            &[("depth", depth.to_string())],
+        ),
         Reason::Rule { msg, .. } => i18n::text(lang, msg.key()),
     }
 }

@@ -14,6 +14,8 @@ pub enum Reason {
     TooManyItems(usize),
     NotInEnum(&'static [&'static str]),
     TooDeep,
+    /// A page of a search past the matches it pages through (its depth).
+    PastSearchDepth(u64),
     /// A specific rule, with its code for `data.details`.
     Rule {
         code: &'static str,
@@ -31,6 +33,7 @@ impl Reason {
             Reason::TooManyItems(_) => Some("rest_too_many_items"),
             Reason::NotInEnum(_) => Some("rest_not_in_enum"),
             Reason::TooDeep => Some("rest_too_deep"),
+            Reason::PastSearchDepth(_) => Some("rest_search_too_deep"),
             Reason::Rule { code, .. } => Some(code),
         }
     }

@@ -39,6 +39,7 @@ pub struct Service {
     per_page_max: u64,
     /// How many matches a search of events, venues or organizers counts.
     search_count_limit: u64,
+    search_depth: u64,
     /// When the next scheduled post goes live.
     schedule: schedule::Schedule,
     /// Failed authentications.
@@ -103,6 +104,7 @@ impl Service {
             zone: settings.timezone,
             per_page_max: settings.per_page_max,
             search_count_limit: settings.search_count_limit,
+            search_depth: settings.search_depth,
             schedule: schedule::Schedule::default(),
             failures,
             tombstone_retention: settings.tombstone_retention_secs,

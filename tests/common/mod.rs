@@ -191,6 +191,7 @@ pub fn settings() -> Settings {
         site_stylesheet: None,
         feed_max_events: 1000,
         search_count_limit: 1000,
+        search_depth: 10_000,
         tombstone_retention_secs: 90 * 86_400,
         jsonp: false,
         tribe_namespace: false,

@@ -68,7 +68,7 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
         .map(|s| EventView::new(&s.event, &s.links, &cx, s.reveal, false))
         .collect();
     let base = format!("{}/", ctx.urls.collection("events"));
-    let paging = Paging::new(
+    let mut paging = Paging::new(
         &base,
         q.page,
         q.per_page,
@@ -79,6 +79,9 @@ pub async fn list(ctx: &Ctx, args: &Args) -> Result<Response, ApiError> {
         &q.echo,
         true,
     );
+    if page.at_search_depth {
+        paging.next = None;
+    }
     let mut resp = lists::respond("events", &views, &paging, Layout::Posts)?;
     list_cache_rules(ctx, &page, page.tally.clone(), &mut resp);
     Ok(resp)

@@ -106,8 +106,9 @@ pub async fn upcoming_events(
         .list_events(visit.asking(), &args, &[])
         .await?;
     let items = items(visit, &tr, &found.events);
-    // A search's floor total has more after it: one more event makes its next page.
-    let shown_total = found.total + u64::from(found.total_at_least);
+    // A search's floor total has more after it: one more event makes its next page,
+    // short of the matches a search pages through.
+    let shown_total = found.total + u64::from(found.total_at_least && !found.at_search_depth);
     let last_page = shown_total.div_ceil(settings.per_page_default.max(1)) as i64;
     let link = |n: i64, key: &str| {
         let mut pairs = filters.pairs();

@@ -5,12 +5,12 @@ use super::{ShownEvent, readable_links};
 use crate::domain::args::EventListArgs;
 use crate::domain::changes::{Reach, Seen, Tally};
 use crate::domain::event::{
-    Event, EventFilter, EventLinks, SEARCH_COUNT_LIMIT, Total, distance_km,
+    Event, EventFilter, EventLinks, SEARCH_COUNT_LIMIT, Total, distance_km, search_depth,
 };
 use crate::domain::event_list::{EventQuery, ListContext, Near, event_query};
 use crate::domain::post::PostType;
 use crate::domain::term::Taxonomy;
-use crate::domain::validation::{Invalid, Problems};
+use crate::domain::validation::{Invalid, Problems, Reason};
 use crate::service::{Asking, Error, Refusal, Service};
 use crate::store::{Conn, events, posts, terms};
 
@@ -23,6 +23,9 @@ pub struct EventPage {
     /// counts, how many at least (`total_at_least`).
     pub total: u64,
     pub total_at_least: bool,
+    /// A search's page at its depth ([`search_depth`]): no page follows it, however
+    /// many matches do.
+    pub at_search_depth: bool,
     /// The events the list could show, whatever else it asks of them.
     pub reach: Reach,
     /// Set when writes past the page move only its total.
@@ -77,6 +80,15 @@ impl Service {
         };
         let mut p = Problems::new(invalid);
         let query = event_query(args, &cx, &mut p);
+        let depth = search_depth(self.search_depth, self.search_count_limit);
+        let offset = query.page.saturating_sub(1).saturating_mul(query.per_page);
+        let searched = !query.search_words.is_empty();
+        if searched && offset >= depth {
+            p.add(Invalid {
+                name: "page".into(),
+                reason: Reason::PastSearchDepth(depth),
+            });
+        }
         let mut conn = self.store.pool.read().await?;
         let resolved = resolve(&mut conn, &query, asking, &mut p).await?;
         p.finish::<Error>()?;
@@ -94,6 +106,7 @@ impl Service {
             seen,
         } = events::list(&mut conn, &filter).await?;
         let tally = seen.and_then(|seen| tally(&filter, &items, total, seen));
+        let at_search_depth = searched && offset.saturating_add(query.per_page) >= depth;
         if items.is_empty() && query.page > 1 {
             return Err(Error::Refused(Refusal::PageNotFound(PostType::Event)));
         }
@@ -117,6 +130,7 @@ impl Service {
             events,
             total: total.count,
             total_at_least: total.at_least,
+            at_search_depth,
             reach,
             tally,
         })

@@ -267,7 +267,7 @@ async fn set_route<'k>(
     matches: &SelectStatement,
     count_limit: u64,
 ) -> Result<(Option<&'k [KeyFilter]>, Option<u64>), StoreError> {
-    let set_keys = without_every_driver(keys);
+    let set_keys = without_every_driver(eq, keys);
     let window = window_rows(conn, eq, set_keys).await?;
     let lists_window = window.filter(|_| set_keys.len() == keys.len());
     if window.is_none_or(|n| n > count_limit.saturating_mul(SET_ROWS_PER_MATCH)) {
@@ -288,10 +288,15 @@ fn as_set(words: &[String]) -> bool {
 
 /// The keys without every event's, when a filter of many terms' events was made a
 /// probe of it (`list::searched_keys`): checked against a set of matches, that
-/// filter's rows are read in their own order, sorted by nothing, and are fewer.
-fn without_every_driver(keys: &[KeyFilter]) -> &[KeyFilter] {
+/// filter's rows are read in their own order, sorted by nothing, and are fewer. A
+/// list that names its events keeps them as its driver (`list::named_keys`).
+fn without_every_driver<'k>(eq: &EventFilter, keys: &'k [KeyFilter]) -> &'k [KeyFilter] {
     match keys {
-        [every, rest @ ..] if every.kind == KeyKind::Every && !rest.is_empty() => rest,
+        [every, rest @ ..]
+            if every.kind == KeyKind::Every && !rest.is_empty() && !eq.names_its_events() =>
+        {
+            rest
+        }
         _ => keys,
     }
 }

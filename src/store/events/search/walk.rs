@@ -48,7 +48,7 @@ pub(super) async fn probe(
     // merge them (two tags of 165,000 events with `jazz` at a million: 36 ms of a
     // 160 ms request, 74 ms without); each term's first events are read from its
     // own range in list order instead, and merged.
-    let keys = without_every_driver(keys);
+    let keys = without_every_driver(eq, keys);
     let first = if keys[0].may_repeat() {
         // Each value's first events, merged: sorting the window's events first
         // (two tags of 165,000 events in the default window at a million) cost more
