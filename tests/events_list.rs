@@ -193,6 +193,11 @@ both!(categories_and_tags_filter_by_id_or_slug, |app| async move {
         list(format!("categories[]={music}&categories[]=sports")).await,
         ["One", "Two", "Three"]
     );
+    assert_eq!(
+        list("categories=Sports,music".into()).await,
+        ["One", "Two", "Three"],
+        "a term named by its name, beside one named by its slug"
+    );
     assert_eq!(list("categories=music&tags=free".into()).await, ["One"]);
     assert_eq!(list(format!("tags={free}")).await, ["One", "Two"]);
     for bad in [

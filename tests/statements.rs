@@ -97,6 +97,24 @@ async fn an_event_list_is_four_statements_whatever_the_page_holds() {
                 app.backend()
             );
         }
+        // Terms named by slug or ID are resolved together: six tags or twenty-five,
+        // the same statements.
+        let tag_id = app.get("tags?slug=t7").await.body["tags"][0]["id"]
+            .as_i64()
+            .unwrap();
+        let named = |n: usize| {
+            let mut keys: Vec<String> = (10..10 + n).map(|i| format!("t{i}")).collect();
+            keys.push(tag_id.to_string());
+            format!(
+                "events?per_page=50&start_date=2027-04-01&tags={}",
+                keys.join(",")
+            )
+        };
+        let (six, r) = statements_for(&app, &named(5)).await;
+        r.assert(200);
+        let (many, r) = statements_for(&app, &named(19)).await;
+        r.assert(200);
+        assert_eq!(six, many, "tags named one by one ({:?})", app.backend());
         let (count, r) = statements_for(&app, "venues?per_page=50").await;
         r.assert(200);
         assert_eq!(count, 2, "a venue list took {count} statements");

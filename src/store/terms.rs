@@ -118,6 +118,48 @@ pub async fn find(
     conn.query_opt(&by(Terms::Name), term_from_row).await
 }
 
+/// [`find`] for each key, in two statements whatever their number (a list of 200
+/// tags named them with 200 lookups): the keys that are IDs of this taxonomy's
+/// terms, then the others by slug, else by name, the lowest ID first.
+pub async fn find_many(
+    conn: &mut Conn,
+    taxonomy: Taxonomy,
+    keys: &[String],
+) -> Result<Vec<Option<Term>>, StoreError> {
+    let ids: Vec<i64> = keys.iter().filter_map(|k| k.parse().ok()).collect();
+    let by_id = get_many(conn, &ids).await?;
+    let by_id = |key: &str| {
+        let id = key.parse::<i64>().ok()?;
+        by_id.iter().find(|t| t.id == id && t.taxonomy == taxonomy)
+    };
+    let named: Vec<&str> = keys
+        .iter()
+        .map(String::as_str)
+        .filter(|k| by_id(k).is_none())
+        .collect();
+    let mut by_name = Vec::new();
+    if !named.is_empty() {
+        let mut q = select_terms();
+        q.and_where(col(Terms::Taxonomy).eq(taxonomy.as_str()))
+            .cond_where(
+                Cond::any()
+                    .add(col(Terms::Slug).is_in(named.iter().copied()))
+                    .add(col(Terms::Name).is_in(named.iter().copied())),
+            )
+            .order_by(Terms::Id, Order::Asc);
+        by_name = conn.query(&q, term_from_row).await?;
+    }
+    Ok(keys
+        .iter()
+        .map(|key| {
+            by_id(key)
+                .or_else(|| by_name.iter().find(|t| t.slug == *key))
+                .or_else(|| by_name.iter().find(|t| t.name == *key))
+                .cloned()
+        })
+        .collect())
+}
+
 /// The ID of a term with this name under this parent, if any (WordPress forbids duplicates).
 pub async fn name_taken(
     conn: &mut Conn,

@@ -266,14 +266,12 @@ fn reached_links(f: &EventFilter) -> Vec<Vec<i64>> {
 
 /// The IDs of the terms named by ID or slug; an unknown one is a 400.
 async fn term_ids(conn: &mut Conn, taxonomy: Taxonomy, keys: &[String]) -> Result<Vec<i64>, Error> {
-    let mut ids = Vec::with_capacity(keys.len());
-    for key in keys {
-        let t = terms::find(conn, taxonomy, key)
-            .await?
-            .ok_or_else(|| Error::invalid(taxonomy.collection()))?;
-        ids.push(t.id);
-    }
-    Ok(ids)
+    terms::find_many(conn, taxonomy, keys)
+        .await?
+        .into_iter()
+        .map(|t| t.map(|t| t.id))
+        .collect::<Option<Vec<i64>>>()
+        .ok_or_else(|| Error::invalid(taxonomy.collection()))
 }
 
 /// The IDs, if each names a post of type `t` the caller may read: a hidden one
