@@ -91,6 +91,7 @@ both!(deep_pages_hold_what_a_walk_finds, |app| async move {
         // A flag asked unset, alone and beside a category.
         ("&featured=0".to_string(), &Auth::None),
         (format!("&featured=0&categories={category}"), &admin),
+        (format!("&featured=0&categories={category}"), &Auth::None),
     ] {
         let (_, total) = ids(&app, &format!("events?{WINDOW}{filter}"), auth).await;
         let pages = total.parse::<usize>().unwrap().div_ceil(50);

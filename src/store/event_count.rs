@@ -354,32 +354,30 @@ fn due(w: &KeyWindow, now: i64) -> SelectStatement {
 /// Where a page deep in a window can start reading: the start of a day before which
 /// `skipped ≤ offset` of the window's events lie, so the page skips `offset -
 /// skipped` events from there instead of `offset` from the window's start (at a
-/// million events, walking to the 560,000th took 45 ms on SQLite). `None` when no
-/// day is worth it.
+/// million events, walking to the 560,000th took 45 ms on SQLite). `less`: the
+/// events of a second window are not the list's (a term's flagged events, for the
+/// term with the flag unset: `keys::unset_flag_windows`). `None` when no day is
+/// worth it.
 pub(in crate::store) async fn seek(
     conn: &mut Conn,
     w: &KeyWindow,
+    less: Option<&KeyWindow>,
     offset: u64,
 ) -> Result<Option<(i64, u64)>, StoreError> {
     if w.statuses.is_empty() {
         return Ok(None);
     }
-    let (first_day, last_day) = (utc_day(w.from), utc_day(w.to));
-    // Per start day, the events of its pairs inside the window's days: at least those
-    // of the window (whole days hold more than the window's partial edge days).
-    let mut per_day = days(w);
-    per_day
-        .column(EventKeyDays::StartDay)
-        .expr(Expr::cust("CAST(SUM(events) AS BIGINT)"))
-        .and_where(Expr::col(EventKeyDays::StartDay).gte(first_day))
-        .and_where(Expr::col(EventKeyDays::EndDay).lte(last_day))
-        .group_by_col(EventKeyDays::StartDay)
-        .order_by(EventKeyDays::StartDay, sea_query::Order::Asc);
-    let days = conn.query(&per_day, |r| Ok((r.i64(0)?, r.i64(1)?))).await?;
+    let first_day = utc_day(w.from);
+    let mut per_day = events_per_start_day(conn, w).await?;
+    if let Some(less) = less {
+        for (day, events) in events_per_start_day(conn, less).await? {
+            *per_day.entry(day).or_default() -= events;
+        }
+    }
     // The last day whose earlier days hold no more than `offset` events.
     let mut before = 0u64;
     let mut chosen = None;
-    for (day, events) in days {
+    for (day, events) in per_day {
         if before > offset {
             break;
         }
@@ -392,17 +390,34 @@ pub(in crate::store) async fn seek(
         return Ok(None);
     };
     let start = day.saturating_mul(DAY_SECONDS);
-    let skipped = window(
-        conn,
-        &KeyWindow {
-            before_day: Some(start),
-            ..w.clone()
-        },
-    )
-    .await?;
+    let before_day = |w: &KeyWindow| KeyWindow {
+        before_day: Some(start),
+        ..w.clone()
+    };
+    let mut skipped = window(conn, &before_day(w)).await?;
+    if let Some(less) = less {
+        skipped = skipped.saturating_sub(window(conn, &before_day(less)).await?);
+    }
     // Scheduled events past their date are not in the per-day counts: with some, the
     // bound may not hold, and the page walks from the window's start.
     Ok((skipped <= offset).then_some((start, skipped)))
+}
+
+/// Per start day, the events of its pairs inside the window's days: at least those
+/// of the window (whole days hold more than the window's partial edge days).
+async fn events_per_start_day(
+    conn: &mut Conn,
+    w: &KeyWindow,
+) -> Result<std::collections::BTreeMap<i64, i64>, StoreError> {
+    let mut per_day = days(w);
+    per_day
+        .column(EventKeyDays::StartDay)
+        .expr(Expr::cust("CAST(SUM(events) AS BIGINT)"))
+        .and_where(Expr::col(EventKeyDays::StartDay).gte(utc_day(w.from)))
+        .and_where(Expr::col(EventKeyDays::EndDay).lte(utc_day(w.to)))
+        .group_by_col(EventKeyDays::StartDay);
+    let days = conn.query(&per_day, |r| Ok((r.i64(0)?, r.i64(1)?))).await?;
+    Ok(days.into_iter().collect())
 }
 
 /// The most days a listed event runs past the day it starts (its end day less its

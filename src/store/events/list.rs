@@ -291,14 +291,19 @@ async fn page_ids(
             backend, eq, keys, mask, offset,
         )));
     }
-    // A deep page of a window the per-day counts serve starts reading at the day
-    // its first event is on, not at the window's start.
+    // A deep page of a window the per-day counts serve (or of a term's window less
+    // its flagged events', as its total is counted) starts reading at the day its
+    // first event is on, not at the window's start.
     let mut sought;
     let mut eq = eq;
-    if let Some(window) = super::keys::aggregate_window(eq, keys)
+    let windows = match super::keys::aggregate_window(eq, keys) {
+        Some(window) => Some((window, None)),
+        None => super::keys::unset_flag_windows(eq, keys).map(|(all, less)| (all, Some(less))),
+    };
+    if let Some((window, less)) = windows
         && offset >= SEEK_FROM
         && let Some((start, skipped)) =
-            crate::store::event_count::seek(conn, &window, offset).await?
+            crate::store::event_count::seek(conn, &window, less.as_ref(), offset).await?
     {
         sought = eq.clone();
         sought.start_min = Some(Ord::max(start, eq.start_min.unwrap_or(start)));
