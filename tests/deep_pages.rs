@@ -43,6 +43,10 @@ fn bodies(category: i64) -> Vec<Value> {
             if i % 7 == 0 {
                 body = with(body, json!({"featured": true}));
             }
+            if i % 3 == 0 {
+                let tickets = json!([{"name": "GA", "url": "https://t.example.com/", "price": "5", "currency": "EUR"}]);
+                body = with(body, json!({"tickets": tickets}));
+            }
             body
         })
         .collect()
@@ -92,6 +96,17 @@ both!(deep_pages_hold_what_a_walk_finds, |app| async move {
         ("&featured=0".to_string(), &Auth::None),
         (format!("&featured=0&categories={category}"), &admin),
         (format!("&featured=0&categories={category}"), &Auth::None),
+        // Both flags asked unset: counted as the lists without each flag less those
+        // with it set.
+        ("&featured=0&ticketed=0".to_string(), &Auth::None),
+        (
+            format!("&ticketed=0&featured=0&categories={category}"),
+            &Auth::None,
+        ),
+        (
+            format!("&ticketed=0&featured=0&categories={category}"),
+            &admin,
+        ),
     ] {
         let (_, total) = ids(&app, &format!("events?{WINDOW}{filter}"), auth).await;
         let pages = total.parse::<usize>().unwrap().div_ceil(50);
@@ -105,5 +120,12 @@ both!(deep_pages_hold_what_a_walk_finds, |app| async move {
             assert_eq!(sought_total, walked_total, "{query} as {auth:?}");
             assert!(!sought.is_empty(), "{query} as {auth:?}");
         }
+        // The total is what the pages hold, page by page.
+        let mut listed = Vec::new();
+        for page in 1..=pages {
+            let query = format!("events?{WINDOW}{filter}&page={page}");
+            listed.extend(ids(&app, &query, auth).await.0);
+        }
+        assert_eq!(listed.len().to_string(), total, "{filter} as {auth:?}");
     }
 });
