@@ -44,8 +44,7 @@ fn bodies(category: i64) -> Vec<Value> {
                 body = with(body, json!({"featured": true}));
             }
             if i % 3 == 0 {
-                let tickets = json!([{"name": "GA", "url": "https://t.example.com/", "price": "5", "currency": "EUR"}]);
-                body = with(body, json!({"tickets": tickets}));
+                body = with(body, json!({"tickets": tickets()}));
             }
             body
         })

@@ -438,16 +438,19 @@ both!(include_ignores_dates_but_not_visibility, |app| async move {
     }
 });
 
+/// An event whose children a test lists.
+async fn series(app: &TestApp) -> i64 {
+    app.event(event(
+        "Series",
+        "2027-01-01 10:00:00",
+        "2027-01-01 11:00:00",
+    ))
+    .await
+}
+
 both!(post_parent_and_ticketed_filters, |app| async move {
-    let parent = app
-        .event(event(
-            "Series",
-            "2027-01-01 10:00:00",
-            "2027-01-01 11:00:00",
-        ))
-        .await;
-    let tickets =
-        json!([{"name": "GA", "url": "https://t.example.com/", "price": "5", "currency": "EUR"}]);
+    let parent = series(&app).await;
+    let tickets = tickets();
     for (title, extra) in [
         ("Child 1", json!({"post_parent": parent})),
         (
@@ -497,15 +500,8 @@ both!(named_events_meet_every_other_filter, |app| async move {
     let editor = app.user(Role::Editor).await;
     let red = app.category("Red", None).await;
     let x = app.post("tags", json!({"name": "X"})).await.id();
-    let parent = app
-        .event(event(
-            "Series",
-            "2027-01-01 10:00:00",
-            "2027-01-01 11:00:00",
-        ))
-        .await;
-    let tickets =
-        json!([{"name": "GA", "url": "https://t.example.com/", "price": "5", "currency": "EUR"}]);
+    let parent = series(&app).await;
+    let tickets = tickets();
     let mut ids = std::collections::HashMap::new();
     for (title, day, extra) in [
         (

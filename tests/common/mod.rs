@@ -710,6 +710,11 @@ pub fn with(mut base: Value, extra: Value) -> Value {
     base
 }
 
+/// One ticket of 5 EUR: an event's `tickets` that makes it ticketed.
+pub fn tickets() -> Value {
+    serde_json::json!([{"name": "GA", "url": "https://t.example.com/", "price": "5", "currency": "EUR"}])
+}
+
 /// The keys of a JSON object, in order.
 pub fn keys(v: &Value) -> Vec<&str> {
     v.as_object()
