@@ -99,23 +99,8 @@ pub async fn find(
     taxonomy: Taxonomy,
     key: &str,
 ) -> Result<Option<Term>, StoreError> {
-    if let Ok(id) = key.parse::<i64>()
-        && let Some(t) = get(conn, id).await?.filter(|t| t.taxonomy == taxonomy)
-    {
-        return Ok(Some(t));
-    }
-    let by = |c: Terms| {
-        let mut q = select_terms();
-        q.and_where(col(Terms::Taxonomy).eq(taxonomy.as_str()))
-            .and_where(col(c).eq(key))
-            .order_by(Terms::Id, Order::Asc)
-            .limit(1);
-        q
-    };
-    if let Some(t) = conn.query_opt(&by(Terms::Slug), term_from_row).await? {
-        return Ok(Some(t));
-    }
-    conn.query_opt(&by(Terms::Name), term_from_row).await
+    let found = find_many(conn, taxonomy, &[key.to_string()]).await?;
+    Ok(found.into_iter().next().flatten())
 }
 
 /// [`find`] for each key, in two statements whatever their number (a list of 200
