@@ -26,6 +26,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, RngCore, SeedableRng};
 use tokio::sync::mpsc;
 
+mod hostile;
 mod sweep;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -1349,6 +1350,7 @@ fn load_sqlite(
 
     let key_triggers: Vec<String> = EVENT_KEYS_TRIGGERS
         .iter()
+        .chain(&SQLITE_KEYS_TRIGGERS)
         .map(|(_, name)| {
             conn.query_row(
                 "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?1",
@@ -1361,7 +1363,7 @@ fn load_sqlite(
     for (name, _) in &fts_triggers {
         conn.execute_batch(&format!("DROP TRIGGER {name}"))?;
     }
-    for (_, name) in EVENT_KEYS_TRIGGERS {
+    for (_, name) in EVENT_KEYS_TRIGGERS.iter().chain(&SQLITE_KEYS_TRIGGERS) {
         conn.execute_batch(&format!("DROP TRIGGER {name}"))?;
     }
     sqlite_insert(&conn, &TERMS, &load.terms, &shape)?;
@@ -1480,11 +1482,12 @@ async fn pg_copy<R>(
 /// Migration 7's fill of `event_keys` and of its summaries, then migration 17's of
 /// the terms' ancestors and the keys they give, then migration 18's of the terms'
 /// flagged keys, then migration 20's of the per-day counts' blocks, then migration
-/// 34's of the terms' bits on the events' own keys and 37's on their term keys, for
+/// 34's of the terms' bits on the events' own keys and 37's on their term keys, then
+/// 41's of the flags' bits on the own keys, for
 /// a load made without their triggers: taken from the migrations, so the two cannot
 /// drift apart.
 fn event_keys_fill_sql(backend: Backend) -> Result<String> {
-    let (keys, ancestors, flagged, blocks, bits, key_bits) = match backend {
+    let (keys, ancestors, flagged, blocks, bits, key_bits, flag_bits) = match backend {
         Backend::Sqlite => (
             include_str!("../src/store/migrations/sqlite/0007_event_keys.sql"),
             include_str!("../src/store/migrations/sqlite/0017_term_ancestors.sql"),
@@ -1492,6 +1495,7 @@ fn event_keys_fill_sql(backend: Backend) -> Result<String> {
             include_str!("../src/store/migrations/sqlite/0020_event_key_blocks.sql"),
             include_str!("../src/store/migrations/sqlite/0034_wider_term_bits.sql"),
             include_str!("../src/store/migrations/sqlite/0037_term_key_bits.sql"),
+            include_str!("../src/store/migrations/sqlite/0041_flag_bits.sql"),
         ),
         Backend::Postgres => (
             include_str!("../src/store/migrations/postgres/0007_event_keys.sql"),
@@ -1500,16 +1504,18 @@ fn event_keys_fill_sql(backend: Backend) -> Result<String> {
             include_str!("../src/store/migrations/postgres/0020_event_key_blocks.sql"),
             include_str!("../src/store/migrations/postgres/0034_wider_term_bits.sql"),
             include_str!("../src/store/migrations/postgres/0037_term_key_bits.sql"),
+            include_str!("../src/store/migrations/postgres/0041_flag_bits.sql"),
         ),
     };
     Ok(format!(
-        "DELETE FROM event_keys; DELETE FROM event_key_days; DELETE FROM linked_event_stats;\n{}\n{}\n{}\n{}\n{}\n{}",
+        "DELETE FROM event_keys; DELETE FROM event_key_days; DELETE FROM linked_event_stats;\n{}\n{}\n{}\n{}\n{}\n{}\n{}",
         section(keys, "event_keys", 7)?,
         section(ancestors, "term_ancestors", 17)?,
         section(flagged, "flagged_term_keys", 18)?,
         section(blocks, "event_key_blocks", 20)?,
         section(bits, "term_bits", 34)?,
         section(key_bits, "term_key_bits", 37)?,
+        section(flag_bits, "flag_bits", 41)?,
     ))
 }
 
@@ -1543,11 +1549,14 @@ fn section<'a>(migration: &'a str, name: &str, version: u32) -> Result<&'a str> 
 /// section then sums the blocks from the days afresh; left on, they updated a block
 /// for each of 646,000 day rows at a million events, to no end but a blocks table
 /// twelve times its size (142 MB for 71,000 rows on PostgreSQL). The bits' triggers
-/// too: the fill's last section gives each event its bits once.
-const EVENT_KEYS_TRIGGERS: [(&str, &str); 15] = [
+/// too: the fill's last sections give each event its bits once.
+const EVENT_KEYS_TRIGGERS: [(&str, &str); 18] = [
     ("event_keys", "event_key_days_insert"),
     ("event_keys", "event_keys_term_bits_insert"),
     ("event_keys", "event_keys_term_bits_delete"),
+    ("event_keys", "event_keys_flag_bits_insert"),
+    ("event_keys", "event_keys_flag_bits_delete"),
+    ("event_keys", "event_keys_flag_bits_update"),
     ("event_key_days", "event_key_blocks_insert"),
     ("event_key_days", "event_key_blocks_update"),
     ("event_key_days", "event_key_blocks_delete"),
@@ -1561,6 +1570,10 @@ const EVENT_KEYS_TRIGGERS: [(&str, &str); 15] = [
     ("event_organizers", "event_keys_organizer_insert"),
     ("event_organizers", "event_keys_organizer_delete"),
 ];
+
+/// SQLite's trigger giving an own key written after its flag keys their bits
+/// (PostgreSQL's statement trigger covers both kinds of key).
+const SQLITE_KEYS_TRIGGERS: [(&str, &str); 1] = [("event_keys", "event_keys_flag_bits_own")];
 
 /// PostgreSQL's triggers writing each event's terms into `event_search` (SQLite has
 /// none): off during the load too, migration 29's rebuild of that table fills them
@@ -1804,9 +1817,11 @@ async fn manifest(args: ManifestArgs) -> Result<()> {
     let total = |i: usize| -> i64 { totals[0][i].parse().unwrap_or(0) };
     let ids: Vec<String> = events.iter().map(|r| r[0].clone()).collect();
     let sweep_kinds = sweep::write_plan(url, &args.out, &ids).await?;
+    let hostile_kinds = hostile::write_plan(url, &args.out, &ids).await?;
     let manifest = serde_json::json!({
         "admin_login": admin.login,
         "sweep_kinds": sweep_kinds,
+        "hostile_kinds": hostile_kinds,
         "events": total(0),
         "published_events": total(1),
         "sampled_events": events.len(),

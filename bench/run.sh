@@ -52,6 +52,7 @@ SCENARIOS=(
     "mix_reads|mix_reads.lua|@API/events|the reads of mix alone, in its proportions: its yardstick"
     "mix|mix.lua|@API/events|90% reads (events, filtered, by ID, by slug) / 10% POST /events"
     "sweep|sweep.lua|-|every list route and parameter, values drawn from the data set, one request at a time, response cache off"
+    "hostile|-|-|requests at their most expensive (every term, unset flags, last pages, deepest searches), each sent twice, response cache off: against the 1-second bound"
 )
 
 BACKEND=sqlite
@@ -384,6 +385,53 @@ run_sweep() {
     start_server
 }
 
+# --- hostile requests: each at its most expensive, sent twice, uncached ---------------------
+HOSTILE_ROWS=$RUN_DIR/hostile.ndjson
+: >"$HOSTILE_ROWS"
+# The deepest page of 50 a search answers: the server's default `--search-depth`
+# (10,000 matches) over 50.
+SEARCH_LAST_PAGE=200
+# The path with `page=last` replaced by the list's last page (X-WP-TotalPages of its
+# page 1; page 1 of an empty list), of a search the last within its depth.
+resolve_last_page() {
+    local path=$1 pages
+    shift
+    [[ $path == *page=last* ]] || { echo "$path"; return; }
+    pages=$(curl -s -D - -o /dev/null --max-time 60 "$@" "$BASE${path/page=last/page=1}" |
+        tr -d '\r' | awk -F': ' 'tolower($1) == "x-wp-totalpages" { print $2 }')
+    [[ ${pages:-0} -ge 1 ]] || pages=1
+    [[ $path == *search=* && $pages -gt $SEARCH_LAST_PAGE ]] && pages=$SEARCH_LAST_PAGE
+    echo "${path/page=last/page=$pages}"
+}
+# "status seconds" of one request; one that fails counts as the 60 s it may take.
+timed() { curl -s -o /dev/null -w '%{http_code} %{time_total}\n' --max-time 60 "$@" || echo "000 60"; }
+run_hostile() {
+    log "hostile: restarting the server with its response cache off"
+    stop_server
+    [[ $DATA_WRITTEN == true ]] && { make_copy; "$GEN" manifest --database-url "$WORK_URL" --out "$MANIFEST" >/dev/null; }
+    DATA_WRITTEN=false
+    start_server --response-cache-mb 0
+    local kind caller file path auth status first again
+    while IFS=$'\t' read -r kind caller file; do
+        auth=()
+        [[ $caller == administrator ]] && auth=(-H "$(admin_authorization)")
+        while IFS= read -r path; do
+            path=$(resolve_last_page "$path" "${auth[@]}")
+            read -r status first <<<"$(timed "${auth[@]}" "$BASE$path")"
+            read -r _ again <<<"$(timed "${auth[@]}" "$BASE$path")"
+            kill -0 "$SERVER_PID" 2>/dev/null || { tail -n 50 "$RUN_DIR/server.log" >&2; echo "the server died during hostile ($kind)" >&2; exit 1; }
+            jq -nc --arg kind "$kind" --arg caller "$caller" --arg path "$path" --arg status "$status" \
+                --argjson first "$first" --argjson again "$again" \
+                '{kind: $kind, caller: $caller, path: $path, status: ($status | tonumber),
+                  first_ms: ($first * 1000 | round), again_ms: ($again * 1000 | round)}' >>"$HOSTILE_ROWS"
+            jq -r '"  hostile \(.kind): \(.status) in \(.first_ms) ms, again \(.again_ms) ms: \(.path)"' \
+                <<<"$(tail -n1 "$HOSTILE_ROWS")" >&2
+        done <"$MANIFEST/hostile/$file"
+    done <"$MANIFEST/hostile/kinds.tsv"
+    stop_server
+    start_server
+}
+
 # --- scenarios ----------------------------------------------------------------------------
 ROWS=$RUN_DIR/rows.ndjson
 : >"$ROWS"
@@ -398,6 +446,10 @@ for entry in "${SCENARIOS[@]}"; do
     env_vars=(BENCH_MANIFEST="$MANIFEST" BENCH_API="$API" BENCH_FILTER_QUERY="$FILTER")
     if [[ $name == sweep ]]; then
         run_sweep
+        continue
+    fi
+    if [[ $name == hostile ]]; then
+        run_hostile
         continue
     fi
     # One request first: a scenario that answers an error would measure the error path.
@@ -486,7 +538,7 @@ CPU_MODEL=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 
 JSON_OUT=$RESULTS/$STAMP-$BACKEND-$LABEL.json
 MD_OUT=$RESULTS/$STAMP-$BACKEND-$LABEL.md
-jq -n --slurpfile rows "$ROWS" --slurpfile sweep "$SWEEP_ROWS" --slurpfile gen "$GEN_SUMMARY" \
+jq -n --slurpfile rows "$ROWS" --slurpfile sweep "$SWEEP_ROWS" --slurpfile hostile "$HOSTILE_ROWS" --slurpfile gen "$GEN_SUMMARY" \
     --arg stamp "$STAMP" --arg backend "$BACKEND" --arg db "$DB_VERSION" \
     --argjson events "$EVENTS" --argjson db_bytes "$DB_BYTES" --argjson generated "$GENERATED" \
     --argjson duration "$DURATION" --argjson threads "$THREADS" --argjson warmup "$WARMUP" \
@@ -499,7 +551,8 @@ jq -n --slurpfile rows "$ROWS" --slurpfile sweep "$SWEEP_ROWS" --slurpfile gen "
       rss_peak_per_scenario: $hwm_resets, commit: $commit,
       machine: {nproc: $nproc, cpu: $cpu, memory_gib: $mem, kernel: $kernel,
                 load1_at_start: $load},
-      results: $rows, sweep: {seconds_per_kind: $sweep_seconds, kinds: $sweep}}' >"$JSON_OUT"
+      results: $rows, sweep: {seconds_per_kind: $sweep_seconds, kinds: $sweep},
+      hostile: $hostile}' >"$JSON_OUT"
 
 jq -r '
   def f1: (. * 10 | round) / 10;
@@ -530,8 +583,22 @@ jq -r '
       "Against the targets of issue 23, set for 1M events (p50 ≤ 20 ms, p99 ≤ 100 ms): \($missed | length) of \($k | length) kinds miss" +
       (if ($missed | length) > 0 then " (\([$missed[] | "`\(.kind)` \(.latency_ms.p50 | f1) / \(.latency_ms.p99 | f1)"] | join(", ")))" else "" end) +
       "; sum of p50s \([$k[] | .latency_ms.p50] | add | f1) ms.")
+  else empty end),
+  (if (.hostile | length) > 0 then
+    "",
+    "Hostile requests: each sent twice, one at a time, response cache off; `page=last` is the list'"'"'s last page. Issue 23'"'"'s bound: no request over 1 s of server time.",
+    "",
+    "| kind | caller | requests | slowest ms | again ms | non-2xx | slowest request |",
+    "|---|---|---:|---:|---:|---:|---|",
+    (.hostile | group_by(.kind) | sort_by(-(map([.first_ms, .again_ms] | max) | max))[] |
+      (max_by([.first_ms, .again_ms] | max)) as $worst |
+      "| \(.[0].kind) | \(.[0].caller) | \(length) | \($worst.first_ms) | \($worst.again_ms) | \(map(select(.status >= 300)) | length) | `\($worst.path | if length > 160 then .[:160] + "…" else . end)` |"),
+    "",
+    ([.hostile[] | select(([.first_ms, .again_ms] | max) > 1000)] as $over |
+      "Over 1 s: \($over | length) of \(.hostile | length) requests" +
+      (if ($over | length) > 0 then " (\([$over[] | .kind] | unique | join(", ")))" else "" end) + ".")
   else empty end)
 ' "$JSON_OUT" >"$MD_OUT"
-rm -f "$ROWS" "$SWEEP_ROWS"
+rm -f "$ROWS" "$SWEEP_ROWS" "$HOSTILE_ROWS"
 log "wrote $JSON_OUT and $MD_OUT"
 cat "$MD_OUT"

@@ -16,19 +16,19 @@ use crate::{Result, text_rows};
 
 /// Who sends a kind's requests.
 #[derive(Clone, Copy, PartialEq)]
-enum Caller {
+pub(crate) enum Caller {
     Anonymous,
     Administrator,
 }
 
-struct Kind {
-    name: &'static str,
-    caller: Caller,
+pub(crate) struct Kind {
+    pub(crate) name: &'static str,
+    pub(crate) caller: Caller,
     /// Path below the API root; `{name}` placeholders take the values of `Values`.
-    template: &'static str,
+    pub(crate) template: &'static str,
 }
 
-const fn anon(name: &'static str, template: &'static str) -> Kind {
+pub(crate) const fn anon(name: &'static str, template: &'static str) -> Kind {
     Kind {
         name,
         caller: Caller::Anonymous,
@@ -36,7 +36,7 @@ const fn anon(name: &'static str, template: &'static str) -> Kind {
     }
 }
 
-const fn admin(name: &'static str, template: &'static str) -> Kind {
+pub(crate) const fn admin(name: &'static str, template: &'static str) -> Kind {
     Kind {
         name,
         caller: Caller::Administrator,
@@ -220,7 +220,7 @@ const KINDS: &[Kind] = &[
 ];
 
 /// The values each placeholder cycles through.
-struct Values(Vec<(&'static str, Vec<String>)>);
+pub(crate) struct Values(pub(crate) Vec<(&'static str, Vec<String>)>);
 
 impl Values {
     fn get(&self, name: &str) -> Option<&[String]> {
@@ -231,7 +231,7 @@ impl Values {
     }
 
     /// The template with its `i`-th combination of values; placeholders cycle in step.
-    fn expand(&self, template: &str, i: usize) -> Result<String> {
+    pub(crate) fn expand(&self, template: &str, i: usize) -> Result<String> {
         let mut out = String::new();
         let mut rest = template;
         while let Some(open) = rest.find('{') {
@@ -250,7 +250,7 @@ impl Values {
     }
 
     /// How many distinct requests a template makes: its longest value list.
-    fn variants(&self, template: &str) -> usize {
+    pub(crate) fn variants(&self, template: &str) -> usize {
         template
             .split('{')
             .skip(1)
@@ -268,12 +268,16 @@ fn column(rows: Vec<Vec<String>>) -> Vec<String> {
         .collect()
 }
 
-fn strings(list: &[&str]) -> Vec<String> {
+pub(crate) fn strings(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| (*s).to_string()).collect()
 }
 
 /// Terms of a taxonomy with events, most used first.
-async fn terms_by_count(url: &str, taxonomy: Taxonomy, column_sql: &str) -> Result<Vec<String>> {
+pub(crate) async fn terms_by_count(
+    url: &str,
+    taxonomy: Taxonomy,
+    column_sql: &str,
+) -> Result<Vec<String>> {
     let taxonomy = taxonomy.as_str();
     Ok(column(
         text_rows(
@@ -357,7 +361,7 @@ async fn counts(url: &str) -> Result<Counts> {
     })
 }
 
-async fn values(url: &str, event_ids: &[String]) -> Result<Values> {
+pub(crate) async fn values(url: &str, event_ids: &[String]) -> Result<Values> {
     let counts = counts(url).await?;
     let categories = terms_by_count(url, Taxonomy::Category, "CAST(id AS TEXT)").await?;
     let category_slugs = terms_by_count(url, Taxonomy::Category, "slug").await?;
@@ -445,14 +449,25 @@ async fn values(url: &str, event_ids: &[String]) -> Result<Values> {
 /// (kind, caller, file) into `dir`.
 pub async fn write_plan(url: &str, dir: &Path, event_ids: &[String]) -> Result<usize> {
     let values = values(url, event_ids).await?;
-    let out = dir.join("sweep");
-    std::fs::create_dir_all(&out)?;
+    write_kinds(&dir.join("sweep"), KINDS, &values, &|path| {
+        format!("/{path}")
+    })
+}
+
+/// Writes `<kind>.paths` (each variant of the kind's template, as `path` makes it a
+/// request path) and `kinds.tsv` (kind, caller, file) into `out`.
+pub(crate) fn write_kinds(
+    out: &Path,
+    kinds: &[Kind],
+    values: &Values,
+    path: &dyn Fn(&str) -> String,
+) -> Result<usize> {
+    std::fs::create_dir_all(out)?;
     let mut index = String::new();
-    for kind in KINDS {
+    for kind in kinds {
         let mut paths = String::new();
         for i in 0..values.variants(kind.template) {
-            paths.push('/');
-            paths.push_str(&values.expand(kind.template, i)?);
+            paths.push_str(&path(&values.expand(kind.template, i)?));
             paths.push('\n');
         }
         let file = format!("{}.paths", kind.name);
@@ -464,5 +479,5 @@ pub async fn write_plan(url: &str, dir: &Path, event_ids: &[String]) -> Result<u
         writeln!(index, "{}\t{caller}\t{file}", kind.name)?;
     }
     std::fs::write(out.join("kinds.tsv"), index)?;
-    Ok(KINDS.len())
+    Ok(kinds.len())
 }

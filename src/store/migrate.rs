@@ -212,6 +212,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0040_trigger_functions_keep_plans.sql"),
         postgres: include_str!("migrations/postgres/0040_trigger_functions_keep_plans.sql"),
     },
+    Migration {
+        version: 41,
+        sqlite: include_str!("migrations/sqlite/0041_flag_bits.sql"),
+        postgres: include_str!("migrations/postgres/0041_flag_bits.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

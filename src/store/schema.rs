@@ -181,6 +181,7 @@ pub enum EventKeys {
     TermBits2,
     #[iden = "term_bits_3"]
     TermBits3,
+    FlagBits,
 }
 
 #[derive(Iden, Clone, Copy)]

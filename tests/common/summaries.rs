@@ -1,7 +1,7 @@
 //! What the triggers keep, checked against its definition: the events' keys from
 //! the posts, their links and the terms' ancestors; the per-day counts from the keys;
 //! the blocks from the per-day counts; the venues' and organizers' summaries from the
-//! keys; each event's bits from its terms'. Written as plain SQL both backends run, apart from the triggers.
+//! keys; each event's bits from its terms' and its flags. Written as plain SQL both backends run, apart from the triggers.
 
 use sea_query::{Expr, Query};
 
@@ -100,6 +100,24 @@ const BITS: &str = "\
     FROM event_keys WHERE kind NOT IN (0, 1) \
       AND (term_bits <> 0 OR term_bits_1 <> 0 OR term_bits_2 <> 0 OR term_bits_3 <> 0)";
 
+/// The flags' bits of each event's own key (migration 41): featured 1, has tickets
+/// 2, its venue has coordinates 4, from the event's row; and those kept (no other key
+/// has any).
+const FLAGS_DEFINED: &str = "\
+    SELECT k.event_id, \
+           CASE WHEN e.featured THEN 1 ELSE 0 END \
+           + CASE WHEN e.tickets <> '' THEN 2 ELSE 0 END \
+           + CASE WHEN EXISTS ( \
+               SELECT 1 FROM posts v WHERE v.id = e.venue_id AND v.post_type = 'venue' \
+                 AND v.geo_lat IS NOT NULL AND v.geo_lng IS NOT NULL) THEN 4 ELSE 0 END \
+             AS flag_bits \
+    FROM event_keys k JOIN posts e ON e.id = k.event_id \
+    WHERE k.kind = 0";
+const FLAGS: &str = "\
+    SELECT event_id, flag_bits FROM event_keys WHERE kind = 0 \
+    UNION ALL \
+    SELECT event_id, flag_bits FROM event_keys WHERE kind <> 0 AND flag_bits <> 0";
+
 /// Asserts that every summary the triggers keep is what its definition gives.
 pub async fn assert_summaries_hold(app: &TestApp, when: &str) {
     let mut conn = app.store.pool.read().await.unwrap();
@@ -109,6 +127,7 @@ pub async fn assert_summaries_hold(app: &TestApp, when: &str) {
         ("event_key_blocks", BLOCKS_DEFINED, BLOCKS),
         ("linked_event_stats", LINKED_DEFINED, LINKED),
         ("event_keys.term_bits", BITS_DEFINED, BITS),
+        ("event_keys.flag_bits", FLAGS_DEFINED, FLAGS),
     ];
     for (table, defined, kept) in pairs {
         for (these, those, what) in [(defined, kept, "missing"), (kept, defined, "unexpected")] {

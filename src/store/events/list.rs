@@ -9,7 +9,7 @@ use super::keys::{Probes, Weighed};
 use super::{event_from_row, select_events};
 use crate::domain::changes::Seen;
 use crate::domain::event::{Event, EventFilter, Total};
-use crate::domain::event_keys::{KeyFilter, TermMask, key_filters};
+use crate::domain::event_keys::{KeyFilter, TermMask, flags_on_most_events, key_filters};
 use crate::domain::post::PostType;
 use crate::store::event_count::KeyWindow;
 use crate::store::posts::{self, col};
@@ -111,6 +111,8 @@ async fn planned_keys(
     if eq.names_its_events() {
         keys = named_keys(eq, &keys);
         terms_events = None;
+    } else if flags_on_most_events(&keys) {
+        keys.insert(0, KeyFilter::every());
     }
     if keys.is_empty() {
         keys.push(KeyFilter::every());

@@ -115,14 +115,57 @@ fn masked(
         .and_where(Expr::cust("d.kind = 0"))
         .and_where(Expr::cust("d.value = 0"))
         .and_where(has_bits(driver(), mask));
-    listed_by(&mut q, backend, eq, keys, true, &keys[1..], Texts::InSet);
+    listed_by(
+        &mut q,
+        backend,
+        eq,
+        keys,
+        Carried::TermsAndFlags,
+        &keys[1..],
+        Texts::InSet,
+    );
     q
 }
 
-/// Whether the rows of a driver of `key`'s kind carry their events' term bits: the
-/// events' own keys (migration 32) and their term keys (migration 37).
-pub(super) fn carried(key: &KeyFilter) -> bool {
-    matches!(key.kind, KeyKind::Every | KeyKind::Term)
+/// What the rows of a driver carry of their events' other keys.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Carried {
+    Nothing,
+    /// The term bits: the events' term keys (migration 37).
+    Terms,
+    /// The term bits and the flag bits: the events' own keys (migrations 32 and 41).
+    TermsAndFlags,
+}
+
+impl Carried {
+    pub(super) fn terms(self) -> bool {
+        self != Carried::Nothing
+    }
+
+    pub(super) fn flags(self) -> bool {
+        self == Carried::TermsAndFlags
+    }
+}
+
+/// What the rows of a driver of `key`'s kind carry.
+pub(super) fn carried(key: &KeyFilter) -> Carried {
+    match key.kind {
+        KeyKind::Every => Carried::TermsAndFlags,
+        KeyKind::Term => Carried::Terms,
+        _ => Carried::Nothing,
+    }
+}
+
+/// A filter of one flag (`featured=0`, `geoloc=1`) as the own key `alias`'s bit of
+/// it (migration 41): no lookup of the flag's key.
+pub(super) fn flag_on_row(alias: impl IntoIden, key: &KeyFilter) -> Option<SimpleExpr> {
+    let bit = key.kind.flag_bit()?;
+    let held = Expr::col((alias, EventKeys::FlagBits)).bit_and(bit);
+    match key.values[..] {
+        [1] => Some(held.ne(0)),
+        [0] => Some(held.eq(0)),
+        _ => None,
+    }
 }
 
 /// Whether the own key `alias` holds one of the mask's bits: `(term_bits & m) <> 0`

@@ -367,7 +367,10 @@ fn value_counts(
         .skip(skip)
         .map(|(i, arm)| {
             let mut q = keyed(backend, eq, &arm);
-            if let Some(mask) = keys[0].mask_of_first(i).filter(|_| bits::carried(&keys[0])) {
+            if let Some(mask) = keys[0]
+                .mask_of_first(i)
+                .filter(|_| bits::carried(&keys[0]).terms())
+            {
                 // The earlier values' bits on the value's own rows (migration 37).
                 q.and_where(bits::has_bits(driver(), mask).not());
             } else if i > 0 {
