@@ -392,15 +392,18 @@ HOSTILE_ROWS=$RUN_DIR/hostile.ndjson
 # (10,000 matches) over 50.
 SEARCH_LAST_PAGE=200
 # The path with `page=last` replaced by the list's last page (X-WP-TotalPages of its
-# page 1; page 1 of an empty list), of a search the last within its depth.
+# page 1; page 1 of an empty list); of a search whose total is a floor
+# (`X-Calendar-Total: at-least`), the last page its depth reaches.
 resolve_last_page() {
-    local path=$1 pages
+    local path=$1 headers pages
     shift
     [[ $path == *page=last* ]] || { echo "$path"; return; }
-    pages=$(curl -s -D - -o /dev/null --max-time 60 "$@" "$BASE${path/page=last/page=1}" |
-        tr -d '\r' | awk -F': ' 'tolower($1) == "x-wp-totalpages" { print $2 }')
+    headers=$(curl -s -D - -o /dev/null --max-time 60 "$@" "$BASE${path/page=last/page=1}" | tr -d '\r')
+    pages=$(awk -F': ' 'tolower($1) == "x-wp-totalpages" { print $2 }' <<<"$headers")
     [[ ${pages:-0} -ge 1 ]] || pages=1
-    [[ $path == *search=* && $pages -gt $SEARCH_LAST_PAGE ]] && pages=$SEARCH_LAST_PAGE
+    if grep -qi '^x-calendar-total: at-least' <<<"$headers" || [[ $path == *search=* && $pages -gt $SEARCH_LAST_PAGE ]]; then
+        pages=$SEARCH_LAST_PAGE
+    fi
     echo "${path/page=last/page=$pages}"
 }
 # "status seconds" of one request; one that fails counts as the 60 s it may take.

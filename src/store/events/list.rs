@@ -9,7 +9,7 @@ use super::keys::{Probes, Weighed};
 use super::{event_from_row, select_events};
 use crate::domain::changes::Seen;
 use crate::domain::event::{Event, EventFilter, Total};
-use crate::domain::event_keys::{KeyFilter, TermMask, flags_on_most_events, key_filters};
+use crate::domain::event_keys::{KeyFilter, KeyKind, TermMask, common_flag_drives, key_filters};
 use crate::domain::post::PostType;
 use crate::store::event_count::KeyWindow;
 use crate::store::posts::{self, col};
@@ -111,7 +111,7 @@ async fn planned_keys(
     if eq.names_its_events() {
         keys = named_keys(eq, &keys);
         terms_events = None;
-    } else if flags_on_most_events(&keys) {
+    } else if common_flag_drives(&keys) {
         keys.insert(0, KeyFilter::every());
     }
     if keys.is_empty() {
@@ -225,6 +225,9 @@ async fn page_and_total(
 /// `search::walk::in_order`), which a search's probe and walk do each time: cheap for a
 /// few terms' events, not for a third of the calendar.
 fn searched_keys(keys: &[KeyFilter]) -> Vec<KeyFilter> {
+    if keys[0].kind == KeyKind::Every {
+        return keys.to_vec();
+    }
     std::iter::once(KeyFilter::every())
         .chain(keys.iter().cloned())
         .collect()
