@@ -356,12 +356,17 @@ sweep_first_pass() {
         curl -s -o /dev/null -w '%{time_total}\n' --max-time 30 "${auth[@]}" "$BASE$API$path" || echo 30
     done <"$paths" | sort -g | tail -n1 | awk '{ printf "%.2f\n", $1 * 1000 }'
 }
-run_sweep() {
-    log "sweep: restarting the server with its response cache off"
+# Restarts the server with its response cache off, on a fresh copy when a write scenario
+# grew the data set.
+restart_uncached() {
+    log "$1: restarting the server with its response cache off"
     stop_server
     [[ $DATA_WRITTEN == true ]] && { make_copy; "$GEN" manifest --database-url "$WORK_URL" --out "$MANIFEST" >/dev/null; }
     DATA_WRITTEN=false
     start_server --response-cache-mb 0
+}
+run_sweep() {
+    restart_uncached sweep
     local kind caller file report first cold
     while IFS=$'\t' read -r kind caller file; do
         report=$RUN_DIR/sweep-$kind.json
@@ -409,11 +414,7 @@ resolve_last_page() {
 # "status seconds" of one request; one that fails counts as the 60 s it may take.
 timed() { curl -s -o /dev/null -w '%{http_code} %{time_total}\n' --max-time 60 "$@" || echo "000 60"; }
 run_hostile() {
-    log "hostile: restarting the server with its response cache off"
-    stop_server
-    [[ $DATA_WRITTEN == true ]] && { make_copy; "$GEN" manifest --database-url "$WORK_URL" --out "$MANIFEST" >/dev/null; }
-    DATA_WRITTEN=false
-    start_server --response-cache-mb 0
+    restart_uncached hostile
     local kind caller file path auth status first again
     while IFS=$'\t' read -r kind caller file; do
         auth=()

@@ -348,10 +348,10 @@ pub(super) fn listed_matches(
 
 /// The conditions of the list but its driver's range on the rows `d`;
 /// `carried`: what those rows carry of their events' keys ([`bits::carried`]): other
-/// filters of terms with bits, and on own keys of flags, are checked there (a flag
-/// looked up for each of the 308,000 events of thirty categories and two hundred
-/// tags at a million took 1 s on SQLite, three flags 5.8 s on PostgreSQL; a walk of the window in list
-/// order: PostgreSQL made the lookup of each event's own key a semi-join, and hashed
+/// filters of terms with bits, and on own keys of flags, are checked there (three
+/// flags and the terms' bits looked up for each of 800,000 events, for thirty
+/// categories, a hundred tags and three flags at a million: 7.2 s on PostgreSQL; a
+/// walk of the window in list order: PostgreSQL made the lookup of each event's own key a semi-join, and hashed
 /// every own key with one of the bits before the walk's first row, 2 s for all
 /// thirty categories with a search; a tag's events in a category's range, each
 /// looked up among the tag's keys or both ranges merged, read twice the rows).
