@@ -68,6 +68,21 @@ check() {
     # A search in terms, which PostgreSQL checks in the search index's copy of them.
     got=$(total_of "events?$all&categories=1&search=the")
     [[ $got -gt 0 ]] || fail "$backend: no event of category 1 holds 'the'"
+    # The flags' bits the load's fill gives each own key (migration 41), against the rows,
+    # and a list that checks them there (flags on most events drive from the own keys).
+    local flags="CASE WHEN p.featured THEN 1 ELSE 0 END + CASE WHEN p.tickets <> '' THEN 2 ELSE 0 END
+        + CASE WHEN EXISTS (SELECT 1 FROM posts v WHERE v.id = p.venue_id AND v.post_type = 'venue'
+            AND v.geo_lat IS NOT NULL AND v.geo_lng IS NOT NULL) THEN 4 ELSE 0 END"
+    got=$($count_sql "SELECT count(*) FROM event_keys k JOIN posts p ON p.id = k.event_id
+        WHERE k.kind = 0 AND k.flag_bits <> $flags")
+    [[ $got == 0 ]] || fail "$backend: $got own keys whose flag bits differ from their events"
+    expected=$($count_sql "SELECT count(*) FROM posts p WHERE $listed AND p.password = '' AND $flags = 4")
+    got=$(total_of "events?$all&featured=0&ticketed=0&geoloc=1")
+    [[ $got == "$expected" ]] || fail "$backend: unset flags and located, total $got, the data lists $expected"
+    # The bench's plans, drawn from the data set.
+    "$GEN" manifest --database-url "$url" --out "$WORK/$backend-manifest" >/dev/null
+    [[ $(wc -l <"$WORK/$backend-manifest/hostile/kinds.tsv") -ge 20 ]] ||
+        fail "$backend: the hostile plan lists too few kinds"
     kill "$SERVER_PID"
     wait "$SERVER_PID" 2>/dev/null || true
     SERVER_PID=
