@@ -123,9 +123,8 @@ pub(in crate::store::events) fn masked_page_ids(
 }
 
 /// The list's events as every event's own key in the window with one of the mask's
-/// bits, the list's other filters probed for each (selecting nothing yet). `kind =
-/// 0 AND value = 0` as constants name PostgreSQL's index of those keys with their
-/// bits (migration 32).
+/// bits, the list's other filters probed for each (selecting nothing yet), from the
+/// index of those keys with their bits ([`own_keys`]).
 fn masked(
     backend: Backend,
     eq: &EventFilter,
@@ -133,10 +132,9 @@ fn masked(
     mask: TermMask,
 ) -> SelectStatement {
     let mut q = Query::select();
-    q.from_as(EventKeys::Table, driver())
-        .and_where(Expr::cust("d.kind = 0"))
-        .and_where(Expr::cust("d.value = 0"))
-        .and_where(has_bits(driver(), mask));
+    q.from_as(EventKeys::Table, driver());
+    own_keys(&mut q);
+    q.and_where(has_bits(driver(), mask));
     listed_by(
         &mut q,
         backend,
@@ -147,6 +145,15 @@ fn masked(
         Texts::InSet,
     );
     q
+}
+
+/// Names the driver's rows `d` as every event's own key by constants, as PostgreSQL's
+/// index of the own keys with their bits names them (migrations 32 and 41): bound, the
+/// kind and value do not tell its planner that the index holds them, and it reads the
+/// primary key and each row's bits from the table.
+pub(super) fn own_keys(q: &mut SelectStatement) {
+    q.and_where(Expr::cust("d.kind = 0"))
+        .and_where(Expr::cust("d.value = 0"));
 }
 
 /// What the rows of a driver carry of their events' other keys.

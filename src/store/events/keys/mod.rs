@@ -270,10 +270,8 @@ pub(super) fn keyed_with(
         // keeps a column off its indexes; PostgreSQL weighs costs and is not misled).
         q.and_where(Expr::cust("+d.kind").eq(code(first.kind)));
     } else if first.kind == KeyKind::Every && others.iter().any(|k| k.kind.flag_bit().is_some()) {
-        // Constants, as PostgreSQL's index of the own keys with their bits names them
-        // (migrations 32 and 41): the flags are checked there, from the index alone.
-        q.and_where(Expr::cust("d.kind = 0"))
-            .and_where(Expr::cust("d.value = 0"));
+        // The flags are checked on the own keys' index alone.
+        bits::own_keys(&mut q);
     } else if first.kind == KeyKind::Term {
         // A constant, as PostgreSQL's index of the term keys with their bits names
         // it (migration 37).
