@@ -72,6 +72,10 @@ const KINDS: &[Kind] = &[
         "events?search={word_medium}+{word_short}&{all}&per_page=50&page=last",
     ),
     anon(
+        "search_words_deepest_page",
+        "events?search={words}&{all}&per_page=50&page=last",
+    ),
+    anon(
         "search_terms_all",
         "events?search={word}&categories={categories_all}&tags={tags_most}&{all}&per_page=50",
     ),
@@ -141,6 +145,18 @@ async fn hostile_values(url: &str, event_ids: &[String]) -> Result<Values> {
         ("include_many", vec![include_many.join(",")]),
         ("first_or_last", strings(&["1", "last"])),
         ("word", strings(&["the", "salsa"])),
+        // Two common words (a fifth of the events hold both), a rare word with a
+        // letter every event holds, a common word with one, and three words.
+        (
+            "words",
+            strings(&[
+                "salsa+lantern",
+                "jazz+a",
+                "lantern+a",
+                "salsa+e",
+                "harbor+salsa+a",
+            ]),
+        ),
     ]);
     Ok(values)
 }
