@@ -108,6 +108,21 @@ fn floor_header(r: &Resp) -> Option<&str> {
     r.header("x-calendar-total")
 }
 
+/// Every page of `events?{query}` for `auth`: the events `expected` in list order,
+/// the last page's total exact. The totals of the pages, in order.
+async fn every_page_finds(
+    app: &TestApp,
+    query: &str,
+    auth: &Auth,
+    expected: &[i64],
+) -> Vec<(u64, bool)> {
+    let (all, totals) = every_page(app, "events", query, auth).await;
+    assert_eq!(all, expected, "{query}");
+    let last = (u64::try_from(expected.len()).unwrap(), false);
+    assert_eq!(*totals.last().unwrap(), last, "{query}");
+    totals
+}
+
 fn sorted_by_creation(mut v: Vec<i64>) -> Vec<i64> {
     // Each word's events were created in list order.
     v.sort();
@@ -164,13 +179,7 @@ both_with!(
         for (word, expected) in [("quiet", &cal.quiet), ("late", &cal.late)] {
             for per_page in [5, 50] {
                 let q = format!("{WINDOW}&search={word}&per_page={per_page}");
-                let (all, totals) = every_page(&app, "events", &q, &anonymous).await;
-                assert_eq!(&all, expected, "{q}");
-                assert_eq!(
-                    *totals.last().unwrap(),
-                    (expected.len() as u64, false),
-                    "{q}"
-                );
+                let totals = every_page_finds(&app, &q, &anonymous, expected).await;
                 if per_page == 5 {
                     assert_eq!(totals[0], (LIMIT, true), "{q}");
                 }
@@ -251,13 +260,7 @@ both_with!(
         ] {
             for per_page in [3, 7] {
                 let q = format!("{WINDOW}&search={words}&per_page={per_page}");
-                let (all, totals) = every_page(&app, "events", &q, &anonymous).await;
-                assert_eq!(&all, expected, "{q}");
-                assert_eq!(
-                    *totals.last().unwrap(),
-                    (expected.len() as u64, false),
-                    "{q}"
-                );
+                every_page_finds(&app, &q, &anonymous, expected).await;
             }
         }
     }
@@ -291,9 +294,7 @@ both_with!(
         let admin = app.admin.auth();
         for words in ["salsa", "salsa+a"] {
             let q = format!("{WINDOW}&status=draft&search={words}&per_page=4");
-            let (all, totals) = every_page(&app, "events", &q, &admin).await;
-            assert_eq!(all, drafts, "{q}");
-            assert_eq!(*totals.last().unwrap(), (drafts.len() as u64, false), "{q}");
+            let totals = every_page_finds(&app, &q, &admin, &drafts).await;
             assert_eq!(totals[0], (SHALLOW_LIMIT, true), "{q}");
         }
     }
