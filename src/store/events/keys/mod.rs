@@ -409,7 +409,7 @@ fn children(parent: i64) -> SelectStatement {
 fn search_conditions(q: &mut SelectStatement, backend: Backend, eq: &EventFilter, texts: Texts) {
     let words = &eq.search_words;
     let any_indexed = words.iter().any(|w| indexed(w));
-    // One set of every word's matches, where a set of each word was built whole
+    // One set of every word's matches, where a set of each word is built whole
     // (`salsa` alone holds 418,000 events at a million). SQLite's FTS5 intersects
     // the words' lists as it reads them, and may leave out a short word beside a
     // phrase, checked on the rows of the set then, as the index's other callers
