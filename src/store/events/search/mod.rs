@@ -11,21 +11,21 @@
 //! whichever way, so the total stops at the filter's `count_limit` (or the end of
 //! the asked page, if deeper) and says so.
 
-use sea_query::{Alias, Expr, ExprTrait, Order, Query, SelectStatement, SimpleExpr};
+use sea_query::SelectStatement;
 
-use super::keys::{Texts, d, keyed_with, listed_matches, listed_on_rows};
+use super::keys::listed_on_rows;
 use super::list::start_range;
 use super::words::{dated_index_matches, index_matches};
 use crate::domain::event::{EventFilter, Total};
 use crate::domain::event_keys::{KeyFilter, KeyKind};
 use crate::domain::post::Visibility;
-use crate::store::posts::col;
-use crate::store::schema::{EventKeys, Posts};
 use crate::store::{Backend, Conn, StoreError};
 
+mod index;
 mod walk;
 
-use walk::{probe, walk_count_after, walk_page, walked_page};
+use index::{Index, bounded_count, index_count, index_page, kept_page};
+use walk::{Probed, probe, walk_count_after, walk_page, walked_page};
 
 /// How many matches are counted per event of the window the probe reads: it
 /// reads half as many events as are counted, enough to tell a common word from a
@@ -49,7 +49,7 @@ const TERM_WALK_ROWS_PER_MATCH: u64 = 2;
 
 /// How many rows in the window a driver of several values may hold, per match
 /// counted, for PostgreSQL to join the index's matches with them as it chooses (see
-/// [`Index::joined`]): two tags of 18,700 events with `jazz` took 805 ms probed,
+/// [`Index::joined`](index::Index::joined)): two tags of 18,700 events with `jazz` took 805 ms probed,
 /// 203 ms so. Not every event's rows: given the choice for a month of them (26,000)
 /// and `jazz`, it took 9 s. Terms are not joined either: their index checks them
 /// with the words (`keys::listed_on_rows`); organizers are.
@@ -91,16 +91,68 @@ const MAX_SET_MATCHES: u64 = 50_000;
 /// How many values of the driver [`window_rows`] counts the window of, one by one.
 const COUNTED_VALUES: usize = 16;
 
-/// How many of the index's matches a count may read as IDs, kept for the page: a
-/// count of at most this many (the usual 1,000, or a page not deeper) gives its
-/// page without a second pass over the index or a walk of the window. Past it, a
-/// deep page's limit, they are counted only.
-const KEPT_MATCHES: u64 = 2_000;
-
 /// A search's page (its IDs in list order; `None` past the last) and total.
 pub(super) struct Found {
     pub ids: Option<SelectStatement>,
     pub total: Total,
+}
+
+/// A search being served: the list, the page asked, how far its total is counted,
+/// and what the probe of the window's first events saw.
+struct Search<'a> {
+    eq: &'a EventFilter,
+    keys: &'a [KeyFilter],
+    probed: Probed,
+    /// The events of the list before the page, and up to the page's end.
+    offset: u64,
+    enough: u64,
+    /// The filter's count limit, and the total's: the deeper of it and the page's end.
+    count_limit: u64,
+    limit: u64,
+    /// The events the probe read; those a walk may read before the index is cheaper.
+    probe_rows: u64,
+    walk_rows: u64,
+}
+
+impl Search<'_> {
+    fn matched(&self) -> u64 {
+        self.probed.matched()
+    }
+
+    /// The rows a walk is expected to read to find `n` matches, at the probe's rate.
+    fn rows_for(&self, n: u64) -> u64 {
+        n.saturating_mul(self.probe_rows) / Ord::max(self.matched(), 1)
+    }
+
+    /// The matches expected among `n` events, at the probe's rate.
+    fn at_rate(&self, n: u64) -> u64 {
+        n.saturating_mul(Ord::max(self.matched(), 1)) / self.probe_rows
+    }
+}
+
+/// How a search's total is counted.
+enum Way<'k> {
+    /// The window walked in list order, counting on from the probe.
+    Walk,
+    /// SQLite: the keys' rows checked against the index's matches as a set.
+    Set(&'k [KeyFilter]),
+    /// The index's matches, unless the window is short enough to walk; `window`:
+    /// the driver's rows in it, when the per-day counts give them.
+    Index {
+        matches: Box<SelectStatement>,
+        window: Option<u64>,
+    },
+}
+
+/// A search's total, and what the page may be read from.
+enum Counted {
+    Walked(Total),
+    Indexed {
+        total: Total,
+        /// Every match the list shows, when the count read them all as IDs.
+        kept: Option<Vec<i64>>,
+        index: Index,
+    },
 }
 
 pub(super) async fn page(
@@ -108,130 +160,188 @@ pub(super) async fn page(
     eq: &EventFilter,
     keys: &[KeyFilter],
 ) -> Result<Found, StoreError> {
-    let backend = conn.backend();
     let offset = (eq.page - 1).saturating_mul(eq.per_page);
-    let enough = offset.saturating_add(eq.per_page);
     let count_limit = Ord::max(eq.count_limit, 1);
-    let limit = Ord::max(count_limit, enough);
     let probe_rows = Ord::max(count_limit / MATCHES_PER_PROBED_ROW, 1);
-    let walk_rows = count_limit.saturating_mul(WALK_ROWS_PER_MATCH);
     let probed = probe(conn, eq, keys, probe_rows).await?;
-    let matched = probed.matched();
-    let walk = || Some(walk_page(backend, eq, keys, &probed, offset, None));
     if probed.whole_window {
         // The probe read the whole window: its count is the total.
+        let matched = probed.matched();
+        let ids =
+            (offset < matched).then(|| walk_page(conn.backend(), eq, keys, &probed, offset, None));
         let total = Total::exact(matched);
-        let ids = if offset < matched { walk() } else { None };
         return Ok(Found { ids, total });
     }
-    // The rows a walk is expected to read to find `n` matches, at the probe's rate,
-    // and the matches expected among `n` events.
-    let rows_for = |n: u64| n.saturating_mul(probe_rows) / Ord::max(matched, 1);
-    let at_rate = |n: u64| n.saturating_mul(Ord::max(matched, 1)) / probe_rows;
-    let mut indexed = index_matches(backend, &eq.search_words);
-    let index_wanted = indexed.is_some() && rows_for(limit + 1) > walk_rows;
-    let mut set_window = None;
-    if let Some(matches) = &indexed
-        && index_wanted
-        && backend == Backend::Sqlite
-        && as_set(&eq.search_words)
-    {
-        let (set_keys, window) = set_route(conn, eq, keys, matches, count_limit).await?;
-        if let Some(set_keys) = set_keys {
-            return in_set(conn, eq, set_keys, offset, limit).await;
+    let enough = offset.saturating_add(eq.per_page);
+    let search = Search {
+        eq,
+        keys,
+        probed,
+        offset,
+        enough,
+        count_limit,
+        limit: Ord::max(count_limit, enough),
+        probe_rows,
+        walk_rows: count_limit.saturating_mul(WALK_ROWS_PER_MATCH),
+    };
+    let counted = match counting_way(conn, &search).await? {
+        Way::Set(set_keys) => return in_set(conn, &search, set_keys).await,
+        Way::Walk => walk_count(conn, &search).await?,
+        Way::Index { matches, window } => {
+            index_count_or_walk(conn, &search, matches, window).await?
         }
-        set_window = window;
+    };
+    let total = match &counted {
+        Counted::Walked(total) | Counted::Indexed { total, .. } => *total,
+    };
+    let ids = if offset >= total.count {
+        None
+    } else {
+        Some(page_ids(conn, &search, counted).await?)
+    };
+    Ok(Found { ids, total })
+}
+
+/// How the search's total is counted: walked when a walk is expected to read few
+/// events for it, from a set on SQLite when its words and window allow one, else
+/// from the index.
+async fn counting_way<'k>(conn: &mut Conn, s: &Search<'k>) -> Result<Way<'k>, StoreError> {
+    let backend = conn.backend();
+    let Some(matches) = index_matches(backend, &s.eq.search_words) else {
+        return Ok(Way::Walk);
+    };
+    if s.rows_for(s.limit + 1) <= s.walk_rows {
+        return Ok(Way::Walk);
+    }
+    let mut window = None;
+    if backend == Backend::Sqlite && as_set(&s.eq.search_words) {
+        let (set_keys, lists_window) =
+            set_route(conn, s.eq, s.keys, &matches, s.count_limit).await?;
+        if let Some(set_keys) = set_keys {
+            return Ok(Way::Set(set_keys));
+        }
+        window = lists_window;
     }
     // A walk reads at most its window's events: when the per-day counts say they
     // are few, it is bounded however rare the words, and the index's matches, which
     // are looked up whether in the window or not, may be many more.
-    let window = match (index_wanted, set_window) {
-        (false, _) => None,
-        (true, Some(rows)) => Some(rows),
-        (true, None) => window_rows(conn, eq, keys).await?,
+    let window = match window {
+        Some(rows) => Some(rows),
+        None => window_rows(conn, s.eq, s.keys).await?,
     };
     // PostgreSQL, a page past the count limit: the index's matches in the window
     // are counted up to the page's end, among the matches of every event of the
     // list's dates; a walk may read fewer events than that (`salsa` among the
     // administrator's 50,000 drafts, whose matches are one in twenty of the index's).
-    let index_wanted = index_wanted
-        && !(backend == Backend::Postgres
-            && limit > count_limit
-            && walk_reads_fewer(conn, eq, window, rows_for(limit + 1), limit).await?);
+    if backend == Backend::Postgres
+        && s.limit > s.count_limit
+        && walk_reads_fewer(conn, s.eq, window, s.rows_for(s.limit + 1), s.limit).await?
+    {
+        return Ok(Way::Walk);
+    }
+    Ok(Way::Index {
+        matches: Box::new(matches),
+        window,
+    })
+}
+
+/// The probe counted the matches of the window's first `probe_rows` events: the
+/// walk counts on from there, up to the same limit.
+async fn walk_count(conn: &mut Conn, s: &Search<'_>) -> Result<Counted, StoreError> {
+    let rest = s.limit.saturating_sub(s.matched());
+    let rest = walk_count_after(conn.backend(), s.eq, s.keys, s.probe_rows, rest);
+    let counted = s.matched() + count(conn, rest).await?;
+    Ok(Counted::Walked(up_to(counted, s.limit)))
+}
+
+/// The index's matches counted, on PostgreSQL among those of the list's dates
+/// ([`dated`]); a window short enough is walked instead.
+async fn index_count_or_walk(
+    conn: &mut Conn,
+    s: &Search<'_>,
+    matches: Box<SelectStatement>,
+    window: Option<u64>,
+) -> Result<Counted, StoreError> {
+    let backend = conn.backend();
     let dated = match backend {
-        Backend::Postgres if index_wanted => dated(conn, eq, keys, window, at_rate).await?,
-        _ => None,
+        Backend::Postgres => dated(conn, s.eq, s.keys, window, |n| s.at_rate(n)).await?,
+        Backend::Sqlite => None,
     };
     let short_window = match backend {
-        Backend::Postgres if keys[0].kind == KeyKind::Term => {
-            count_limit.saturating_mul(TERM_WALK_ROWS_PER_MATCH)
+        Backend::Postgres if s.keys[0].kind == KeyKind::Term => {
+            s.count_limit.saturating_mul(TERM_WALK_ROWS_PER_MATCH)
         }
-        _ => walk_rows,
+        _ => s.walk_rows,
     };
-    let window_is_short =
-        window.is_some_and(|n| n <= short_window) && !dated.as_ref().is_some_and(|d| d.unwalked);
-    if let Some(dated) = dated {
-        indexed = Some(dated.matches);
+    let unwalked = dated.as_ref().is_some_and(|d| d.unwalked);
+    if window.is_some_and(|n| n <= short_window) && !unwalked {
+        return walk_count(conn, s).await;
     }
     let joined = backend == Backend::Postgres
-        && keys[0].may_repeat()
-        && !listed_on_rows(keys)
-        && window.is_some_and(|n| n <= count_limit.saturating_mul(JOINED_ROWS_PER_MATCH));
-    let index = |matches| Index { matches, joined };
-    let (total, walked, kept) = match &indexed {
-        Some(matches) if index_wanted && !window_is_short => {
-            let (total, kept) = index_count(conn, eq, keys, &index(matches), limit).await?;
-            (total, false, kept)
-        }
-        // The probe counted the matches of the window's first `probe_rows` events:
-        // the walk counts on from there, up to the same limit.
-        _ => {
-            let rest = limit.saturating_sub(matched);
-            let rest = walk_count_after(backend, eq, keys, probe_rows, rest);
-            (matched + count(conn, rest).await?, true, None)
-        }
+        && s.keys[0].may_repeat()
+        && !listed_on_rows(s.keys)
+        && window.is_some_and(|n| n <= s.count_limit.saturating_mul(JOINED_ROWS_PER_MATCH));
+    let index = Index {
+        matches: dated.map_or(matches, |d| Box::new(d.matches)),
+        joined,
     };
-    let total = up_to(total, limit);
-    // Every match, when the count read them all.
+    let (counted, kept) = index_count(conn, s.eq, s.keys, &index, s.limit).await?;
+    let total = up_to(counted, s.limit);
     let kept = kept.filter(|_| !total.at_least);
-    // A walk stops at the page's last match: it is short if the probe saw matches
-    // often enough, and the page's last match exists. Past the last match, it reads
-    // the rest of the window (a rare word's first page, when the probe saw none).
-    // Every match known, the walk is kept only when the probe's matches hold the
-    // page or a walk of one value's rows reads fewer events than they are: a driver
-    // of several values merges its values' events to walk, and may sort its window
-    // (see [`walked_page`]).
+    Ok(Counted::Indexed { total, kept, index })
+}
+
+/// The page's IDs, the page holding matches. A walk stops at the page's last
+/// match: it is short if the probe saw matches often enough, and the page's last
+/// match exists. Every match known, the walk is kept only when the probe's matches
+/// hold the page or a walk of one value's rows reads fewer events than they are: a
+/// driver of several values merges its values' events to walk, and may sort its
+/// window (see [`walked_page`]).
+async fn page_ids(
+    conn: &mut Conn,
+    s: &Search<'_>,
+    counted: Counted,
+) -> Result<SelectStatement, StoreError> {
+    let backend = conn.backend();
+    let walk_to_page = s.rows_for(s.enough);
+    let (total, kept, index) = match counted {
+        Counted::Walked(_) => {
+            return walked_page(conn, s.eq, s.keys, &s.probed, s.offset, walk_to_page).await;
+        }
+        Counted::Indexed { total, kept, index } => (total, kept, index),
+    };
+    let matched = s.matched();
     let short_walk =
-        matched > 0 && rows_for(enough) <= walk_rows && (total.at_least || total.count >= enough);
+        matched > 0 && walk_to_page <= s.walk_rows && (total.at_least || total.count >= s.enough);
     let walk_beats_kept = |kept: &[i64]| {
-        matched >= enough
-            || (!keys[0].may_repeat()
-                && rows_for(enough) <= u64::try_from(kept.len()).unwrap_or(u64::MAX))
+        matched >= s.enough
+            || (!s.keys[0].may_repeat()
+                && walk_to_page <= u64::try_from(kept.len()).unwrap_or(u64::MAX))
     };
-    let ids = if offset >= total.count {
-        None
-    } else if walked || (short_walk && kept.as_deref().is_none_or(walk_beats_kept)) {
-        Some(walked_page(conn, eq, keys, &probed, offset, rows_for(enough)).await?)
-    } else if let Some(kept) = &kept {
-        Some(kept_page(backend, eq, kept, offset))
-    } else if let (Some(matches), false) = (&indexed, total.at_least) {
-        Some(index_page(backend, eq, keys, &index(matches), offset))
-    } else if backend == Backend::Postgres
+    if short_walk && kept.as_deref().is_none_or(walk_beats_kept) {
+        return walked_page(conn, s.eq, s.keys, &s.probed, s.offset, walk_to_page).await;
+    }
+    if let Some(kept) = &kept {
+        return Ok(kept_page(backend, s.eq, kept, s.offset));
+    }
+    if !total.at_least {
+        return Ok(index_page(backend, s.eq, s.keys, &index, s.offset));
+    }
+    // More matches than counted. A set of the words' matches costs a lookup and a
+    // check of each one's text again (`salsa lantern` at a million events: 189,000
+    // matches, 2.7 s as PostgreSQL's set): the walk to the page is taken when it
+    // reads no more events than the set is expected to hold.
+    if backend == Backend::Postgres
         && matched > 0
-        && all_in_dates(conn, eq)
+        && all_in_dates(conn, s.eq)
             .await?
-            .is_some_and(|n| rows_for(enough) <= at_rate(n))
+            .is_some_and(|n| walk_to_page <= s.at_rate(n))
     {
-        // A set of the words' matches costs a lookup and a check of each one's text
-        // again (`salsa lantern` at a million events: 189,000 matches, 2.7 s); the
-        // walk to the page reads no more events than the set is expected to hold.
-        Some(walked_page(conn, eq, keys, &probed, offset, rows_for(enough)).await?)
-    } else {
-        // More matches than counted, too rare in the window for a short walk: the
-        // list's usual page, its words' matches as a set of IDs.
-        Some(super::keys::page_ids(backend, eq, keys, offset))
-    };
-    Ok(Found { ids, total })
+        return walked_page(conn, s.eq, s.keys, &s.probed, s.offset, walk_to_page).await;
+    }
+    // Too rare in the window for a short walk: the list's usual page, its words'
+    // matches as a set of IDs.
+    Ok(super::keys::page_ids(backend, s.eq, s.keys, s.offset))
 }
 
 /// A search of words rare in a window of a few hundred thousand rows at most, on
@@ -244,23 +354,17 @@ pub(super) async fn page(
 /// match in the calendar: at most [`MAX_SET_MATCHES`] (`the`, in every event, took
 /// 250 ms to build). Words shorter than a trigram alone are not looked up so: the
 /// set of one letter may be every event.
-async fn in_set(
-    conn: &mut Conn,
-    eq: &EventFilter,
-    keys: &[KeyFilter],
-    offset: u64,
-    limit: u64,
-) -> Result<Found, StoreError> {
+async fn in_set(conn: &mut Conn, s: &Search<'_>, keys: &[KeyFilter]) -> Result<Found, StoreError> {
     let backend = conn.backend();
-    let counts = super::keys::count_up_to(backend, eq, keys, Some(limit));
+    let counts = super::keys::count_up_to(backend, s.eq, keys, Some(s.limit));
     let matched: u64 = conn
         .query(&counts, |r| r.i64(0))
         .await?
         .into_iter()
         .map(|n| u64::try_from(n).unwrap_or(0))
         .sum();
-    let total = up_to(matched, limit);
-    let ids = (offset < matched).then(|| super::keys::page_ids(backend, eq, keys, offset));
+    let total = up_to(matched, s.limit);
+    let ids = (s.offset < matched).then(|| super::keys::page_ids(backend, s.eq, keys, s.offset));
     Ok(Found { ids, total })
 }
 
@@ -427,151 +531,4 @@ async fn dated(
 async fn count(conn: &mut Conn, q: SelectStatement) -> Result<u64, StoreError> {
     let n = conn.query_one(&q, |r| r.i64(0)).await?;
     Ok(u64::try_from(n).unwrap_or(0))
-}
-
-/// The index's matches that the list shows, counted up to `limit`, and read as IDs
-/// when `limit` is at most [`KEPT_MATCHES`].
-async fn index_count(
-    conn: &mut Conn,
-    eq: &EventFilter,
-    keys: &[KeyFilter],
-    index: &Index<'_>,
-    limit: u64,
-) -> Result<(u64, Option<Vec<i64>>), StoreError> {
-    let shown = shown_matches(conn.backend(), eq, keys, index);
-    if limit > KEPT_MATCHES {
-        return Ok((count(conn, bounded_count(shown, limit)).await?, None));
-    }
-    let ids = conn.query(&bounded(shown, limit), |r| r.i64(0)).await?;
-    Ok((u64::try_from(ids.len()).unwrap_or(u64::MAX), Some(ids)))
-}
-
-/// `COUNT(*)` of at most `limit + 1` rows of `rows`.
-fn bounded_count(rows: SelectStatement, limit: u64) -> SelectStatement {
-    Query::select()
-        .expr(Expr::cust("COUNT(*)"))
-        .from_subquery(bounded(rows, limit), Alias::new("counted"))
-        .take()
-}
-
-/// At most `limit + 1` rows of `rows`: one more than a count of `limit` reports.
-fn bounded(mut rows: SelectStatement, limit: u64) -> SelectStatement {
-    rows.limit(limit.saturating_add(1));
-    rows
-}
-
-/// A page of the matches `kept`, every one the list shows, in list order: each
-/// one's start read by its ID.
-fn kept_page(backend: Backend, eq: &EventFilter, kept: &[i64], offset: u64) -> SelectStatement {
-    Query::select()
-        .column((Posts::Table, Posts::Id))
-        .from(Posts::Table)
-        .and_where(id_among(backend, kept))
-        .order_by((Posts::Table, Posts::StartUtc), Order::Asc)
-        .order_by((Posts::Table, Posts::Id), Order::Asc)
-        .limit(eq.per_page)
-        .offset(offset)
-        .take()
-}
-
-/// `posts.id` is one of `ids`, given as one parameter whatever their number: one
-/// statement for each connection to prepare and keep (see `store::pieces`).
-fn id_among(backend: Backend, ids: &[i64]) -> SimpleExpr {
-    let list: Vec<String> = ids.iter().map(i64::to_string).collect();
-    let list = list.join(",");
-    match backend {
-        Backend::Sqlite => Expr::cust_with_values(
-            "posts.id IN (SELECT value FROM json_each(?))",
-            [format!("[{list}]")],
-        ),
-        Backend::Postgres => Expr::cust_with_values(
-            "posts.id = ANY(($1::text)::bigint[])",
-            [format!("{{{list}}}")],
-        ),
-    }
-}
-
-/// The search index's matches of the words, and how PostgreSQL checks them.
-struct Index<'a> {
-    matches: &'a SelectStatement,
-    /// PostgreSQL joins the matches with the driver's rows of the window as it
-    /// chooses (a hash of those rows: cheap for a few thousand, not for a window
-    /// of 600,000), rather than probing each match's keys.
-    joined: bool,
-}
-
-/// The index's matches that the list shows: each one's keys looked up by its ID, or,
-/// on PostgreSQL for a list driven by every event's key or by terms, checked on the
-/// row the index's candidate was read from (`keys::listed_matches`).
-fn shown_matches(
-    backend: Backend,
-    eq: &EventFilter,
-    keys: &[KeyFilter],
-    index: &Index,
-) -> SelectStatement {
-    let matches = index.matches;
-    if backend == Backend::Postgres && listed_on_rows(keys) && !index.joined {
-        return listed_matches(eq, keys, matches);
-    }
-    let m = Alias::new("m");
-    let texts = if index.joined {
-        Texts::JoinedByCaller
-    } else {
-        Texts::ByCaller
-    };
-    let mut shown = keyed_with(backend, eq, keys, texts);
-    shown
-        .expr(Expr::cust("1"))
-        .and_where(d(EventKeys::EventId).equals((m.clone(), Alias::new("id"))));
-    if backend == Backend::Postgres && !index.joined {
-        // Kept a probe of each match: as a semi-join, PostgreSQL hashes every key of
-        // the window (600,000 rows at a million events) before the first match.
-        // PostgreSQL does not pull up an `EXISTS` with an `OFFSET`.
-        shown.offset(0);
-    }
-    let mut q = Query::select();
-    q.column((m.clone(), Alias::new("id")))
-        .from_subquery(matches.clone(), m)
-        .and_where(crate::store::exists(shown));
-    q
-}
-
-/// A page of a search whose matches in the window are few: all of them, sorted.
-/// Each match's start is looked up by its ID, so that no plan can walk every
-/// event in list order instead, probing the matches: PostgreSQL chose that when it
-/// expected a thousand matches spread over the list, and found five (0.7 s).
-fn index_page(
-    backend: Backend,
-    eq: &EventFilter,
-    keys: &[KeyFilter],
-    index: &Index,
-    offset: u64,
-) -> SelectStatement {
-    let (shown, sorted, id, start) = (
-        Alias::new("shown"),
-        Alias::new("sorted"),
-        Alias::new("id"),
-        Alias::new("start"),
-    );
-    let start_of_match = Query::select()
-        .column((Posts::Table, Posts::StartUtc))
-        .from(Posts::Table)
-        .and_where(col(Posts::Id).equals((shown.clone(), id.clone())))
-        .take();
-    let with_starts = Query::select()
-        .column((shown.clone(), id.clone()))
-        .expr_as(
-            SimpleExpr::SubQuery(None, Box::new(start_of_match.into())),
-            start.clone(),
-        )
-        .from_subquery(shown_matches(backend, eq, keys, index), shown)
-        .take();
-    Query::select()
-        .column((sorted.clone(), id.clone()))
-        .from_subquery(with_starts, sorted.clone())
-        .order_by((sorted.clone(), start), Order::Asc)
-        .order_by((sorted, id), Order::Asc)
-        .limit(eq.per_page)
-        .offset(offset)
-        .take()
 }
