@@ -500,25 +500,16 @@ async fn a_mirror_through_one_instance_sees_the_writes_of_another() {
     }
 }
 
-/// A transaction in another database of the PostgreSQL cluster that outlives a
-/// sync read's wait holds back what was committed after it began: the answer
-/// says more may follow (`next_rest_url`) rather than ending short, so a reader
-/// that wants everything (an export) gets it once that transaction ends.
+/// A transaction in this calendar's database that outlives a sync read's wait
+/// holds back what was committed after it began: the answer says more may follow
+/// (`next_rest_url`) rather than ending short, so a reader that wants everything
+/// (an export) gets it once that transaction ends.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_long_transaction_elsewhere_in_the_cluster_delays_the_sync_but_loses_nothing() {
+async fn a_long_transaction_in_the_calendars_database_delays_the_sync_but_loses_nothing() {
     let Some(app) = TestApp::postgres().await else {
         return;
     };
-    let url = pg_url_for("postgres");
-    let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    let driver = tokio::spawn(conn);
-    // An open transaction with an ID: the cluster's oldest running one.
-    client
-        .batch_execute("BEGIN; SELECT pg_current_xact_id();")
-        .await
-        .unwrap();
+    let (client, driver) = open_transaction(&app.database_url()).await;
     let id = app
         .event(event("Late", "2027-05-01 10:00:00", "2027-05-01 11:00:00"))
         .await;
@@ -549,4 +540,59 @@ async fn a_long_transaction_elsewhere_in_the_cluster_delays_the_sync_but_loses_n
     assert!(text.contains(&format!("\"id\":{id},")), "{text}");
     ender.await.unwrap();
     let _ = driver.await;
+}
+
+/// A transaction in another database of the PostgreSQL cluster cannot write this
+/// calendar's rows: however long it runs (another application's migration next
+/// door), sync reads answer every change committed here, and say nothing more
+/// follows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_transaction_in_another_database_of_the_cluster_leaves_the_sync_alone() {
+    let Some(app) = TestApp::postgres().await else {
+        return;
+    };
+    let (client, driver) = open_transaction(&pg_url_for("postgres")).await;
+    let id = app
+        .event(event(
+            "Next door",
+            "2027-05-01 10:00:00",
+            "2027-05-01 11:00:00",
+        ))
+        .await;
+    let first = app.get("events?cursor=0&per_page=50").await;
+    first.assert(200);
+    let ids: Vec<_> = first.body["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, [id], "{}", first.text);
+    assert!(
+        first.body["next_rest_url"].is_null(),
+        "nothing more follows: {}",
+        first.text
+    );
+    client.batch_execute("COMMIT").await.unwrap();
+    drop(client);
+    let _ = driver.await;
+}
+
+/// A connection to `url` holding an open transaction with an ID, older than
+/// anything written after it.
+async fn open_transaction(
+    url: &str,
+) -> (
+    tokio_postgres::Client,
+    tokio::task::JoinHandle<Result<(), tokio_postgres::Error>>,
+) {
+    let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    let driver = tokio::spawn(conn);
+    client
+        .batch_execute("BEGIN; SELECT pg_current_xact_id();")
+        .await
+        .unwrap();
+    (client, driver)
 }

@@ -6,7 +6,8 @@
 //! Positions are stamped by triggers (migration 10). On SQLite they count commits
 //! of the single writer. On PostgreSQL a position is the writing transaction's ID,
 //! and transactions commit out of ID order, so a read serves only positions
-//! below the oldest transaction still running: no commit can land behind them.
+//! below the oldest transaction still running that may write this database: no
+//! commit can land behind them.
 
 use sea_query::{Expr, ExprTrait, Order, Query, SelectStatement, SimpleExpr};
 
@@ -48,11 +49,12 @@ pub struct Horizon {
 
 /// How far a read of changes may go.
 ///
-/// On PostgreSQL that is the oldest transaction still running, anywhere in the
-/// cluster. A read waits (briefly, see [`SETTLE_WAIT`]) for the transactions
-/// already running when it began, so that a client reads its own acknowledged
-/// writes and a stranger's short transaction does not hold the answer back; a
-/// longer one leaves the horizon unsettled, and the answer says more may follow.
+/// On PostgreSQL that is the oldest transaction still running that may write
+/// this database (see [`OLDEST_RUNNING_HERE`]). A read waits (briefly, see
+/// [`SETTLE_WAIT`]) for the transactions already running when it began, so that a
+/// client reads its own acknowledged writes and a stranger's short transaction
+/// does not hold the answer back; a longer one leaves the horizon unsettled, and
+/// the answer says more may follow.
 pub async fn horizon(conn: &mut Conn) -> Result<Horizon, StoreError> {
     if conn.backend() == Backend::Sqlite {
         let q = Query::select()
@@ -66,9 +68,7 @@ pub async fn horizon(conn: &mut Conn) -> Result<Horizon, StoreError> {
         });
     }
     let snapshot = Query::select()
-        .expr(Expr::cust(
-            "pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
-        ))
+        .expr(Expr::cust(OLDEST_RUNNING_HERE))
         .expr(Expr::cust(
             "pg_snapshot_xmax(pg_current_snapshot())::text::bigint",
         ))
@@ -86,6 +86,24 @@ pub async fn horizon(conn: &mut Conn) -> Result<Horizon, StoreError> {
         settled: settled >= began,
     })
 }
+
+/// PostgreSQL: the oldest transaction of the statement's snapshot still running,
+/// but for those known to run in another database of the cluster (a session's, or
+/// a prepared one's), which cannot write this one's rows; the snapshot's end when
+/// none is left. Transaction IDs are the cluster's: without that, another
+/// application's long migration or bulk load next door would hold every sync read
+/// back until it ended. A transaction whose session is hidden or gone by the time
+/// the sessions are read is not known to run elsewhere, and holds the horizon as
+/// any other (`backend_xid` is the 32-bit form of the snapshot's 64-bit IDs).
+const OLDEST_RUNNING_HERE: &str = "COALESCE((\
+    SELECT min(x::text::bigint) FROM pg_snapshot_xip(pg_current_snapshot()) AS x \
+    WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a \
+        WHERE a.datname <> current_database() \
+        AND a.backend_xid::text::bigint = x::text::bigint % 4294967296) \
+    AND NOT EXISTS (SELECT 1 FROM pg_prepared_xacts p \
+        WHERE p.database <> current_database() \
+        AND p.transaction::text::bigint = x::text::bigint % 4294967296)), \
+    pg_snapshot_xmax(pg_current_snapshot())::text::bigint)";
 
 /// The longest a PostgreSQL read of changes waits for transactions that were
 /// running when it began; past it, it answers what has settled.
