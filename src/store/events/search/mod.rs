@@ -155,6 +155,9 @@ enum Counted {
     },
 }
 
+/// A search's page and total: the probe of the window's first events, then the way
+/// its total is counted ([`counting_way`]), and the way its page is read
+/// ([`found_page`]).
 pub(super) async fn page(
     conn: &mut Conn,
     eq: &EventFilter,
@@ -197,7 +200,7 @@ pub(super) async fn page(
     let ids = if offset >= total.count {
         None
     } else {
-        Some(page_ids(conn, &search, counted).await?)
+        Some(found_page(conn, &search, counted).await?)
     };
     Ok(Found { ids, total })
 }
@@ -297,7 +300,7 @@ async fn index_count_or_walk(
 /// hold the page or a walk of one value's rows reads fewer events than they are: a
 /// driver of several values merges its values' events to walk, and may sort its
 /// window (see [`walked_page`]).
-async fn page_ids(
+async fn found_page(
     conn: &mut Conn,
     s: &Search<'_>,
     counted: Counted,
