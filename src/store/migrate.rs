@@ -217,6 +217,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0041_flag_bits.sql"),
         postgres: include_str!("migrations/postgres/0041_flag_bits.sql"),
     },
+    Migration {
+        version: 42,
+        sqlite: include_str!("migrations/sqlite/0042_flag_bits_by_event.sql"),
+        postgres: include_str!("migrations/postgres/0042_flag_bits_by_event.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.
