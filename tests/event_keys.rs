@@ -665,20 +665,22 @@ both!(filtered_lists_follow_every_write, |app| async move {
     assert_lists_match(&app, &cal, "a category with a subcategory deleted").await;
 });
 
-/// The flag-bit triggers (migrations 41 and 42) find an event's own key by the event's
-/// index: the bundled SQLite planned their updates on the primary key's (kind, value)
-/// prefix, every event's own key, and a create at a million events read some 11,000
-/// pages (60-80 ms). Each trigger's statement, its `new`/`old` values made literals, is
-/// planned here by the same SQLite the server runs.
+/// The triggers that find an event's keys by its ID use the event's index (migration
+/// 42): the bundled SQLite planned them on the primary key's (kind, value) or (kind)
+/// prefix, and at a million events a create read every own key (60-80 ms), a term link
+/// removed every term key. Each one's statement, its `new`/`old` values made literals,
+/// is planned here by the same SQLite the server runs.
 #[tokio::test]
-async fn flag_bit_triggers_find_the_own_key_by_the_event() {
+async fn triggers_find_an_events_keys_by_its_index() {
     let app = TestApp::sqlite().await;
     let url = app.database_url();
     let db = rusqlite::Connection::open(url.trim_start_matches("sqlite://")).unwrap();
     let mut triggers = db
         .prepare(
             "SELECT name, sql FROM sqlite_master \
-             WHERE type = 'trigger' AND name LIKE 'event_keys_flag_bits_%'",
+             WHERE type = 'trigger' AND (name LIKE 'event_keys_flag_bits_%' OR name IN \
+             ('event_keys_term_delete', 'event_keys_organizer_delete', \
+              'event_keys_flag_terms_delete'))",
         )
         .unwrap();
     let triggers: Vec<(String, String)> = triggers
@@ -686,11 +688,12 @@ async fn flag_bit_triggers_find_the_own_key_by_the_event() {
         .unwrap()
         .map(Result::unwrap)
         .collect();
-    assert_eq!(triggers.len(), 4, "{triggers:?}");
+    assert_eq!(triggers.len(), 7, "{triggers:?}");
     for (name, sql) in triggers {
         let body = &sql[sql.find("BEGIN").unwrap() + "BEGIN".len()..sql.rfind("END").unwrap()];
         let mut statement = body.trim().trim_end_matches(';').to_string();
-        for (column, literal) in [("event_id", "7"), ("kind", "4"), ("value", "1")] {
+        let columns = ["event_id", "post_id", "organizer_id", "kind", "value"];
+        for (column, literal) in columns.into_iter().zip(["7", "7", "12", "4", "1"]) {
             for row in ["new", "old"] {
                 statement = statement.replace(&format!("{row}.{column}"), literal);
             }
@@ -711,7 +714,7 @@ async fn flag_bit_triggers_find_the_own_key_by_the_event() {
             .unwrap_or_else(|| panic!("{name}: {plan:?}"));
         assert!(
             updated.contains("INDEX event_keys_event (event_id=?"),
-            "{name} finds the own key by {updated}"
+            "{name} finds the event's keys by {updated}"
         );
     }
 }

@@ -219,8 +219,8 @@ const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         version: 42,
-        sqlite: include_str!("migrations/sqlite/0042_flag_bits_by_event.sql"),
-        postgres: include_str!("migrations/postgres/0042_flag_bits_by_event.sql"),
+        sqlite: include_str!("migrations/sqlite/0042_keys_by_event.sql"),
+        postgres: include_str!("migrations/postgres/0042_keys_by_event.sql"),
     },
 ];
 
