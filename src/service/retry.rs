@@ -9,7 +9,7 @@ use crate::store::StoreError;
 pub async fn detached<T: Send + 'static>(
     fut: impl Future<Output = Result<T, Error>> + Send + 'static,
 ) -> Result<T, Error> {
-    tokio::spawn(fut)
+    tokio::spawn(crate::store::db::carrying_vm_steps(fut))
         .await
         .map_err(|e| Error::Internal(format!("write task failed: {e}")))?
 }

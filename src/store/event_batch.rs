@@ -18,12 +18,13 @@
 //! duplicate it.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
 use sea_query::{Expr, ExprTrait, InsertStatement, Query, Value};
 use tokio::sync::oneshot;
 
-use super::db::{CommitError, Statement, Unsettled};
+use super::db::{self, CommitError, Statement, Unsettled};
 use super::events::{self, Footprint, event_from_row};
 use super::posts;
 use super::schema::Posts;
@@ -112,6 +113,8 @@ struct Queue {
 struct Member {
     event: NewEvent,
     reply: oneshot::Sender<Result<(Created, Unsettled), BatchError>>,
+    /// Its request's SQLite step counter (`db::SQLITE_VM_STEPS`), if it counts them.
+    vm_steps: Option<Arc<AtomicU64>>,
 }
 
 impl CreateBatcher {
@@ -137,7 +140,11 @@ impl CreateBatcher {
         let (reply, answer) = oneshot::channel();
         let start = {
             let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-            queue.waiting.push(Member { event, reply });
+            queue.waiting.push(Member {
+                event,
+                reply,
+                vm_steps: db::vm_step_counter(),
+            });
             let start = queue.running < self.runners;
             if start {
                 queue.running += 1;
@@ -185,9 +192,12 @@ async fn run(pool: Pool, queue: Arc<Mutex<Queue>>) {
             }
             q.waiting.drain(..take).collect::<Vec<_>>()
         };
+        // A batch's steps count for the first of its creates that counts them (tests
+        // measure one create at a time).
+        let vm_steps = batch.iter().find_map(|m| m.vm_steps.clone());
         let (events, replies): (Vec<NewEvent>, Vec<_>) =
             batch.into_iter().map(|m| (m.event, m.reply)).unzip();
-        match write(&pool, &events).await {
+        match db::counting_vm_steps(vm_steps, write(&pool, &events)).await {
             Ok((created, counts, settled)) => {
                 tracing::trace!(creates = created.len(), "create batch written");
                 let counts = Arc::new(counts);

@@ -5,7 +5,7 @@
 //! statements run together, PostgreSQL sends them in one flight.
 
 use super::statement::{Statement, pg_batch, pg_values, prepare_one_pg, prepare_pg, sqlite_values};
-use super::{Backend, Row, count_statement};
+use super::{Backend, Row, count_statement, count_vm_steps};
 use crate::store::StoreError;
 use crate::store::postgres::PgConn;
 use crate::store::sqlite::SqliteConn;
@@ -76,12 +76,14 @@ impl Conn {
             Conn::Sqlite(c) => {
                 let values = sqlite_values(values);
                 let mut st = c.prepare_cached(&sql)?;
-                let mut rows = st.query(&*values.as_params())?;
-                let mut out = Vec::new();
-                while let Some(row) = rows.next()? {
-                    out.push(map(&Row::Sqlite(row))?);
-                }
-                Ok(out)
+                count_vm_steps(&mut st, |st| {
+                    let mut rows = st.query(&*values.as_params())?;
+                    let mut out = Vec::new();
+                    while let Some(row) = rows.next()? {
+                        out.push(map(&Row::Sqlite(row))?);
+                    }
+                    Ok(out)
+                })
             }
             Conn::Postgres(c) => {
                 let values = pg_values(values);
@@ -164,7 +166,8 @@ impl Conn {
             Conn::Sqlite(c) => {
                 let values = sqlite_values(values);
                 let mut st = c.prepare_cached(&sql)?;
-                Ok(st.execute(&*values.as_params())? as u64)
+                let changed = count_vm_steps(&mut st, |st| st.execute(&*values.as_params()))?;
+                Ok(changed as u64)
             }
             Conn::Postgres(c) => {
                 let values = pg_values(values);

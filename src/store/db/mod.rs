@@ -40,6 +40,11 @@ pub enum Backend {
 tokio::task_local! {
     /// When set (tests, diagnostics), counts every SQL statement run by the task.
     pub static STATEMENT_COUNTER: Arc<AtomicU64>;
+    /// When set (tests, diagnostics), adds up the SQLite virtual-machine steps of the
+    /// task's statements, the triggers they fire included: a measure of the rows a
+    /// request visits that does not depend on the machine, so a plan whose cost grows
+    /// with the data set shows as steps that grow with it.
+    pub static SQLITE_VM_STEPS: Arc<AtomicU64>;
     /// When the request the task serves is answered with a timeout: SQLite reads
     /// still running then are interrupted (see `store::open_sqlite`).
     pub static DEADLINE: std::time::Instant;
@@ -54,4 +59,40 @@ pub(super) fn past_deadline() -> bool {
 
 fn count_statement() {
     let _ = STATEMENT_COUNTER.try_with(|c| c.fetch_add(1, Ordering::Relaxed));
+}
+
+/// The task's SQLite step counter, if it counts them.
+pub fn vm_step_counter() -> Option<Arc<AtomicU64>> {
+    SQLITE_VM_STEPS.try_with(Arc::clone).ok()
+}
+
+/// Runs `fut` with `counter` as its SQLite step counter, if there is one.
+pub async fn counting_vm_steps<F: Future>(counter: Option<Arc<AtomicU64>>, fut: F) -> F::Output {
+    match counter {
+        Some(counter) => SQLITE_VM_STEPS.scope(counter, fut).await,
+        None => fut.await,
+    }
+}
+
+/// `fut`, counting its SQLite steps where the calling task counts them: a write runs in
+/// a task of its own (run to completion whatever its client does), and its steps are the
+/// request's. The statement counter stays with the request's own task.
+pub fn carrying_vm_steps<F: Future>(fut: F) -> impl Future<Output = F::Output> {
+    counting_vm_steps(vm_step_counter(), fut)
+}
+
+/// Runs a SQLite statement through `run`, adding its steps to [`SQLITE_VM_STEPS`] if the
+/// task counts them. A cached statement keeps its counter between runs: it is reset first.
+fn count_vm_steps<T>(
+    st: &mut rusqlite::CachedStatement<'_>,
+    run: impl FnOnce(&mut rusqlite::Statement<'_>) -> T,
+) -> T {
+    use rusqlite::StatementStatus::VmStep;
+    let Ok(steps) = SQLITE_VM_STEPS.try_with(Arc::clone) else {
+        return run(st);
+    };
+    st.reset_status(VmStep);
+    let out = run(st);
+    steps.fetch_add(st.get_status(VmStep) as u64, Ordering::Relaxed);
+    out
 }

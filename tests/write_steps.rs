@@ -1,0 +1,169 @@
+//! A write of one event visits about as many rows in a calendar of a thousand events
+//! as in one of a hundred: every statement it runs, and every trigger those fire,
+//! finds its rows by an index. Counted as SQLite's virtual-machine steps
+//! (`store::db::SQLITE_VM_STEPS`), which do not depend on the machine: a statement or
+//! trigger that SQLite plans as a scan (or on an index prefix that holds every event's
+//! keys) takes steps in proportion to the calendar, and fails the bound. A SQLite
+//! upgrade whose planner chose such a plan for migration 41's triggers turned a 1 ms
+//! create at a million events into 60-80 ms; this is the check that catches it.
+//!
+//! SQLite only: PostgreSQL has no per-statement count a client can read back from
+//! another session's transaction; its plans are checked by the benchmark's write rows.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use calendar_events::store::db::SQLITE_VM_STEPS;
+use common::*;
+use serde_json::{Value, json};
+
+const VENUES: usize = 4;
+const ORGANIZERS: usize = 4;
+const CATEGORIES: [&str; 3] = ["music", "theatre", "family"];
+
+/// The linked posts the calendar's events share.
+struct Calendar {
+    venues: Vec<i64>,
+    organizers: Vec<i64>,
+    events: usize,
+}
+
+impl Calendar {
+    async fn new(app: &TestApp) -> Calendar {
+        let mut venues = Vec::new();
+        for i in 0..VENUES {
+            let body = json!({"venue": format!("Hall {i}"), "city": "Lyon", "country": "France"});
+            venues.push(app.post("venues", body).await.assert(201).id());
+        }
+        let mut organizers = Vec::new();
+        for i in 0..ORGANIZERS {
+            let body = json!({"organizer": format!("Organizer {i}")});
+            organizers.push(app.post("organizers", body).await.assert(201).id());
+        }
+        Calendar {
+            venues,
+            organizers,
+            events: 0,
+        }
+    }
+
+    /// A published event like the others: a shared venue, organizer, category and tags,
+    /// some featured; on one of 84 days of 2027.
+    fn next_event(&mut self) -> Value {
+        let i = self.events;
+        self.events += 1;
+        let day = format!("2027-{:02}-{:02}", 1 + i % 12, 1 + i % 28);
+        json!({
+            "title": format!("Evening number {i}"),
+            "description": "<p>Music and friends.</p>",
+            "start_date": format!("{day} 19:00:00"),
+            "end_date": format!("{day} 22:00:00"),
+            "status": "publish",
+            "featured": i.is_multiple_of(7),
+            "venue": {"id": self.venues[i % VENUES]},
+            "organizer": [{"id": self.organizers[i % ORGANIZERS]}],
+            "categories": [CATEGORIES[i % CATEGORIES.len()]],
+            "tags": ["weekly", format!("series {}", i % 10)],
+        })
+    }
+
+    async fn grow_to(&mut self, app: &TestApp, events: usize) {
+        while self.events < events {
+            let body = self.next_event();
+            app.post("events", body).await.assert(201);
+        }
+    }
+}
+
+/// The steps one request's statements took, and its response.
+async fn steps_of(fut: impl Future<Output = Resp>) -> (u64, Resp) {
+    let steps = Arc::new(AtomicU64::new(0));
+    let resp = SQLITE_VM_STEPS.scope(steps.clone(), fut).await;
+    (steps.load(Ordering::Relaxed), resp)
+}
+
+/// Each write of one event, in a lifecycle: created, moved, given other terms and
+/// flags, trashed, restored, deleted. Returns each write's steps, by name. The event
+/// shares its venue, organizers and terms with the calendar's events, so that a
+/// statement that reads all of theirs shows, and is the latest of them, so that the
+/// venue's and organizers' latest dates are looked for again when it goes; its days
+/// are its own, so that each of its writes finds the same per-day rows at any size.
+async fn lifecycle_steps(app: &TestApp, calendar: &mut Calendar) -> Vec<(&'static str, u64)> {
+    let mut out = Vec::new();
+    let body = json!({
+        "title": "Lifecycle",
+        "description": "<p>Music and friends.</p>",
+        "start_date": "2028-03-10 19:00:00",
+        "end_date": "2028-03-10 22:00:00",
+        "status": "publish",
+        "venue": {"id": calendar.venues[0]},
+        "organizer": [{"id": calendar.organizers[0]}],
+        "categories": [CATEGORIES[0]],
+        "tags": ["weekly", "series 0"],
+    });
+    let (steps, r) = steps_of(app.post("events", body)).await;
+    let id = r.assert(201).id();
+    out.push(("create", steps));
+    let path = format!("events/{id}");
+    let writes: [(&str, Value); 5] = [
+        (
+            "dates, venue and organizer",
+            json!({"start_date": "2028-06-15 18:00:00", "end_date": "2028-06-15 20:00:00",
+                   "venue": {"id": calendar.venues[1]}, "organizer": [{"id": calendar.organizers[2]}]}),
+        ),
+        (
+            "categories and tags",
+            json!({"categories": [CATEGORIES[1], CATEGORIES[2]], "tags": ["monthly"]}),
+        ),
+        (
+            "featured and sticky",
+            json!({"featured": true, "sticky": true}),
+        ),
+        ("flags cleared", json!({"featured": false, "sticky": false})),
+        ("made a draft", json!({"status": "draft"})),
+    ];
+    for (name, body) in writes {
+        let (steps, r) = steps_of(app.post(&path, body)).await;
+        r.assert(200);
+        out.push((name, steps));
+    }
+    let (steps, r) = steps_of(app.delete(&path)).await;
+    r.assert(200);
+    out.push(("trash", steps));
+    let (steps, r) = steps_of(app.post(&path, json!({"status": "publish"}))).await;
+    r.assert(200);
+    out.push(("restored", steps));
+    let (steps, r) = steps_of(app.delete(&format!("{path}?force=true"))).await;
+    r.assert(200);
+    out.push(("delete", steps));
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_of_one_event_takes_the_same_steps_whatever_the_calendar_holds() {
+    let mut settings = common::settings();
+    settings.response_cache_bytes = 0;
+    let app = TestApp::sqlite_with(settings).await;
+    let mut calendar = Calendar::new(&app).await;
+    // Each size's second lifecycle is the one compared: the first leaves behind rows the
+    // next ones update rather than insert (a day's counts of drafts, a new tag), which
+    // costs steps of its own.
+    calendar.grow_to(&app, 100).await;
+    lifecycle_steps(&app, &mut calendar).await;
+    let small = lifecycle_steps(&app, &mut calendar).await;
+    calendar.grow_to(&app, 1_000).await;
+    lifecycle_steps(&app, &mut calendar).await;
+    let large = lifecycle_steps(&app, &mut calendar).await;
+    for ((name, few), (_, many)) in small.iter().zip(&large) {
+        assert!(*few > 0, "{name}: no steps counted");
+        // Ten times the events: a seek costs the same steps at either size, a scan of the
+        // calendar's (or of a shared venue's, organizer's or term's) keys ten times more.
+        assert!(
+            *many <= few + few / 20,
+            "{name}: {few} steps at 100 events, {many} at 1,000: a statement or trigger \
+             visits rows in proportion to the calendar"
+        );
+    }
+}
