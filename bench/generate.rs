@@ -1744,6 +1744,10 @@ fn write_lines(dir: &Path, name: &str, rows: &[Vec<String>], column: usize) -> R
     Ok(())
 }
 
+/// How many events the manifest offers the `removals` scenario: half to edit, half to
+/// remove, more than a 10-second run at 64 connections removes on this hardware.
+const REMOVABLE_EVENTS: usize = 50_000;
+
 async fn manifest(args: ManifestArgs) -> Result<()> {
     let url = &args.database_url;
     // As it is: `ab.sh` runs the manifest of each copy before the server measured on
@@ -1772,6 +1776,18 @@ async fn manifest(args: ManifestArgs) -> Result<()> {
     .await?;
     write_lines(&args.out, "event_ids", &events, 0)?;
     write_lines(&args.out, "event_slugs", &events, 1)?;
+    // Events the `removals` scenario edits and removes: from the other end of the same
+    // scatter, so that at 100k events and more none is one the reads sample.
+    let removable = text_rows(
+        url,
+        &format!(
+            "SELECT CAST(id AS TEXT) FROM posts
+             WHERE post_type = '{event}' AND status = '{publish}' AND password = ''
+             ORDER BY (id * 7919) % 10007 DESC, id LIMIT {REMOVABLE_EVENTS}"
+        ),
+    )
+    .await?;
+    write_lines(&args.out, "removable_ids", &removable, 0)?;
     let categories = text_rows(
         url,
         &format!(

@@ -47,10 +47,11 @@ SCENARIOS=(
     "categories|static.lua|@API/categories|GET /categories"
     "index|static.lua|@API|GET the namespace index"
     "doc|static.lua|@API/doc|GET /doc (the OpenAPI document)"
+    "mix_reads|mix_reads.lua|@API/events|the reads of mix alone, in its proportions: its yardstick"
     "post_events|post_event.lua|@API/events|POST /events as an administrator (Basic auth)"
     "edits|edits.lua|@API/events|60% POST /events, 40% edits of existing events (POST /events/{id}: new dates, venue, organizer)"
-    "mix_reads|mix_reads.lua|@API/events|the reads of mix alone, in its proportions: its yardstick"
     "mix|mix.lua|@API/events|90% reads (events, filtered, by ID, by slug) / 10% POST /events"
+    "removals|removals.lua|@API/events|40% POST /events/{id} replacing categories and tags, 40% DELETE /events/{id} (trash), 20% DELETE ?force=true; each event removed once"
     "sweep|sweep.lua|-|every list route and parameter, values drawn from the data set, one request at a time, response cache off"
     "hostile|-|-|requests at their most expensive (every term, unset flags, last pages, deepest searches), each sent twice, response cache off: against the 1-second bound"
 )
@@ -454,7 +455,7 @@ for entry in "${SCENARIOS[@]}"; do
     # Quoted replacements: bash 5.2 would otherwise put the matched text in place of '&'.
     path=${path//@API/"$API"}
     path=${path//@FILTER/"$FILTER"}
-    env_vars=(BENCH_MANIFEST="$MANIFEST" BENCH_API="$API" BENCH_FILTER_QUERY="$FILTER")
+    env_vars=(BENCH_MANIFEST="$MANIFEST" BENCH_API="$API" BENCH_FILTER_QUERY="$FILTER" BENCH_THREADS="$THREADS")
     if [[ $name == sweep ]]; then
         run_sweep
         continue
@@ -474,7 +475,7 @@ for entry in "${SCENARIOS[@]}"; do
         page_event)
             env_vars+=(BENCH_LIST=event_slugs BENCH_PREFIX="/event/" BENCH_SUFFIX="/")
             code=$(status_of "$BASE/event/$(head -n1 "$MANIFEST/event_slugs")/") ;;
-        post_events|mix|edits)
+        post_events|mix|edits|removals)
             code=$(status_of -X POST -H "$(admin_authorization)" \
                 -H 'Content-Type: application/json' \
                 -d "{\"title\":\"Preflight\",\"start_date\":\"$MONTH_START 10:00:00\",\"end_date\":\"$MONTH_START 11:00:00\",\"status\":\"draft\"}" \
@@ -495,7 +496,7 @@ for entry in "${SCENARIOS[@]}"; do
     fi
 
     writes=false
-    [[ $name == post_events || $name == mix || $name == edits ]] && writes=true
+    [[ $name == post_events || $name == mix || $name == edits || $name == removals ]] && writes=true
     # Writes skip the warm-up: it would grow the data set the rows are meant to measure.
     if [[ $WARMUP -gt 0 && $writes == false ]]; then
         # A fresh copy starts with cold page caches (PostgreSQL's shared buffers above all):

@@ -171,6 +171,49 @@ function M.edit_request()
   return next_edit()
 end
 
+-- An edit that replaces an event's categories and tags (POST /events/{id}): one or two
+-- categories, one tag, so the event loses the links it had.
+local function build_term_edit_request(ids)
+  local categories = M.pick(writes.categories)
+  if math.random() < 0.5 then
+    categories = categories .. "," .. M.pick(writes.categories)
+  end
+  local body = string.format('{"categories":[%s],"tags":[%s]}', categories, M.pick(writes.tags))
+  return wrk.format("POST", M.api .. "/events/" .. M.pick(ids), writes.headers, body)
+end
+
+local next_term_edit = nil
+
+-- Term edits of the events `ids`.
+function M.prepare_term_edits(ids)
+  if not writes then load_write_samples() end
+  next_term_edit = request_pool(function() return build_term_edit_request(ids) end)
+end
+
+function M.term_edit_request()
+  return next_term_edit()
+end
+
+-- Events to remove, each once: thread i of n takes the i-th, (i+n)-th, ... of `ids`, so
+-- no two threads remove the same event. removal_request returns nil once the thread's
+-- share is used up.
+local removable, next_removable, removal_stride = nil, nil, nil
+
+function M.prepare_removals(ids)
+  if not writes then load_write_samples() end
+  removable = ids
+  next_removable = thread_id or 1
+  removal_stride = tonumber(os.getenv("BENCH_THREADS") or "1")
+end
+
+function M.removal_request(force)
+  local id = removable[next_removable]
+  if not id then return nil end
+  next_removable = next_removable + removal_stride
+  local path = M.api .. "/events/" .. id .. (force and "?force=true" or "")
+  return wrk.format("DELETE", path, { ["Authorization"] = writes.headers["Authorization"] })
+end
+
 -- The reads of the mix scenarios, by a number from 1 to 90: 40 list upcoming events,
 -- 10 list a filtered month (BENCH_FILTER_QUERY), 25 read an event by ID, 15 by slug.
 local mix_ids, mix_slugs
