@@ -85,7 +85,8 @@ async fn steps_of(fut: impl Future<Output = Resp>) -> (u64, Resp) {
 }
 
 /// Each write of one event, in a lifecycle: created, moved, given other terms and
-/// flags, trashed, restored, deleted. Returns each write's steps, by name. The event
+/// flags, trashed, restored, deleted; then edits of a venue and an organizer. Returns
+/// each write's steps, by name. The event
 /// shares its venue, organizers and terms with the calendar's events, so that a
 /// statement that reads all of theirs shows, and is the latest of them, so that the
 /// venue's and organizers' latest dates are looked for again when it goes; its days
@@ -138,6 +139,25 @@ async fn lifecycle_steps(app: &TestApp, calendar: &mut Calendar) -> Vec<(&'stati
     let (steps, r) = steps_of(app.delete(&format!("{path}?force=true"))).await;
     r.assert(200);
     out.push(("delete", steps));
+    // The venue and the organizer the calendar's events share, edited: their own rows
+    // and their search entries, not their events'.
+    let linked = [
+        (
+            "venue edited",
+            format!("venues/{}", calendar.venues[0]),
+            json!({"address": "1 rue de la République"}),
+        ),
+        (
+            "organizer edited",
+            format!("organizers/{}", calendar.organizers[0]),
+            json!({"phone": "+33 4 00 00 00 00"}),
+        ),
+    ];
+    for (name, path, body) in linked {
+        let (steps, r) = steps_of(app.post(&path, body)).await;
+        r.assert(200);
+        out.push((name, steps));
+    }
     out
 }
 
