@@ -1,14 +1,16 @@
-//! A write of one event visits about as many rows in a calendar of a thousand events
-//! as in one of a hundred: every statement it runs, and every trigger those fire,
-//! finds its rows by an index. Counted as SQLite's virtual-machine steps
-//! (`store::db::SQLITE_VM_STEPS`), which do not depend on the machine: a statement or
-//! trigger that SQLite plans as a scan (or on an index prefix that holds every event's
-//! keys) takes steps in proportion to the calendar, and fails the bound. A SQLite
-//! upgrade whose planner chose such a plan for migration 41's triggers turned a 1 ms
-//! create at a million events into 60-80 ms; this is the check that catches it.
+//! A write of one event, and a list or a read a visitor sends, visit about as many rows
+//! in a calendar of a thousand events as in one of a hundred: every statement they run,
+//! and every trigger those fire, find their rows by an index. Counted as SQLite's
+//! virtual-machine steps (`store::db::SQLITE_VM_STEPS`), which do not depend on the
+//! machine: a statement or trigger that SQLite plans as a scan (or on an index prefix
+//! that holds every event's keys) takes steps in proportion to the calendar, and fails
+//! the bound. A SQLite upgrade whose planner chose such a plan for migration 41's
+//! triggers turned a 1 ms create at a million events into 60-80 ms; this is the check
+//! that catches it.
 //!
 //! SQLite only: PostgreSQL has no per-statement count a client can read back from
-//! another session's transaction; its plans are checked by the benchmark's write rows.
+//! another session's transaction; its plans are checked by the benchmark's rows
+//! (`bench/README.md`: the sweep, the hostile requests, the write scenarios).
 
 mod common;
 
@@ -161,12 +163,28 @@ async fn lifecycle_steps(app: &TestApp, calendar: &mut Calendar) -> Vec<(&'stati
     out
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_write_of_one_event_takes_the_same_steps_whatever_the_calendar_holds() {
+/// Ten times the events: a seek costs the same steps at either size, a scan of the
+/// calendar's (or of a shared venue's, organizer's or term's) keys ten times more.
+fn assert_bounded(name: &str, few: u64, many: u64) {
+    assert!(few > 0, "{name}: no steps counted");
+    assert!(
+        many <= few + few / 20,
+        "{name}: {few} steps at 100 events, {many} at 1,000: a statement or trigger \
+         visits rows in proportion to the calendar"
+    );
+}
+
+async fn uncached_calendar() -> (TestApp, Calendar) {
     let mut settings = common::settings();
     settings.response_cache_bytes = 0;
     let app = TestApp::sqlite_with(settings).await;
-    let mut calendar = Calendar::new(&app).await;
+    let calendar = Calendar::new(&app).await;
+    (app, calendar)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_of_one_event_takes_the_same_steps_whatever_the_calendar_holds() {
+    let (app, mut calendar) = uncached_calendar().await;
     // Each size's second lifecycle is the one compared: the first leaves behind rows the
     // next ones update rather than insert (a day's counts of drafts, a new tag), which
     // costs steps of its own.
@@ -177,13 +195,70 @@ async fn a_write_of_one_event_takes_the_same_steps_whatever_the_calendar_holds()
     lifecycle_steps(&app, &mut calendar).await;
     let large = lifecycle_steps(&app, &mut calendar).await;
     for ((name, few), (_, many)) in small.iter().zip(&large) {
-        assert!(*few > 0, "{name}: no steps counted");
-        // Ten times the events: a seek costs the same steps at either size, a scan of the
-        // calendar's (or of a shared venue's, organizer's or term's) keys ten times more.
-        assert!(
-            *many <= few + few / 20,
-            "{name}: {few} steps at 100 events, {many} at 1,000: a statement or trigger \
-             visits rows in proportion to the calendar"
-        );
+        assert_bounded(name, *few, *many);
+    }
+}
+
+/// What a visitor reads whose cost must not grow with the calendar: lists whose totals
+/// come from per-day counts (a window, a category, a tag, a flag, a deep page), the
+/// linked posts' lists with their event conditions, and single posts. Not here, as their
+/// cost grows with what they find: a venue's or an organizer's events (counted from that
+/// post's own keys), a search (its matches are counted), a feed (it lists them), and
+/// several terms at once (one term's events in the window are walked for the others:
+/// `docs/departures.md`, totals of several large terms).
+fn constant_reads(calendar: &Calendar) -> Vec<String> {
+    let window = "start_date=2027-01-01&end_date=2027-12-31";
+    let mut paths: Vec<String> = [
+        "events",
+        "events?categories=music",
+        "events?tags=weekly",
+        "events?featured=1",
+        "events?featured=0",
+        "events?page=5",
+    ]
+    .iter()
+    .map(|p| match p.split_once('?') {
+        Some((route, query)) => format!("{route}?{window}&{query}"),
+        None => format!("{p}?{window}"),
+    })
+    .collect();
+    paths.extend(
+        [
+            "events",
+            "organizers?has_events=1",
+            "organizers?only_with_upcoming=1",
+            "venues?only_with_upcoming=1",
+            "venues",
+            "categories",
+            "tags",
+            "events/by-slug/evening-number-50",
+        ]
+        .map(String::from),
+    );
+    paths.push(format!("venues/{}", calendar.venues[0]));
+    paths.push(format!("organizers/{}", calendar.organizers[0]));
+    paths
+}
+
+async fn read_steps(app: &TestApp, paths: &[String]) -> Vec<u64> {
+    let mut out = Vec::new();
+    for path in paths {
+        let (steps, r) = steps_of(app.get(path)).await;
+        r.assert(200);
+        out.push(steps);
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_a_visitor_sends_takes_the_same_steps_whatever_the_calendar_holds() {
+    let (app, mut calendar) = uncached_calendar().await;
+    let paths = constant_reads(&calendar);
+    calendar.grow_to(&app, 100).await;
+    let small = read_steps(&app, &paths).await;
+    calendar.grow_to(&app, 1_000).await;
+    let large = read_steps(&app, &paths).await;
+    for ((path, few), many) in paths.iter().zip(small).zip(large) {
+        assert_bounded(path, few, many);
     }
 }
