@@ -561,13 +561,7 @@ async fn a_long_transaction_in_another_database_of_the_cluster_leaves_the_sync_a
         .await;
     let first = app.get("events?cursor=0&per_page=50").await;
     first.assert(200);
-    let ids: Vec<_> = first.body["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["id"].as_i64().unwrap())
-        .collect();
-    assert_eq!(ids, [id], "{}", first.text);
+    assert_eq!(event_ids(&first), [id], "{}", first.text);
     assert!(
         first.body["next_rest_url"].is_null(),
         "nothing more follows: {}",

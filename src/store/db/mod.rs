@@ -88,7 +88,7 @@ fn count_vm_steps<T>(
     run: impl FnOnce(&mut rusqlite::Statement<'_>) -> T,
 ) -> T {
     use rusqlite::StatementStatus::VmStep;
-    let Ok(steps) = SQLITE_VM_STEPS.try_with(Arc::clone) else {
+    let Some(steps) = vm_step_counter() else {
         return run(st);
     };
     st.reset_status(VmStep);
