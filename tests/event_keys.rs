@@ -11,6 +11,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
+use calendar_events::config::Settings;
 use common::*;
 use serde_json::{Value, json};
 
@@ -523,6 +524,20 @@ async fn update(app: &TestApp, cal: &mut Calendar, title: &str, change: impl FnO
 }
 
 both!(filtered_lists_follow_every_write, |app| async move {
+    every_write(app).await;
+});
+
+// The same writes with every term of more than one event deleted in steps.
+both_with!(
+    filtered_lists_follow_terms_deleted_in_steps,
+    Settings {
+        term_unlink_batch: 1,
+        ..settings()
+    },
+    |app| async move { every_write(app).await }
+);
+
+async fn every_write(app: TestApp) {
     let mut cal = setup(&app).await;
     assert_lists_match(&app, &cal, "created").await;
 
@@ -601,6 +616,7 @@ both!(filtered_lists_follow_every_write, |app| async move {
     app.delete(&format!("tags/{}?force=true", cal.terms[3]))
         .await
         .assert(200);
+    app.wait_for_term_deletions().await;
     cal.gone_posts.push(cal.organizers[1]);
     cal.gone_terms.push(cal.terms[3]);
     for (_, m) in cal.events.values_mut() {
@@ -657,13 +673,14 @@ both!(filtered_lists_follow_every_write, |app| async move {
     app.delete(&format!("categories/{}?force=true", cal.terms[4]))
         .await
         .assert(200);
+    app.wait_for_term_deletions().await;
     cal.gone_terms.push(cal.terms[4]);
     cal.parents[5] = Some(0);
     for (_, m) in cal.events.values_mut() {
         m.terms.retain(|t| *t != 4);
     }
     assert_lists_match(&app, &cal, "a category with a subcategory deleted").await;
-});
+}
 
 /// The triggers that find an event's keys by its ID use the event's index (migration
 /// 42): the bundled SQLite planned them on the primary key's (kind, value) or (kind)

@@ -46,6 +46,7 @@ pub struct Service {
     failures: failures::Failures,
     /// Seconds the tombstones of deletes are kept for incremental sync.
     tombstone_retention: i64,
+    term_unlink_batch: u64,
 }
 
 /// Who asks, and when (the second the request is answered for).
@@ -108,6 +109,7 @@ impl Service {
             schedule: schedule::Schedule::default(),
             failures,
             tombstone_retention: settings.tombstone_retention_secs,
+            term_unlink_batch: settings.term_unlink_batch.max(1),
         }
     }
 

@@ -10,7 +10,7 @@ use crate::domain::term::{Taxonomy, Term, TermChanges, TermOrderBy, TermQuery};
 use crate::domain::validation::{Invalid, Problems};
 use crate::service::retry::detached;
 use crate::service::{Asking, Error, Service};
-use crate::store::{Conn, StoreError, posts, sync, terms};
+use crate::store::{Conn, StoreError, posts, sync, term_deletion, terms};
 
 /// One page of terms.
 pub struct TermPage {
@@ -308,7 +308,10 @@ impl Service {
         .await
     }
 
-    /// Deletes a term for good; answers with it as it was.
+    /// Deletes a term for good; answers with it as it was. A term of more events
+    /// than a batch is set aside first, which every read then leaves out, and its
+    /// events are unlinked a batch per transaction in the background
+    /// (`store::term_deletion`); the answer waits for that a second at most.
     pub async fn delete_term(
         &self,
         asking: Asking<'_>,
@@ -320,15 +323,65 @@ impl Service {
             return Err(Error::forbidden(asking.caller));
         }
         let (store, target) = (self.store.clone(), term.clone());
-        let forget_before = asking.now.saturating_sub(self.tombstone_retention);
-        detached(async move {
+        let (batch, forget_before) = (
+            self.term_unlink_batch,
+            asking.now.saturating_sub(self.tombstone_retention),
+        );
+        let in_steps = detached(async move {
             let mut tx = store.pool.write().await?;
-            terms::delete(&mut tx, &target).await?;
+            let in_steps = term_deletion::links_beyond(&mut tx, target.id, batch).await?;
+            if in_steps {
+                term_deletion::set_aside(&mut tx, &target).await?;
+            } else {
+                terms::delete(&mut tx, &target).await?;
+            }
             sync::forget_before(&mut tx, forget_before).await?;
             tx.commit().await?;
-            Ok(())
+            Ok(in_steps)
         })
         .await?;
+        let unlinking = self.finish_term_deletions();
+        if in_steps {
+            let _ = tokio::time::timeout(UNLINK_WAIT, unlinking).await;
+        }
         Ok(term)
     }
+
+    /// Finishes, in the background, deleting the terms set aside: those of a
+    /// deletion in progress, or one an instance stopped during (this runs at start-up).
+    pub fn finish_term_deletions(&self) -> tokio::task::JoinHandle<()> {
+        let (store, batch) = (self.store.clone(), self.term_unlink_batch);
+        tokio::spawn(async move {
+            if let Err(e) = unlink_set_aside(&store, batch).await {
+                tracing::warn!(
+                    error = %e,
+                    "deleting terms set aside stopped; the next start or term deletion resumes it"
+                );
+            }
+        })
+    }
+}
+
+/// How long a deletion in steps waits for its term's events to be unlinked before
+/// it answers; the rest goes on behind the answer.
+const UNLINK_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Unlinks the events of every term set aside, a batch per transaction, and removes
+/// each term once it has none.
+async fn unlink_set_aside(store: &crate::store::Store, batch: u64) -> Result<(), StoreError> {
+    let set_aside = {
+        let mut conn = store.pool.read().await?;
+        term_deletion::set_aside_terms(&mut conn).await?
+    };
+    for term_id in set_aside {
+        loop {
+            let mut tx = store.pool.write().await?;
+            let gone = term_deletion::unlink_batch(&mut tx, term_id, batch).await?;
+            tx.commit().await?;
+            if gone {
+                break;
+            }
+        }
+    }
+    Ok(())
 }

@@ -222,6 +222,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0042_keys_by_event.sql"),
         postgres: include_str!("migrations/postgres/0042_keys_by_event.sql"),
     },
+    Migration {
+        version: 43,
+        sqlite: include_str!("migrations/sqlite/0043_terms_deleted_in_batches.sql"),
+        postgres: include_str!("migrations/postgres/0043_terms_deleted_in_batches.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

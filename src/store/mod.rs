@@ -13,6 +13,7 @@ pub mod posts;
 pub mod schema;
 mod sqlite;
 pub mod sync;
+pub mod term_deletion;
 pub mod terms;
 pub mod users;
 

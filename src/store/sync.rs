@@ -353,12 +353,12 @@ fn tombstones(
 /// Stamps these posts as changed (through the triggers) without changing them:
 /// their links to a term or organizer that is going away are dropped by cascade
 /// or in bulk, where no trigger on `posts` sees it.
-async fn touch_posts(conn: &mut Conn, ids: SelectStatement) -> Result<(), StoreError> {
+async fn touch_posts(conn: &mut Conn, which: SimpleExpr) -> Result<(), StoreError> {
     conn.execute(
         Query::update()
             .table(Posts::Table)
             .value(Posts::ChangePosition, Expr::col(Posts::ChangePosition))
-            .and_where(Expr::col(Posts::Id).in_subquery(ids)),
+            .and_where(which),
     )
     .await?;
     Ok(())
@@ -368,13 +368,20 @@ async fn touch_posts(conn: &mut Conn, ids: SelectStatement) -> Result<(), StoreE
 pub async fn touch_posts_of_term(conn: &mut Conn, term_id: i64) -> Result<(), StoreError> {
     touch_posts(
         conn,
-        Query::select()
-            .column(TermRelationships::PostId)
-            .from(TermRelationships::Table)
-            .and_where(Expr::col(TermRelationships::TermId).eq(term_id))
-            .take(),
+        Expr::col(Posts::Id).in_subquery(
+            Query::select()
+                .column(TermRelationships::PostId)
+                .from(TermRelationships::Table)
+                .and_where(Expr::col(TermRelationships::TermId).eq(term_id))
+                .take(),
+        ),
     )
     .await
+}
+
+/// Before these posts lose a link no trigger on `posts` sees: they change.
+pub async fn touch_posts_with_ids(conn: &mut Conn, ids: &[i64]) -> Result<(), StoreError> {
+    touch_posts(conn, Expr::col(Posts::Id).is_in(ids.iter().copied())).await
 }
 
 /// Before an organizer is unlinked from its events: those events change.
@@ -384,11 +391,13 @@ pub async fn touch_events_of_organizer(
 ) -> Result<(), StoreError> {
     touch_posts(
         conn,
-        Query::select()
-            .column(EventOrganizers::EventId)
-            .from(EventOrganizers::Table)
-            .and_where(Expr::col(EventOrganizers::OrganizerId).eq(organizer_id))
-            .take(),
+        Expr::col(Posts::Id).in_subquery(
+            Query::select()
+                .column(EventOrganizers::EventId)
+                .from(EventOrganizers::Table)
+                .and_where(Expr::col(EventOrganizers::OrganizerId).eq(organizer_id))
+                .take(),
+        ),
     )
     .await
 }

@@ -27,6 +27,8 @@ pub(in crate::store) fn select_terms() -> SelectStatement {
         q.column((Terms::Table, c));
     }
     q.from(Terms::Table);
+    // A term being deleted (`term_deletion`) is in neither taxonomy.
+    q.and_where(col(Terms::Taxonomy).is_in([Taxonomy::Category.as_str(), Taxonomy::Tag.as_str()]));
     q
 }
 
@@ -280,17 +282,26 @@ pub async fn lock_tree(conn: &mut Conn) -> Result<(), StoreError> {
 pub async fn delete(conn: &mut Conn, term: &Term) -> Result<(), StoreError> {
     lock_tree(conn).await?;
     crate::store::sync::touch_posts_of_term(conn, term.id).await?;
+    adopt_children(conn, term).await?;
+    conn.execute(
+        Query::delete()
+            .from_table(Terms::Table)
+            .and_where(Expr::col(Terms::Id).eq(term.id)),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Moves the term's children up to its parent. The caller holds [`lock_tree`].
+pub(in crate::store) async fn adopt_children(
+    conn: &mut Conn,
+    term: &Term,
+) -> Result<(), StoreError> {
     conn.execute(
         Query::update()
             .table(Terms::Table)
             .value(Terms::Parent, term.parent)
             .and_where(Expr::col(Terms::Parent).eq(term.id)),
-    )
-    .await?;
-    conn.execute(
-        Query::delete()
-            .from_table(Terms::Table)
-            .and_where(Expr::col(Terms::Id).eq(term.id)),
     )
     .await?;
     Ok(())

@@ -193,6 +193,7 @@ pub fn settings() -> Settings {
         search_count_limit: 1000,
         search_depth: 10_000,
         tombstone_retention_secs: 90 * 86_400,
+        term_unlink_batch: 500,
         jsonp: false,
         tribe_namespace: false,
         languages: vec!["en".into(), "fr".into(), "de".into(), "es".into()],
@@ -472,6 +473,27 @@ impl TestApp {
                 let _ = driver.await;
             }
             (None, None) => panic!("no database to write to"),
+        }
+    }
+
+    /// Waits until the terms deleted in steps (`store::term_deletion`) are gone:
+    /// the deletion answers before the last of a large term's events is unlinked.
+    pub async fn wait_for_term_deletions(&self) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let mut conn = self.store.pool.read().await.unwrap();
+            let left = calendar_events::store::term_deletion::set_aside_terms(&mut conn)
+                .await
+                .unwrap();
+            if left.is_empty() {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "terms {left:?} still being deleted"
+            );
+            drop(conn);
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
     }
 
