@@ -227,6 +227,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0043_terms_deleted_in_batches.sql"),
         postgres: include_str!("migrations/postgres/0043_terms_deleted_in_batches.sql"),
     },
+    Migration {
+        version: 44,
+        sqlite: include_str!("migrations/sqlite/0044_moves_rekey_what_changes.sql"),
+        postgres: include_str!("migrations/postgres/0044_moves_rekey_what_changes.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

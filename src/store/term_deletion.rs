@@ -4,9 +4,9 @@
 //! change, through the triggers); in one transaction, a category of 400,000
 //! events held the writer for minutes.
 
-use sea_query::{Expr, ExprTrait, Order, Query};
+use sea_query::{Cond, Expr, ExprTrait, Order, Query};
 
-use super::schema::{TermRelationships, Terms};
+use super::schema::{EventKeys, TermRelationships, Terms};
 use super::{Conn, StoreError};
 use crate::domain::term::Term;
 
@@ -31,11 +31,11 @@ pub async fn links_beyond(conn: &mut Conn, term_id: i64, limit: u64) -> Result<b
 }
 
 /// Sets the term aside: it leaves its taxonomy (a trigger writes its tombstone for
-/// incremental sync) and its slug, which a new term may take at once. Its children
-/// move up to its parent, as in WordPress.
+/// incremental sync) and its slug, which a new term may take at once. Then its
+/// children move up to its parent, as in WordPress; their events keep the term's key
+/// (migration 44), which [`unlink_batch`] removes.
 pub async fn set_aside(conn: &mut Conn, term: &Term) -> Result<(), StoreError> {
     super::terms::lock_tree(conn).await?;
-    super::terms::adopt_children(conn, term).await?;
     conn.execute(
         Query::update()
             .table(Terms::Table)
@@ -44,7 +44,7 @@ pub async fn set_aside(conn: &mut Conn, term: &Term) -> Result<(), StoreError> {
             .and_where(Expr::col(Terms::Id).eq(term.id)),
     )
     .await?;
-    Ok(())
+    super::terms::adopt_children(conn, term).await
 }
 
 /// The terms set aside whose links are still being removed.
@@ -61,8 +61,10 @@ pub async fn set_aside_terms(conn: &mut Conn) -> Result<Vec<i64>, StoreError> {
 }
 
 /// Removes up to `batch` links of a term set aside, stamping their events as
-/// changed; when none remain, the term itself. Returns whether the term is gone.
-/// Concurrent callers for one term (two instances) take turns.
+/// changed; once none remain, up to the rest of `batch` of the keys its former
+/// subcategories' events hold through it; once none of those remain either, the
+/// term itself. Returns whether the term is gone. Concurrent callers for one term
+/// (two instances) take turns.
 pub async fn unlink_batch(conn: &mut Conn, term_id: i64, batch: u64) -> Result<bool, StoreError> {
     conn.lock_key(&format!("term-unlink-{term_id}")).await?;
     let events: Vec<i64> = conn
@@ -86,16 +88,66 @@ pub async fn unlink_batch(conn: &mut Conn, term_id: i64, batch: u64) -> Result<b
         )
         .await?;
     }
-    if (events.len() as u64) < batch {
-        // Any link written since goes with the row, by cascade.
-        conn.execute(
-            Query::delete()
-                .from_table(Terms::Table)
-                .and_where(Expr::col(Terms::Id).eq(term_id))
-                .and_where(Expr::col(Terms::Taxonomy).eq(DELETED)),
+    let room = batch - events.len() as u64;
+    if room == 0 || !remove_inherited_keys(conn, term_id, room).await? {
+        return Ok(false);
+    }
+    // Any link written since goes with the row, by cascade.
+    conn.execute(
+        Query::delete()
+            .from_table(Terms::Table)
+            .and_where(Expr::col(Terms::Id).eq(term_id))
+            .and_where(Expr::col(Terms::Taxonomy).eq(DELETED)),
+    )
+    .await?;
+    Ok(true)
+}
+
+/// Removes up to `limit` of the category keys (kind 1) of a term set aside that
+/// no link gives any more: those its former subcategories' events kept (migration
+/// 44). Their events' representations do not change. The first `limit` in key
+/// order are one range of the primary key, up to the last of them. Returns whether
+/// none is left.
+async fn remove_inherited_keys(
+    conn: &mut Conn,
+    term_id: i64,
+    limit: u64,
+) -> Result<bool, StoreError> {
+    let term_keys = || {
+        Cond::all()
+            .add(Expr::col(EventKeys::Kind).eq(1))
+            .add(Expr::col(EventKeys::Value).eq(term_id))
+    };
+    let last = conn
+        .query_opt(
+            Query::select()
+                .columns([EventKeys::StartUtc, EventKeys::EventId])
+                .from(EventKeys::Table)
+                .cond_where(term_keys())
+                .order_by(EventKeys::StartUtc, Order::Asc)
+                .order_by(EventKeys::EventId, Order::Asc)
+                .offset(limit - 1)
+                .limit(1),
+            |r| Ok((r.i64(0)?, r.i64(1)?)),
         )
         .await?;
-        return Ok(true);
+    let mut range = term_keys();
+    if let Some((start, event)) = last {
+        range = range.add(
+            Cond::any()
+                .add(Expr::col(EventKeys::StartUtc).lt(start))
+                .add(
+                    Expr::col(EventKeys::StartUtc)
+                        .eq(start)
+                        .and(Expr::col(EventKeys::EventId).lte(event)),
+                ),
+        );
     }
-    Ok(false)
+    conn.execute(
+        Query::delete()
+            .from_table(EventKeys::Table)
+            .cond_where(range),
+    )
+    .await?;
+    Ok(last.is_none())
 }

@@ -1,0 +1,78 @@
+-- A category moved: its subtree's events lose only the keys of the categories that were
+-- above it and are not above it now, and gain only those of the ones that are above it
+-- now and were not (migration 17 took away every former ancestor's key and gave back
+-- those of the new ones: a move up one level rewrote each event's keys of every category
+-- still above it, and probed each one's key of every category above it). Each step runs
+-- only when it has categories to act on: the subtree's events are read for none. A category set aside for deletion (migration 43) keeps
+-- its keys when its subcategories move up: nothing can name it any more, and the
+-- deletion removes them a batch at a time (`store::term_deletion`), where here they went
+-- in the deleting request's transaction, in proportion to the subcategories' events.
+CREATE OR REPLACE FUNCTION term_ancestors_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    lost BIGINT[];
+    gained BIGINT[];
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO term_ancestors (term_id, ancestor_id) VALUES (NEW.id, NEW.id)
+        ON CONFLICT DO NOTHING;
+        IF NEW.taxonomy = 'tribe_events_cat' THEN
+            INSERT INTO term_ancestors (term_id, ancestor_id)
+            SELECT NEW.id, ancestor_id FROM term_ancestors WHERE term_id = NEW.parent
+            ON CONFLICT DO NOTHING;
+        END IF;
+    ELSIF TG_OP = 'DELETE' THEN
+        DELETE FROM term_ancestors WHERE term_id = OLD.id OR ancestor_id = OLD.id;
+    ELSE
+        -- A category moved: the events of its subtree lose the keys of the
+        -- categories that were above it and are not above it now (a category set
+        -- aside keeps them), but for those a term of theirs outside the subtree still
+        -- gives them, and gain the keys of those above it now that were not; then the
+        -- subtree's ancestors are rewritten.
+        -- The server takes the lock before the update (one lock, then rows, as
+        -- writers of events do); taken again here for any other writer.
+        PERFORM pg_advisory_xact_lock(hashtextextended('term-tree', 0));
+        SELECT COALESCE(array_agg(ancestor_id), '{}') INTO lost FROM term_ancestors
+        WHERE term_id = NEW.id AND ancestor_id <> NEW.id
+          AND ancestor_id NOT IN (SELECT ancestor_id FROM term_ancestors WHERE term_id = NEW.parent)
+          AND ancestor_id NOT IN (SELECT id FROM terms WHERE taxonomy = 'deleted');
+        SELECT COALESCE(array_agg(ancestor_id), '{}') INTO gained FROM term_ancestors
+        WHERE term_id = NEW.parent
+          AND ancestor_id NOT IN (SELECT ancestor_id FROM term_ancestors WHERE term_id = NEW.id);
+        IF cardinality(lost) > 0 THEN
+            DELETE FROM event_keys k
+            WHERE k.kind = 1
+              AND k.value = ANY (lost)
+              AND k.event_id IN (SELECT r.post_id FROM term_ancestors s
+                                 JOIN term_relationships r ON r.term_id = s.term_id
+                                 WHERE s.ancestor_id = NEW.id)
+              AND NOT EXISTS (SELECT 1 FROM term_relationships r
+                              JOIN term_ancestors c ON c.term_id = r.term_id
+                              WHERE r.post_id = k.event_id AND c.ancestor_id = k.value
+                                AND r.term_id NOT IN (SELECT term_id FROM term_ancestors
+                                                      WHERE ancestor_id = NEW.id));
+        END IF;
+        IF cardinality(gained) > 0 THEN
+            INSERT INTO event_keys (kind, value, start_utc, event_id, end_utc, status, protected, hidden, author)
+            SELECT DISTINCT 1::bigint, a.ancestor_id, COALESCE(e.start_utc, 0), e.id,
+                   COALESCE(e.end_utc, 0), e.status, e.password <> '', e.hide_from_listings, e.author
+            FROM unnest(gained) AS a(ancestor_id)
+            CROSS JOIN term_ancestors s
+            JOIN term_relationships r ON r.term_id = s.term_id
+            JOIN posts e ON e.id = r.post_id AND e.post_type = 'event'
+            WHERE s.ancestor_id = NEW.id
+            ON CONFLICT DO NOTHING;
+        END IF;
+        DELETE FROM term_ancestors
+        WHERE term_id IN (SELECT term_id FROM term_ancestors WHERE ancestor_id = NEW.id)
+          AND ancestor_id IN (SELECT ancestor_id FROM term_ancestors
+                              WHERE term_id = NEW.id AND ancestor_id <> NEW.id);
+        INSERT INTO term_ancestors (term_id, ancestor_id)
+        SELECT below.term_id, above.ancestor_id
+        FROM term_ancestors below, term_ancestors above
+        WHERE below.ancestor_id = NEW.id AND above.term_id = NEW.parent
+        ON CONFLICT DO NOTHING;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
