@@ -107,7 +107,7 @@ pub async fn unlink_batch(conn: &mut Conn, term_id: i64, batch: u64) -> Result<b
 /// no link gives any more: those its former subcategories' events kept (migration
 /// 44). Their events' representations do not change. The first `limit` in key
 /// order are one range of the primary key, up to the last of them. Returns whether
-/// none is left.
+/// none was left beyond them.
 async fn remove_inherited_keys(
     conn: &mut Conn,
     term_id: i64,
@@ -133,14 +133,11 @@ async fn remove_inherited_keys(
         .await?;
     let mut range = term_keys();
     if let Some((start, event)) = last {
-        range = range.add(
+        // A bound on the start first, which both backends seek by.
+        range = range.add(Expr::col(EventKeys::StartUtc).lte(start)).add(
             Cond::any()
                 .add(Expr::col(EventKeys::StartUtc).lt(start))
-                .add(
-                    Expr::col(EventKeys::StartUtc)
-                        .eq(start)
-                        .and(Expr::col(EventKeys::EventId).lte(event)),
-                ),
+                .add(Expr::col(EventKeys::EventId).lte(event)),
         );
     }
     conn.execute(
