@@ -4,7 +4,7 @@
 //! change, through the triggers); in one transaction, a category of 400,000
 //! events held the writer for minutes.
 
-use sea_query::{Cond, Expr, ExprTrait, Order, Query};
+use sea_query::{Cond, Expr, ExprTrait, Order, Query, SelectStatement};
 
 use super::schema::{EventKeys, TermRelationships, Terms};
 use super::{Conn, StoreError};
@@ -13,19 +13,20 @@ use crate::domain::term::Term;
 /// The taxonomy of a term set aside: no read of categories or tags finds it.
 pub const DELETED: &str = "deleted";
 
+/// The events the term is linked to, in ID order (its index's).
+fn linked_events(term_id: i64) -> SelectStatement {
+    Query::select()
+        .column(TermRelationships::PostId)
+        .from(TermRelationships::Table)
+        .and_where(Expr::col(TermRelationships::TermId).eq(term_id))
+        .order_by(TermRelationships::PostId, Order::Asc)
+        .take()
+}
+
 /// Whether the term is linked to more than `limit` events (read no further).
 pub async fn links_beyond(conn: &mut Conn, term_id: i64, limit: u64) -> Result<bool, StoreError> {
     let beyond = conn
-        .query_opt(
-            Query::select()
-                .column(TermRelationships::PostId)
-                .from(TermRelationships::Table)
-                .and_where(Expr::col(TermRelationships::TermId).eq(term_id))
-                .order_by(TermRelationships::PostId, Order::Asc)
-                .offset(limit)
-                .limit(1),
-            |r| r.i64(0),
-        )
+        .query_opt(linked_events(term_id).offset(limit).limit(1), |r| r.i64(0))
         .await?;
     Ok(beyond.is_some())
 }
@@ -68,15 +69,7 @@ pub async fn set_aside_terms(conn: &mut Conn) -> Result<Vec<i64>, StoreError> {
 pub async fn unlink_batch(conn: &mut Conn, term_id: i64, batch: u64) -> Result<bool, StoreError> {
     conn.lock_key(&format!("term-unlink-{term_id}")).await?;
     let events: Vec<i64> = conn
-        .query(
-            Query::select()
-                .column(TermRelationships::PostId)
-                .from(TermRelationships::Table)
-                .and_where(Expr::col(TermRelationships::TermId).eq(term_id))
-                .order_by(TermRelationships::PostId, Order::Asc)
-                .limit(batch),
-            |r| r.i64(0),
-        )
+        .query(linked_events(term_id).limit(batch), |r| r.i64(0))
         .await?;
     if !events.is_empty() {
         super::sync::touch_posts_with_ids(conn, &events).await?;
