@@ -341,3 +341,50 @@ both!(
         }
     }
 );
+
+both_with!(
+    a_batch_that_fails_is_tried_again,
+    in_batches_of_three(),
+    |app| async move {
+        let cal = setup(&app).await;
+        set_aside(&app, cal.jazz).await;
+        // Unlinking the term fails while the flag is up, as a deadlock would.
+        let refuse = match app.backend() {
+            calendar_events::store::Backend::Sqlite => format!(
+                "CREATE TABLE refuse (up INTEGER);
+                 INSERT INTO refuse VALUES (1);
+                 CREATE TRIGGER refuse_unlink BEFORE DELETE ON term_relationships
+                 WHEN old.term_id = {} AND EXISTS (SELECT 1 FROM refuse)
+                 BEGIN SELECT RAISE(ABORT, 'refused'); END;",
+                cal.jazz
+            ),
+            calendar_events::store::Backend::Postgres => format!(
+                "CREATE TABLE refuse (up INTEGER);
+                 INSERT INTO refuse VALUES (1);
+                 CREATE FUNCTION refuse_unlink() RETURNS trigger LANGUAGE plpgsql AS $$
+                 BEGIN
+                     IF OLD.term_id = {} AND EXISTS (SELECT 1 FROM refuse) THEN
+                         RAISE EXCEPTION 'refused';
+                     END IF;
+                     RETURN OLD;
+                 END $$;
+                 CREATE TRIGGER refuse_unlink BEFORE DELETE ON term_relationships
+                 FOR EACH ROW EXECUTE FUNCTION refuse_unlink();",
+                cal.jazz
+            ),
+        };
+        app.behind_the_servers_back(&refuse).await;
+        // Any term deletion sets the unlinking going.
+        app.delete(&format!("tags/{}?force=true", cal.tag))
+            .await
+            .assert(200);
+        tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        let mut conn = app.store.pool.read().await.unwrap();
+        let left = term_deletion::set_aside_terms(&mut conn).await.unwrap();
+        drop(conn);
+        assert_eq!(left, vec![cal.jazz], "refused so far");
+        app.behind_the_servers_back("DELETE FROM refuse").await;
+        app.wait_for_term_deletions().await;
+        assert_summaries_hold(&app, "unlinked after failed batches").await;
+    }
+);

@@ -367,21 +367,42 @@ impl Service {
 const UNLINK_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Unlinks the events of every term set aside, a batch per transaction, and removes
-/// each term once it has none.
+/// each term once it has none. A batch that fails (a deadlock with a writer of one of
+/// its events, a busy database) is tried again a few times before the task gives up.
 async fn unlink_set_aside(store: &crate::store::Store, batch: u64) -> Result<(), StoreError> {
     let set_aside = {
         let mut conn = store.pool.read().await?;
         term_deletion::set_aside_terms(&mut conn).await?
     };
     for term_id in set_aside {
+        let mut failures = 0;
         loop {
-            let mut tx = store.pool.write().await?;
-            let gone = term_deletion::unlink_batch(&mut tx, term_id, batch).await?;
-            tx.commit().await?;
-            if gone {
-                break;
+            match unlink_one_batch(store, term_id, batch).await {
+                Ok(true) => break,
+                Ok(false) => failures = 0,
+                Err(e) if failures < UNLINK_TRIES => {
+                    failures += 1;
+                    tracing::info!(error = %e, term_id, "a batch of a term deletion failed; trying again");
+                    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                }
+                Err(e) => return Err(e),
             }
         }
     }
     Ok(())
+}
+
+/// Failed batches in a row a term deletion tries again.
+const UNLINK_TRIES: u32 = 5;
+
+/// One batch of a term's deletion in a transaction of its own: whether the term is gone.
+async fn unlink_one_batch(
+    store: &crate::store::Store,
+    term_id: i64,
+    batch: u64,
+) -> Result<bool, StoreError> {
+    let mut tx = store.pool.write().await?;
+    let gone = term_deletion::unlink_batch(&mut tx, term_id, batch).await?;
+    tx.commit().await?;
+    Ok(gone)
 }
