@@ -2,7 +2,7 @@
 //! links removed a batch per transaction, its row removed last. Deleting a term
 //! costs a little for each of its events (their keys, per-day counts and bits
 //! change, through the triggers); in one transaction, a category of 400,000
-//! events held the writer for minutes.
+//! events would hold the writer for minutes.
 
 use sea_query::{Cond, Expr, ExprTrait, Order, Query, SelectStatement};
 

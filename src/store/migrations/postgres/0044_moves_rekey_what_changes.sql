@@ -1,12 +1,14 @@
 -- A category moved: its subtree's events lose only the keys of the categories that were
 -- above it and are not above it now, and gain only those of the ones that are above it
--- now and were not (migration 17 took away every former ancestor's key and gave back
--- those of the new ones: a move up one level rewrote each event's keys of every category
--- still above it, and probed each one's key of every category above it). Each step runs
--- only when it has categories to act on: the subtree's events are read for none. A category set aside for deletion (migration 43) keeps
--- its keys when its subcategories move up: nothing can name it any more, and the
--- deletion removes them a batch at a time (`store::term_deletion`), where here they went
--- in the deleting request's transaction, in proportion to the subcategories' events.
+-- now and were not (migration 17 takes away every former ancestor's key and gives back
+-- those of the new ones: a move up one level rewrites each event's keys of every category
+-- still above it, and probes each one's key of every category above it). A category set
+-- aside for deletion (migration 43) keeps its keys when its subcategories move up:
+-- nothing can name it any more, and the deletion removes them a batch at a time
+-- (`store::term_deletion`) rather than in the deleting request's transaction, in
+-- proportion to the subcategories' events.
+-- Each step runs only when it has categories to act on: the subtree's events are read
+-- for none.
 CREATE OR REPLACE FUNCTION term_ancestors_sync() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     lost BIGINT[];

@@ -1,11 +1,12 @@
 -- A category moved: its subtree's events lose only the keys of the categories that were
 -- above it and are not above it now, and gain only those of the ones that are above it
--- now and were not (migration 17 took away every former ancestor's key and gave back
--- those of the new ones: a move up one level rewrote each event's keys of every category
--- still above it, and probed each one's key of every category above it). A category set aside for deletion (migration 43) keeps
--- its keys when its subcategories move up: nothing can name it any more, and the
--- deletion removes them a batch at a time (`store::term_deletion`), where here they went
--- in the deleting request's transaction, in proportion to the subcategories' events.
+-- now and were not (migration 17 takes away every former ancestor's key and gives back
+-- those of the new ones: a move up one level rewrites each event's keys of every category
+-- still above it, and probes each one's key of every category above it). A category set
+-- aside for deletion (migration 43) keeps its keys when its subcategories move up:
+-- nothing can name it any more, and the deletion removes them a batch at a time
+-- (`store::term_deletion`) rather than in the deleting request's transaction, in
+-- proportion to the subcategories' events.
 DROP TRIGGER term_ancestors_move;
 CREATE TRIGGER term_ancestors_move AFTER UPDATE OF parent ON terms
 WHEN old.parent IS NOT new.parent AND new.taxonomy = 'tribe_events_cat' BEGIN
