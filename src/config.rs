@@ -95,10 +95,11 @@ pub struct ServeArgs {
     #[arg(long, env = "CALENDAR_TOMBSTONE_DAYS", default_value_t = crate::domain::sync::DEFAULT_RETENTION_DAYS, value_parser = clap::value_parser!(u32).range(1..=36_500))]
     pub tombstone_days: u32,
 
-    /// A category or tag of more events than this is deleted in steps: hidden at
-    /// once, its events unlinked this many per transaction in the background.
-    #[arg(long, env = "CALENDAR_TERM_UNLINK_BATCH", default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=10_000))]
-    pub term_unlink_batch: u64,
+    /// A category or tag of more events than this is deleted, or a category of more
+    /// events below it moved, in steps: the term changes at once, its events follow
+    /// this many per transaction in the background.
+    #[arg(long, env = "CALENDAR_TERM_BATCH", default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub term_batch: u64,
 
     /// Answer `_jsonp=callback` requests as JavaScript, as WordPress can. Off by
     /// default: any web page a visitor opens could then read what the visitor's
@@ -218,8 +219,8 @@ pub struct Settings {
     pub search_depth: u64,
     /// Seconds the tombstones incremental sync reports are kept.
     pub tombstone_retention_secs: i64,
-    /// Links of a term removed per transaction when it is deleted in steps.
-    pub term_unlink_batch: u64,
+    /// Events per transaction when a term is deleted or moved in steps.
+    pub term_batch: u64,
     /// Whether `_jsonp` is answered.
     pub jsonp: bool,
     /// Whether the API is served under `tribe/events/v1` too.
@@ -277,7 +278,7 @@ impl Settings {
             search_count_limit: args.search_count_limit,
             search_depth: args.search_depth,
             tombstone_retention_secs: i64::from(args.tombstone_days) * 86_400,
-            term_unlink_batch: args.term_unlink_batch,
+            term_batch: args.term_batch,
             jsonp: args.jsonp,
             tribe_namespace: args.tribe_namespace,
             languages,

@@ -301,7 +301,7 @@ async fn category_with_subcategory(app: &TestApp, name: &str, parent: i64, event
 async fn deleting_a_category_answers_after_the_same_steps_whatever_it_holds() {
     let mut settings = common::settings();
     settings.response_cache_bytes = 0;
-    settings.term_unlink_batch = 5;
+    settings.term_batch = 5;
     let app = TestApp::sqlite_with(settings).await;
     let music = app
         .post("categories", json!({"name": "Music"}))
@@ -315,7 +315,7 @@ async fn deleting_a_category_answers_after_the_same_steps_whatever_it_holds() {
                 category_with_subcategory(&app, &format!("{name} {parent}"), parent, events).await;
             let (n, r) = steps_of(app.delete(&format!("categories/{id}?force=true"))).await;
             r.assert(200);
-            app.wait_for_term_deletions().await;
+            app.wait_for_term_work().await;
             steps.push(n);
         }
         assert_bounded(
@@ -325,4 +325,41 @@ async fn deleting_a_category_answers_after_the_same_steps_whatever_it_holds() {
         );
     }
     assert_summaries_hold(&app, "categories deleted").await;
+}
+
+/// Moving a category answers after the same work whatever it and its subcategories
+/// hold (`store::category_moves`): the tree changes in the request, the events' keys
+/// follow in batches behind the answer; up a level, down under another, and back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moving_a_category_answers_after_the_same_steps_whatever_it_holds() {
+    let mut settings = common::settings();
+    settings.response_cache_bytes = 0;
+    settings.term_batch = 5;
+    let app = TestApp::sqlite_with(settings).await;
+    let mut parents = Vec::new();
+    for name in ["Music", "Arts"] {
+        let id = app
+            .post("categories", json!({"name": name}))
+            .await
+            .assert(201)
+            .id();
+        parents.push(id);
+    }
+    let (music, arts) = (parents[0], parents[1]);
+    let mut moves: Vec<Vec<u64>> = vec![Vec::new(); 3];
+    for (name, events) in [("small", 20), ("large", 200)] {
+        let id = category_with_subcategory(&app, name, music, events).await;
+        for (i, parent) in [0, arts, music].into_iter().enumerate() {
+            let (n, r) =
+                steps_of(app.post(&format!("categories/{id}"), json!({ "parent": parent }))).await;
+            r.assert(200);
+            assert_eq!(r.body["parent"], parent);
+            app.wait_for_term_work().await;
+            moves[i].push(n);
+        }
+    }
+    for (i, steps) in moves.iter().enumerate() {
+        assert_bounded(&format!("move {i} of a category"), steps[0], steps[1]);
+    }
+    assert_summaries_hold(&app, "categories moved").await;
 }

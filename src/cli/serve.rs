@@ -26,8 +26,8 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     let service = Service::open(&args.db.database_url, timeout, &settings)
         .await
         .map_err(|e| format!("cannot open the database: {e}"))?;
-    // A term deletion an instance stopped during goes on.
-    service.finish_term_deletions();
+    // A term deletion or category move in steps an instance stopped during goes on.
+    service.finish_term_work();
     let app = Arc::new(AppState::new(service, settings));
     let router = http::service(app.clone());
     let listener = tokio::net::TcpListener::bind(&args.bind)

@@ -13,6 +13,7 @@ mod retry;
 pub(crate) mod rights;
 mod schedule;
 mod sync;
+mod term_steps;
 mod terms;
 pub mod users;
 
@@ -46,7 +47,7 @@ pub struct Service {
     failures: failures::Failures,
     /// Seconds the tombstones of deletes are kept for incremental sync.
     tombstone_retention: i64,
-    term_unlink_batch: u64,
+    term_batch: u64,
 }
 
 /// Who asks, and when (the second the request is answered for).
@@ -109,7 +110,7 @@ impl Service {
             schedule: schedule::Schedule::default(),
             failures,
             tombstone_retention: settings.tombstone_retention_secs,
-            term_unlink_batch: settings.term_unlink_batch.max(1),
+            term_batch: settings.term_batch.max(1),
         }
     }
 

@@ -10,7 +10,7 @@ use crate::domain::term::{Taxonomy, Term, TermChanges, TermOrderBy, TermQuery};
 use crate::domain::validation::{Invalid, Problems};
 use crate::service::retry::detached;
 use crate::service::{Asking, Error, Service};
-use crate::store::{Conn, StoreError, posts, sync, term_deletion, terms};
+use crate::store::{Conn, StoreError, category_moves, posts, sync, term_deletion, terms};
 
 /// One page of terms.
 pub struct TermPage {
@@ -144,6 +144,19 @@ fn read_fields(args: &CategoryWriteArgs, p: &mut Problems) -> TermChanges {
     }
 }
 
+/// Whether moving the category leaves its events' keys to batches behind the answer
+/// (`store::category_moves`): it has more events at or below it than a batch, or a
+/// move above it is still being followed, whose batches must start its subtree over.
+/// Queues the subtree if so, before the move is written.
+async fn move_in_steps(tx: &mut Conn, term_id: i64, batch: u64) -> Result<bool, StoreError> {
+    let in_steps = category_moves::is_queued(tx, term_id).await?
+        || term_deletion::events_beyond(tx, term_id, batch).await?;
+    if in_steps {
+        category_moves::queue_subtree(tx, term_id).await?;
+    }
+    Ok(in_steps)
+}
+
 impl Service {
     /// One page of terms.
     pub async fn list_terms(
@@ -270,6 +283,10 @@ impl Service {
         .await
     }
 
+    /// Writes a term's changes; answers with it as it is then. A category moved with
+    /// more events at or below it than a batch has its events' keys follow a batch
+    /// per transaction in the background (`store::category_moves`); the answer
+    /// waits for that a second at most.
     pub async fn update_term(
         &self,
         asking: Asking<'_>,
@@ -285,9 +302,10 @@ impl Service {
         if !asking.caller.can_manage_terms() {
             return Err(Error::forbidden(asking.caller));
         }
-        let store = self.store.clone();
-        detached(async move {
+        let (store, batch) = (self.store.clone(), self.term_batch);
+        let (term, in_steps) = detached(async move {
             let mut tx = store.pool.write().await?;
+            let mut in_steps = false;
             // Checked again with the tree held: a concurrent move may have put the
             // new parent below this term since the check of the request.
             if let Some(parent) = changes.parent.filter(|p| *p != term.parent) {
@@ -295,6 +313,7 @@ impl Service {
                 if terms::would_cycle(&mut tx, term.id, parent).await? {
                     return Err(parent_cycle());
                 }
+                in_steps = move_in_steps(&mut tx, term.id, batch).await?;
             }
             terms::update(&mut tx, &term, &changes)
                 .await
@@ -303,9 +322,13 @@ impl Service {
             // write, is answered as its ID would be now: it names nothing.
             let term = find(&mut tx, tax, term.id).await?;
             tx.commit().await?;
-            Ok(term)
+            Ok((term, in_steps))
         })
-        .await
+        .await?;
+        if in_steps {
+            self.follow_term_work(true).await;
+        }
+        Ok(term)
     }
 
     /// Deletes a term for good; answers with it as it was. A term of more events
@@ -324,12 +347,12 @@ impl Service {
         }
         let (store, target) = (self.store.clone(), term.clone());
         let (batch, forget_before) = (
-            self.term_unlink_batch,
+            self.term_batch,
             asking.now.saturating_sub(self.tombstone_retention),
         );
         let in_steps = detached(async move {
             let mut tx = store.pool.write().await?;
-            let in_steps = term_deletion::links_beyond(&mut tx, target.id, batch).await?;
+            let in_steps = term_deletion::events_beyond(&mut tx, target.id, batch).await?;
             if in_steps {
                 term_deletion::set_aside(&mut tx, &target).await?;
             } else {
@@ -340,69 +363,8 @@ impl Service {
             Ok(in_steps)
         })
         .await?;
-        let unlinking = self.finish_term_deletions();
-        if in_steps {
-            let _ = tokio::time::timeout(UNLINK_WAIT, unlinking).await;
-        }
+        // Any deletion also resumes work a failed sweep left.
+        self.follow_term_work(in_steps).await;
         Ok(term)
     }
-
-    /// Finishes, in the background, deleting the terms set aside: those of a
-    /// deletion in progress, or one an instance stopped during (this runs at start-up).
-    pub fn finish_term_deletions(&self) -> tokio::task::JoinHandle<()> {
-        let (store, batch) = (self.store.clone(), self.term_unlink_batch);
-        tokio::spawn(async move {
-            if let Err(e) = unlink_set_aside(&store, batch).await {
-                tracing::warn!(
-                    error = %e,
-                    "deleting terms set aside stopped; the next start or term deletion resumes it"
-                );
-            }
-        })
-    }
-}
-
-/// How long a deletion in steps waits for its term's events to be unlinked before
-/// it answers; the rest goes on behind the answer.
-const UNLINK_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// Unlinks the events of every term set aside, a batch per transaction, and removes
-/// each term once it has none. A batch that fails (a deadlock with a writer of one of
-/// its events, a busy database) is tried again a few times before the task gives up.
-async fn unlink_set_aside(store: &crate::store::Store, batch: u64) -> Result<(), StoreError> {
-    let set_aside = {
-        let mut conn = store.pool.read().await?;
-        term_deletion::set_aside_terms(&mut conn).await?
-    };
-    for term_id in set_aside {
-        let mut failures = 0;
-        loop {
-            match unlink_one_batch(store, term_id, batch).await {
-                Ok(true) => break,
-                Ok(false) => failures = 0,
-                Err(e) if failures < UNLINK_TRIES => {
-                    failures += 1;
-                    tracing::info!(error = %e, term_id, "a batch of a term deletion failed; trying again");
-                    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-                }
-                Err(e) => return Err(e),
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Failed batches in a row a term deletion tries again.
-const UNLINK_TRIES: u32 = 5;
-
-/// One batch of a term's deletion in a transaction of its own: whether the term is gone.
-async fn unlink_one_batch(
-    store: &crate::store::Store,
-    term_id: i64,
-    batch: u64,
-) -> Result<bool, StoreError> {
-    let mut tx = store.pool.write().await?;
-    let gone = term_deletion::unlink_batch(&mut tx, term_id, batch).await?;
-    tx.commit().await?;
-    Ok(gone)
 }

@@ -232,6 +232,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0044_moves_rekey_what_changes.sql"),
         postgres: include_str!("migrations/postgres/0044_moves_rekey_what_changes.sql"),
     },
+    Migration {
+        version: 45,
+        sqlite: include_str!("migrations/sqlite/0045_category_moves_in_batches.sql"),
+        postgres: include_str!("migrations/postgres/0045_category_moves_in_batches.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

@@ -1,6 +1,7 @@
 //! Persistence: one query code path over SQLite and PostgreSQL.
 
 pub mod auth_failures;
+pub mod category_moves;
 pub mod changes;
 pub mod db;
 pub mod event_batch;

@@ -132,6 +132,13 @@ pub enum TermAncestors {
 }
 
 #[derive(Iden, Clone, Copy)]
+pub enum CategoryRekeys {
+    Table,
+    TermId,
+    AfterEvent,
+}
+
+#[derive(Iden, Clone, Copy)]
 pub enum TermRelationships {
     Table,
     PostId,

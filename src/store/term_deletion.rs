@@ -23,12 +23,35 @@ fn linked_events(term_id: i64) -> SelectStatement {
         .take()
 }
 
-/// Whether the term is linked to more than `limit` events (read no further).
-pub async fn links_beyond(conn: &mut Conn, term_id: i64, limit: u64) -> Result<bool, StoreError> {
-    let beyond = conn
+/// Whether deleting or moving the term touches more than `limit` events: those
+/// linked to it, or those holding its key (a category's include its subcategories'
+/// events). Reads at most `limit + 1` index entries of each.
+pub async fn events_beyond(conn: &mut Conn, term_id: i64, limit: u64) -> Result<bool, StoreError> {
+    let linked = conn
         .query_opt(linked_events(term_id).offset(limit).limit(1), |r| r.i64(0))
         .await?;
-    Ok(beyond.is_some())
+    if linked.is_some() {
+        return Ok(true);
+    }
+    let keyed = conn
+        .query_opt(
+            Query::select()
+                .column(EventKeys::EventId)
+                .from(EventKeys::Table)
+                .cond_where(term_keys(term_id))
+                .offset(limit)
+                .limit(1),
+            |r| r.i64(0),
+        )
+        .await?;
+    Ok(keyed.is_some())
+}
+
+/// The category keys (kind 1) of a term: its events' and those of the terms below it.
+fn term_keys(term_id: i64) -> Cond {
+    Cond::all()
+        .add(Expr::col(EventKeys::Kind).eq(1))
+        .add(Expr::col(EventKeys::Value).eq(term_id))
 }
 
 /// Sets the term aside: it leaves its taxonomy (a trigger writes its tombstone for
@@ -106,17 +129,12 @@ async fn remove_inherited_keys(
     term_id: i64,
     limit: u64,
 ) -> Result<bool, StoreError> {
-    let term_keys = || {
-        Cond::all()
-            .add(Expr::col(EventKeys::Kind).eq(1))
-            .add(Expr::col(EventKeys::Value).eq(term_id))
-    };
     let last = conn
         .query_opt(
             Query::select()
                 .columns([EventKeys::StartUtc, EventKeys::EventId])
                 .from(EventKeys::Table)
-                .cond_where(term_keys())
+                .cond_where(term_keys(term_id))
                 .order_by(EventKeys::StartUtc, Order::Asc)
                 .order_by(EventKeys::EventId, Order::Asc)
                 .offset(limit - 1)
@@ -124,7 +142,7 @@ async fn remove_inherited_keys(
             |r| Ok((r.i64(0)?, r.i64(1)?)),
         )
         .await?;
-    let mut range = term_keys();
+    let mut range = term_keys(term_id);
     if let Some((start, event)) = last {
         // A bound on the start first, which both backends seek by.
         range = range.add(Expr::col(EventKeys::StartUtc).lte(start)).add(

@@ -3,7 +3,7 @@
 use sea_query::{Cond, Expr, ExprTrait, Func, Order, Query, SelectStatement};
 
 use super::posts::contains;
-use super::schema::{TermAncestors, TermRelationships, Terms};
+use super::schema::{EventKeys, TermAncestors, TermRelationships, Terms};
 use super::{Conn, Row, StoreError};
 use crate::domain::slug;
 use crate::domain::term::{Taxonomy, Term, TermChanges, TermOrderBy, TermQuery};
@@ -287,6 +287,15 @@ pub async fn delete(conn: &mut Conn, term: &Term) -> Result<(), StoreError> {
         Query::delete()
             .from_table(Terms::Table)
             .and_where(Expr::col(Terms::Id).eq(term.id)),
+    )
+    .await?;
+    // Keys its subcategories' events held through it where their move was queued
+    // (migration 45): the batches behind it would no longer find them.
+    conn.execute(
+        Query::delete()
+            .from_table(EventKeys::Table)
+            .and_where(Expr::col(EventKeys::Kind).eq(1))
+            .and_where(Expr::col(EventKeys::Value).eq(term.id)),
     )
     .await?;
     Ok(())

@@ -193,7 +193,7 @@ pub fn settings() -> Settings {
         search_count_limit: 1000,
         search_depth: 10_000,
         tombstone_retention_secs: 90 * 86_400,
-        term_unlink_batch: 500,
+        term_batch: 500,
         jsonp: false,
         tribe_namespace: false,
         languages: vec!["en".into(), "fr".into(), "de".into(), "es".into()],
@@ -476,21 +476,22 @@ impl TestApp {
         }
     }
 
-    /// Waits until the terms deleted in steps (`store::term_deletion`) are gone:
-    /// the deletion answers before the last of a large term's events is unlinked.
-    pub async fn wait_for_term_deletions(&self) {
+    /// Waits until the terms deleted in steps (`store::term_deletion`) are gone and
+    /// the categories moved in steps (`store::category_moves`) have their events'
+    /// keys in line: the request answers before the last of a large term's events.
+    pub async fn wait_for_term_work(&self) {
+        use calendar_events::store::{category_moves, term_deletion};
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         loop {
             let mut conn = self.store.pool.read().await.unwrap();
-            let left = calendar_events::store::term_deletion::set_aside_terms(&mut conn)
-                .await
-                .unwrap();
-            if left.is_empty() {
+            let left = term_deletion::set_aside_terms(&mut conn).await.unwrap();
+            let moving = category_moves::any_queued(&mut conn).await.unwrap();
+            if left.is_empty() && !moving {
                 return;
             }
             assert!(
                 std::time::Instant::now() < deadline,
-                "terms {left:?} still being deleted"
+                "terms {left:?} still being deleted, or categories moved (queued: {moving})"
             );
             drop(conn);
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
