@@ -272,3 +272,72 @@ both_with!(
         );
     }
 );
+
+both_with!(
+    writes_of_its_events_while_a_category_moves_in_steps_come_out_exact,
+    in_batches_of_two(),
+    |app| async move {
+        let cal = setup(&app).await;
+        let mut more = Vec::new();
+        for i in 0..30 {
+            let category = if i % 2 == 0 { cal.jazz } else { cal.bebop };
+            let body = with(
+                at_day(&format!("More {i}"), 1 + i % 28),
+                json!({ "categories": [category] }),
+            );
+            more.push(app.event(body).await);
+        }
+        let app = std::sync::Arc::new(app);
+        // Writers of the moving subtree's events, and of new ones, all along the
+        // batches: each gives an event of it other categories, or a new one some.
+        let writers: Vec<_> = (0..4)
+            .map(|w| {
+                let (app, more) = (app.clone(), more.clone());
+                let targets = [
+                    vec![cal.bebop],
+                    vec![cal.arts],
+                    vec![],
+                    vec![cal.jazz, cal.music],
+                ];
+                tokio::spawn(async move {
+                    for (i, id) in more.iter().enumerate().skip(w).step_by(4) {
+                        let categories = &targets[(i / 4) % targets.len()];
+                        app.post(&format!("events/{id}"), json!({ "categories": categories }))
+                            .await
+                            .assert(200);
+                        let new = with(
+                            at_day(&format!("New {w} {i}"), 1 + i % 28),
+                            json!({ "categories": [cal.bebop] }),
+                        );
+                        app.post("events", new).await.assert(201);
+                    }
+                })
+            })
+            .collect();
+        for parent in [cal.arts, cal.music, cal.arts] {
+            app.post(
+                &format!("categories/{}", cal.jazz),
+                json!({ "parent": parent }),
+            )
+            .await
+            .assert(200);
+        }
+        for w in writers {
+            w.await.unwrap();
+        }
+        app.wait_for_term_work().await;
+        assert_summaries_hold(&app, "written while moving").await;
+        let jazz = app.get(&format!("categories/{}", cal.jazz)).await;
+        assert_eq!(jazz.body["parent"], cal.arts);
+        assert_eq!(listed_in(&app, cal.music).await, {
+            let mut v = vec![cal.in_music];
+            v.extend(
+                more.iter()
+                    .enumerate()
+                    .filter(|(i, _)| (i / 4) % 4 == 3)
+                    .map(|(_, id)| *id),
+            );
+            sorted(v)
+        });
+    }
+);

@@ -356,3 +356,59 @@ both!(
         assert!(next > secret, "{next} after {secret}");
     }
 );
+
+both!(
+    an_import_that_moves_a_category_returns_with_its_events_keyed_in_place,
+    |app| async move {
+        calendar(&app).await;
+        let jazz = app.get("categories?slug=jazz").await.body["categories"][0]["id"]
+            .as_i64()
+            .unwrap();
+        app.event(with(
+            event("Jazz again", "2027-05-02 20:00:00", "2027-05-02 23:00:00"),
+            json!({ "categories": [jazz] }),
+        ))
+        .await;
+        let mut lines = exported(&app).await;
+        let text = |lines: &[Value]| -> String { lines.iter().map(|l| format!("{l}\n")).collect() };
+        let target = app.another(settings()).await;
+        import(&target, &text(&lines)).await;
+        let music =
+            target.get("categories?slug=music&hide_empty=0").await.body["categories"][0]["id"]
+                .as_i64()
+                .unwrap();
+        let listed = |r: &Resp| titles(r).len();
+        let under_music =
+            format!("events?start_date=2027-01-01&end_date=2027-12-31&categories={music}");
+        assert_eq!(listed(&target.get(&under_music).await), 2);
+        // The source moved Jazz to the top; in batches of one event, the import moves
+        // it in steps, and returns once its events' keys have followed.
+        let line = lines
+            .iter()
+            .position(|l| l["item"]["slug"] == "jazz")
+            .unwrap();
+        lines[line]["item"]["parent"] = json!(0);
+        let service = Service::configured(
+            target.store.clone(),
+            &calendar_events::config::Settings {
+                term_batch: 1,
+                ..settings()
+            },
+        );
+        let (_, user) = importer(&target);
+        let done = calendar_events::cli::transfer::import_lines(&service, user, &text(&lines))
+            .await
+            .unwrap();
+        assert!(done.failed.is_empty(), "{:?}", done.failed);
+        let mut conn = target.store.pool.read().await.unwrap();
+        let queued = calendar_events::store::category_moves::any_queued(&mut conn)
+            .await
+            .unwrap();
+        drop(conn);
+        assert!(!queued, "the move's batches are done");
+        assert_summaries_hold(&target, "a category moved by an import").await;
+        let jazz_there = target.get("categories?slug=jazz").await;
+        assert_eq!(jazz_there.body["categories"][0]["parent"], 0);
+        assert_eq!(listed(&target.get(&under_music).await), 0);
+    }
+);

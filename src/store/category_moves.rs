@@ -7,8 +7,9 @@
 //! with the event's categories and the tree as they are when it runs, so any number
 //! of moves, deletions and edits meanwhile come out right.
 
-use sea_query::{Alias, Expr, ExprTrait, JoinType, OnConflict, Order, Query};
+use sea_query::{Alias, Expr, ExprTrait, JoinType, LockType, OnConflict, Order, Query};
 
+use super::events::Footprint;
 use super::schema::{CategoryRekeys, EventKeys, Posts, TermAncestors, TermRelationships};
 use super::{Conn, StoreError};
 
@@ -69,17 +70,23 @@ pub async fn any_queued(conn: &mut Conn) -> Result<bool, StoreError> {
 
 /// Brings the category keys of up to `batch` events of the first queued category
 /// in line, and moves its place on; a category whose events are all done leaves the
-/// queue. Returns whether the queue is empty. Holds the tree, as a move does, so no
-/// move changes it between the two statements; instances take turns.
+/// queue. Returns whether the queue is empty.
+///
+/// On PostgreSQL it shares the tree, as a change of an event's categories does, so no
+/// move runs meanwhile, and locks its events' rows, as a write of one of them does
+/// first, so none of their links changes meanwhile; then the rows their keys are
+/// counted in, in the writers' order (`events::lock_shared_rows`). Other writes go on,
+/// those of its events after it. Instances take the queue's first category in turns.
 pub async fn rekey_batch(conn: &mut Conn, batch: u64) -> Result<bool, StoreError> {
-    super::terms::lock_tree(conn).await?;
+    super::terms::share_tree(conn).await?;
     let next = conn
         .query_opt(
             Query::select()
                 .columns([CategoryRekeys::TermId, CategoryRekeys::AfterEvent])
                 .from(CategoryRekeys::Table)
                 .order_by(CategoryRekeys::TermId, Order::Asc)
-                .limit(1),
+                .limit(1)
+                .lock(LockType::Update),
             |r| Ok((r.i64(0)?, r.i64(1)?)),
         )
         .await?;
@@ -99,6 +106,7 @@ pub async fn rekey_batch(conn: &mut Conn, batch: u64) -> Result<bool, StoreError
         )
         .await?;
     if !events.is_empty() {
+        lock_events(conn, &events).await?;
         rekey_events(conn, &events).await?;
     }
     let place = Expr::col(CategoryRekeys::TermId)
@@ -125,6 +133,31 @@ pub async fn rekey_batch(conn: &mut Conn, batch: u64) -> Result<bool, StoreError
             any_queued(conn).await.map(|any| !any)
         }
     }
+}
+
+/// Locks the events' rows in ID order, then the rows their category keys are counted
+/// in (no-ops on SQLite, whose one writer is exclusive).
+async fn lock_events(conn: &mut Conn, events: &[i64]) -> Result<(), StoreError> {
+    let spans = conn
+        .query(
+            Query::select()
+                .columns([Posts::StartUtc, Posts::EndUtc])
+                .from(Posts::Table)
+                .and_where(Expr::col(Posts::Id).is_in(events.iter().copied()))
+                .order_by(Posts::Id, Order::Asc)
+                .lock(LockType::Update),
+            |r| Ok((r.opt_i64(0)?, r.opt_i64(1)?)),
+        )
+        .await?;
+    super::events::lock_shared_rows(
+        conn,
+        spans.into_iter().map(|span| Footprint {
+            span,
+            venue: None,
+            organizers: &[],
+        }),
+    )
+    .await
 }
 
 /// The events' category keys as their links and the tree give them: those no link

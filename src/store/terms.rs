@@ -278,6 +278,20 @@ pub async fn lock_tree(conn: &mut Conn) -> Result<(), StoreError> {
     conn.lock_key("term-tree").await
 }
 
+/// Shares the tree until the transaction ends, as a change of an event's categories
+/// does on PostgreSQL (migration 17's `term_tree_shared`): no move runs meanwhile.
+/// SQLite has one writer at a time.
+pub async fn share_tree(conn: &mut Conn) -> Result<(), StoreError> {
+    if conn.backend() == super::Backend::Postgres {
+        conn.query_opt(
+            Query::select().expr(Expr::cust("term_tree_shared()")),
+            |_| Ok(()),
+        )
+        .await?;
+    }
+    Ok(())
+}
+
 /// Deletes a term for good; its children move up to its parent, as in WordPress.
 pub async fn delete(conn: &mut Conn, term: &Term) -> Result<(), StoreError> {
     lock_tree(conn).await?;

@@ -195,6 +195,9 @@ async fn import_into(service: &Service, user: User, items: &Items) -> Result<Imp
         // Later creates continue after the largest ID the import wrote.
         service.number_after(0, 0).await.map_err(failed)?;
     }
+    // A category it moved in steps has its events' keys in line before the command
+    // exits (a server would resume them only at its next start).
+    let _ = service.finish_term_work().await;
     Ok(importer.done)
 }
 

@@ -147,7 +147,12 @@ fn create_request(kind: usize, item: &Value, ids: &Ids) -> (Op, Map<String, Valu
             let mut body = copy(item, &["name", "description", "slug"]);
             // An empty description is refused on a term create, as in the reference.
             body.retain(|_, v| v.as_str() != Some(""));
-            if let Some(parent) = ids.get(0, &item["parent"]) {
+            // A category at the top stays there or goes back there on a second run.
+            let parent = match item["parent"].as_i64() {
+                Some(0) => Some(0),
+                _ => ids.get(0, &item["parent"]),
+            };
+            if let Some(parent) = parent {
                 body.insert("parent".into(), parent.into());
             }
             let tax = if kind == 0 {
