@@ -4,6 +4,7 @@
 //! Events written meanwhile, other moves and deletions meanwhile, all come out exact.
 
 mod common;
+mod process;
 
 use calendar_events::config::Settings;
 use calendar_events::domain::term::{Taxonomy, TermChanges};
@@ -85,22 +86,6 @@ fn at_day(name: &str, day: usize) -> serde_json::Value {
     )
 }
 
-/// The events a category filter lists for the administrator, sorted; its total agrees.
-async fn listed_in(app: &TestApp, category: i64) -> Vec<i64> {
-    let r = app
-        .get_as(
-            &format!("events?start_date=2027-01-01&end_date=2027-12-31&categories={category}"),
-            &app.admin.auth(),
-        )
-        .await;
-    r.assert(200);
-    let mut ids = event_ids(&r);
-    ids.sort_unstable();
-    let total: usize = r.header("X-WP-Total").unwrap().parse().unwrap();
-    assert_eq!(total, ids.len(), "total of categories={category}");
-    ids
-}
-
 fn sorted(mut ids: Vec<i64>) -> Vec<i64> {
     ids.sort_unstable();
     ids
@@ -141,7 +126,7 @@ both_with!(
     |app| async move {
         let cal = setup(&app).await;
         let below_jazz = sorted([cal.in_jazz.clone(), cal.in_bebop.clone()].concat());
-        assert_eq!(listed_in(&app, cal.music).await.len(), 7);
+        assert_eq!(listed_in_category(&app, cal.music).await.len(), 7);
         let r = app
             .post(
                 &format!("categories/{}", cal.jazz),
@@ -153,11 +138,14 @@ both_with!(
         assert_eq!(r.body["name"], "Jazz");
         app.wait_for_term_work().await;
         assert_summaries_hold(&app, "moved").await;
-        assert_eq!(listed_in(&app, cal.music).await, vec![cal.in_music]);
-        assert_eq!(listed_in(&app, cal.arts).await, below_jazz);
-        assert_eq!(listed_in(&app, cal.jazz).await, below_jazz);
         assert_eq!(
-            listed_in(&app, cal.bebop).await,
+            listed_in_category(&app, cal.music).await,
+            vec![cal.in_music]
+        );
+        assert_eq!(listed_in_category(&app, cal.arts).await, below_jazz);
+        assert_eq!(listed_in_category(&app, cal.jazz).await, below_jazz);
+        assert_eq!(
+            listed_in_category(&app, cal.bebop).await,
             sorted(cal.in_bebop.clone())
         );
         // And back, in steps again: it and its subtree are queued afresh.
@@ -169,8 +157,11 @@ both_with!(
         .assert(200);
         app.wait_for_term_work().await;
         assert_summaries_hold(&app, "moved back").await;
-        assert_eq!(listed_in(&app, cal.music).await.len(), 7);
-        assert_eq!(listed_in(&app, cal.arts).await, vec![cal.in_bebop[0]]);
+        assert_eq!(listed_in_category(&app, cal.music).await.len(), 7);
+        assert_eq!(
+            listed_in_category(&app, cal.arts).await,
+            vec![cal.in_bebop[0]]
+        );
     }
 );
 
@@ -183,7 +174,10 @@ both_with!(
         // The tree moved at once; the keys wait for the batches.
         let jazz = app.get(&format!("categories/{}", cal.jazz)).await;
         assert_eq!(jazz.body["parent"], cal.arts);
-        assert_eq!(listed_in(&app, cal.arts).await, vec![cal.in_bebop[0]]);
+        assert_eq!(
+            listed_in_category(&app, cal.arts).await,
+            vec![cal.in_bebop[0]]
+        );
 
         // An event that leaves Bebop meanwhile keeps no key of the categories it
         // was below, though the batches will never visit it.
@@ -191,7 +185,7 @@ both_with!(
         app.post(&format!("events/{leaving}"), json!({"categories": []}))
             .await
             .assert(200);
-        assert!(!listed_in(&app, cal.music).await.contains(&leaving));
+        assert!(!listed_in_category(&app, cal.music).await.contains(&leaving));
         // One created in Bebop meanwhile is keyed by the tree as it is.
         let new = app
             .event(with(
@@ -199,8 +193,8 @@ both_with!(
                 json!({"categories": [cal.bebop]}),
             ))
             .await;
-        assert!(listed_in(&app, cal.arts).await.contains(&new));
-        assert!(!listed_in(&app, cal.music).await.contains(&new));
+        assert!(listed_in_category(&app, cal.arts).await.contains(&new));
+        assert!(!listed_in_category(&app, cal.music).await.contains(&new));
 
         // A batch, then Bebop moves to the top while Jazz's keys are still following.
         assert!(!one_batch(&app).await, "more events are queued");
@@ -213,7 +207,7 @@ both_with!(
         assert!(!category_moves::any_queued(&mut conn).await.unwrap());
         drop(conn);
         assert_eq!(
-            listed_in(&app, cal.arts).await,
+            listed_in_category(&app, cal.arts).await,
             sorted(vec![
                 cal.in_jazz[0],
                 cal.in_jazz[1],
@@ -221,9 +215,12 @@ both_with!(
                 cal.in_bebop[0]
             ])
         );
-        assert_eq!(listed_in(&app, cal.music).await, vec![cal.in_music]);
         assert_eq!(
-            listed_in(&app, cal.bebop).await,
+            listed_in_category(&app, cal.music).await,
+            vec![cal.in_music]
+        );
+        assert_eq!(
+            listed_in_category(&app, cal.bebop).await,
             sorted(vec![cal.in_bebop[0], cal.in_bebop[2], new])
         );
     }
@@ -262,7 +259,7 @@ both_with!(
         while !one_batch(&app).await {}
         assert_summaries_hold(&app, "deleted while moving").await;
         assert_eq!(
-            listed_in(&app, cal.arts).await,
+            listed_in_category(&app, cal.arts).await,
             sorted(vec![
                 cal.in_bebop[0],
                 cal.in_bebop[1],
@@ -329,7 +326,7 @@ both_with!(
         assert_summaries_hold(&app, "written while moving").await;
         let jazz = app.get(&format!("categories/{}", cal.jazz)).await;
         assert_eq!(jazz.body["parent"], cal.arts);
-        assert_eq!(listed_in(&app, cal.music).await, {
+        assert_eq!(listed_in_category(&app, cal.music).await, {
             let mut v = vec![cal.in_music];
             v.extend(
                 more.iter()
@@ -339,5 +336,25 @@ both_with!(
             );
             sorted(v)
         });
+    }
+);
+
+both!(
+    a_move_an_instance_stopped_during_goes_on_at_start_up,
+    |app| async move {
+        let cal = setup(&app).await;
+        move_queued(&app, cal.jazz, cal.arts).await;
+        process::EXTRA_ARGS.with(|a| *a.borrow_mut() = vec!["--term-batch".into(), "2".into()]);
+        let server = process::Server::start(&app.database_url());
+        process::EXTRA_ARGS.with(|a| a.borrow_mut().clear());
+        app.wait_for_term_work().await;
+        drop(server);
+        assert_summaries_hold(&app, "finished at start-up").await;
+        let below_jazz = sorted([cal.in_jazz.clone(), cal.in_bebop.clone()].concat());
+        assert_eq!(listed_in_category(&app, cal.arts).await, below_jazz);
+        assert_eq!(
+            listed_in_category(&app, cal.music).await,
+            vec![cal.in_music]
+        );
     }
 );

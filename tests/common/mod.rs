@@ -765,6 +765,23 @@ pub fn event_ids(r: &Resp) -> Vec<i64> {
         .collect()
 }
 
+/// The events of 2027 a category filter lists for the administrator, sorted; the
+/// list's total agrees with them.
+pub async fn listed_in_category(app: &TestApp, category: i64) -> Vec<i64> {
+    let r = app
+        .get_as(
+            &format!("events?start_date=2027-01-01&end_date=2027-12-31&categories={category}"),
+            &app.admin.auth(),
+        )
+        .await;
+    r.assert(200);
+    let mut ids = event_ids(&r);
+    ids.sort_unstable();
+    let total: usize = r.header("X-WP-Total").unwrap().parse().unwrap();
+    assert_eq!(total, ids.len(), "total of categories={category}");
+    ids
+}
+
 /// Whether an outside tool a test drives is installed. In CI it must be (`.ci/run`
 /// installs it: `how`); elsewhere a missing one skips the check, loudly.
 pub fn tool_installed(present: bool, what: &str, how: &str) -> bool {
