@@ -95,12 +95,8 @@ pub async fn rekey_batch(conn: &mut Conn, batch: u64) -> Result<bool, StoreError
     };
     let events: Vec<i64> = conn
         .query(
-            Query::select()
-                .column(TermRelationships::PostId)
-                .from(TermRelationships::Table)
-                .and_where(Expr::col(TermRelationships::TermId).eq(term_id))
+            super::term_deletion::linked_events(term_id)
                 .and_where(Expr::col(TermRelationships::PostId).gt(after))
-                .order_by(TermRelationships::PostId, Order::Asc)
                 .limit(batch),
             |r| r.i64(0),
         )

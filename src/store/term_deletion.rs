@@ -14,7 +14,7 @@ use crate::domain::term::Term;
 pub const DELETED: &str = "deleted";
 
 /// The events the term is linked to, in ID order (its index's).
-fn linked_events(term_id: i64) -> SelectStatement {
+pub(super) fn linked_events(term_id: i64) -> SelectStatement {
     Query::select()
         .column(TermRelationships::PostId)
         .from(TermRelationships::Table)
@@ -48,7 +48,7 @@ pub async fn events_beyond(conn: &mut Conn, term_id: i64, limit: u64) -> Result<
 }
 
 /// The category keys (kind 1) of a term: its events' and those of the terms below it.
-fn term_keys(term_id: i64) -> Cond {
+pub(super) fn term_keys(term_id: i64) -> Cond {
     Cond::all()
         .add(Expr::col(EventKeys::Kind).eq(1))
         .add(Expr::col(EventKeys::Value).eq(term_id))

@@ -308,8 +308,7 @@ pub async fn delete(conn: &mut Conn, term: &Term) -> Result<(), StoreError> {
     conn.execute(
         Query::delete()
             .from_table(EventKeys::Table)
-            .and_where(Expr::col(EventKeys::Kind).eq(1))
-            .and_where(Expr::col(EventKeys::Value).eq(term.id)),
+            .cond_where(super::term_deletion::term_keys(term.id)),
     )
     .await?;
     Ok(())
