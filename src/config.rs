@@ -95,11 +95,12 @@ pub struct ServeArgs {
     #[arg(long, env = "CALENDAR_TOMBSTONE_DAYS", default_value_t = crate::domain::sync::DEFAULT_RETENTION_DAYS, value_parser = clap::value_parser!(u32).range(1..=36_500))]
     pub tombstone_days: u32,
 
-    /// A category or tag of more events than this is deleted, or a category of more
-    /// events below it moved, in steps: the term changes at once, its events follow
-    /// this many per transaction in the background.
-    #[arg(long, env = "CALENDAR_TERM_BATCH", default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=10_000))]
-    pub term_batch: u64,
+    /// A category or tag of more events than this is deleted, a category of more
+    /// events below it moved, and a venue or organizer of more events trashed, in
+    /// steps: the term or post changes at once, its events follow this many per
+    /// transaction in the background.
+    #[arg(long, alias = "term-batch", env = "CALENDAR_STEP_BATCH", default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub step_batch: u64,
 
     /// Answer `_jsonp=callback` requests as JavaScript, as WordPress can. Off by
     /// default: any web page a visitor opens could then read what the visitor's
@@ -220,7 +221,7 @@ pub struct Settings {
     /// Seconds the tombstones incremental sync reports are kept.
     pub tombstone_retention_secs: i64,
     /// Events per transaction when a term is deleted or moved in steps.
-    pub term_batch: u64,
+    pub step_batch: u64,
     /// Whether `_jsonp` is answered.
     pub jsonp: bool,
     /// Whether the API is served under `tribe/events/v1` too.
@@ -278,7 +279,7 @@ impl Settings {
             search_count_limit: args.search_count_limit,
             search_depth: args.search_depth,
             tombstone_retention_secs: i64::from(args.tombstone_days) * 86_400,
-            term_batch: args.term_batch,
+            step_batch: args.step_batch,
             jsonp: args.jsonp,
             tribe_namespace: args.tribe_namespace,
             languages,

@@ -1,4 +1,4 @@
-//! A category with more events at or below it than a batch (`--term-batch`) moves in
+//! A category with more events at or below it than a batch (`--step-batch`) moves in
 //! steps (`store::category_moves`): the tree changes in the request, and the category
 //! keys of its subtree's events follow a batch per transaction behind the answer.
 //! Events written meanwhile, other moves and deletions meanwhile, all come out exact.
@@ -14,7 +14,7 @@ use serde_json::json;
 
 fn in_batches_of_two() -> Settings {
     Settings {
-        term_batch: 2,
+        step_batch: 2,
         ..settings()
     }
 }
@@ -136,7 +136,7 @@ both_with!(
         r.assert(200);
         assert_eq!(r.body["parent"], cal.arts);
         assert_eq!(r.body["name"], "Jazz");
-        app.wait_for_term_work().await;
+        app.wait_for_work_in_steps().await;
         assert_summaries_hold(&app, "moved").await;
         assert_eq!(
             listed_in_category(&app, cal.music).await,
@@ -155,7 +155,7 @@ both_with!(
         )
         .await
         .assert(200);
-        app.wait_for_term_work().await;
+        app.wait_for_work_in_steps().await;
         assert_summaries_hold(&app, "moved back").await;
         assert_eq!(listed_in_category(&app, cal.music).await.len(), 7);
         assert_eq!(
@@ -201,7 +201,7 @@ both_with!(
         app.post(&format!("categories/{}", cal.bebop), json!({"parent": 0}))
             .await
             .assert(200);
-        app.wait_for_term_work().await;
+        app.wait_for_work_in_steps().await;
         assert_summaries_hold(&app, "moved twice").await;
         let mut conn = app.store.pool.read().await.unwrap();
         assert!(!category_moves::any_queued(&mut conn).await.unwrap());
@@ -322,7 +322,7 @@ both_with!(
         for w in writers {
             w.await.unwrap();
         }
-        app.wait_for_term_work().await;
+        app.wait_for_work_in_steps().await;
         assert_summaries_hold(&app, "written while moving").await;
         let jazz = app.get(&format!("categories/{}", cal.jazz)).await;
         assert_eq!(jazz.body["parent"], cal.arts);
@@ -344,10 +344,10 @@ both!(
     |app| async move {
         let cal = setup(&app).await;
         move_queued(&app, cal.jazz, cal.arts).await;
-        process::EXTRA_ARGS.with(|a| *a.borrow_mut() = vec!["--term-batch".into(), "2".into()]);
+        process::EXTRA_ARGS.with(|a| *a.borrow_mut() = vec!["--step-batch".into(), "2".into()]);
         let server = process::Server::start(&app.database_url());
         process::EXTRA_ARGS.with(|a| a.borrow_mut().clear());
-        app.wait_for_term_work().await;
+        app.wait_for_work_in_steps().await;
         drop(server);
         assert_summaries_hold(&app, "finished at start-up").await;
         let below_jazz = sorted([cal.in_jazz.clone(), cal.in_bebop.clone()].concat());

@@ -531,7 +531,7 @@ both!(filtered_lists_follow_every_write, |app| async move {
 both_with!(
     filtered_lists_follow_terms_deleted_in_steps,
     Settings {
-        term_batch: 1,
+        step_batch: 1,
         ..settings()
     },
     |app| async move { every_write(app).await }
@@ -616,7 +616,7 @@ async fn every_write(app: TestApp) {
     app.delete(&format!("tags/{}?force=true", cal.terms[3]))
         .await
         .assert(200);
-    app.wait_for_term_work().await;
+    app.wait_for_work_in_steps().await;
     cal.gone_posts.push(cal.organizers[1]);
     cal.gone_terms.push(cal.terms[3]);
     for (_, m) in cal.events.values_mut() {
@@ -673,7 +673,7 @@ async fn every_write(app: TestApp) {
     app.delete(&format!("categories/{}?force=true", cal.terms[4]))
         .await
         .assert(200);
-    app.wait_for_term_work().await;
+    app.wait_for_work_in_steps().await;
     cal.gone_terms.push(cal.terms[4]);
     cal.parents[5] = Some(0);
     for (_, m) in cal.events.values_mut() {

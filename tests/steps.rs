@@ -301,7 +301,7 @@ async fn category_with_subcategory(app: &TestApp, name: &str, parent: i64, event
 async fn deleting_a_category_answers_after_the_same_steps_whatever_it_holds() {
     let mut settings = common::settings();
     settings.response_cache_bytes = 0;
-    settings.term_batch = 5;
+    settings.step_batch = 5;
     let app = TestApp::sqlite_with(settings).await;
     let music = app
         .post("categories", json!({"name": "Music"}))
@@ -315,7 +315,7 @@ async fn deleting_a_category_answers_after_the_same_steps_whatever_it_holds() {
                 category_with_subcategory(&app, &format!("{name} {parent}"), parent, events).await;
             let (n, r) = steps_of(app.delete(&format!("categories/{id}?force=true"))).await;
             r.assert(200);
-            app.wait_for_term_work().await;
+            app.wait_for_work_in_steps().await;
             steps.push(n);
         }
         assert_bounded(
@@ -334,7 +334,7 @@ async fn deleting_a_category_answers_after_the_same_steps_whatever_it_holds() {
 async fn moving_a_category_answers_after_the_same_steps_whatever_it_holds() {
     let mut settings = common::settings();
     settings.response_cache_bytes = 0;
-    settings.term_batch = 5;
+    settings.step_batch = 5;
     let app = TestApp::sqlite_with(settings).await;
     let mut parents = Vec::new();
     for name in ["Music", "Arts"] {
@@ -354,7 +354,7 @@ async fn moving_a_category_answers_after_the_same_steps_whatever_it_holds() {
                 steps_of(app.post(&format!("categories/{id}"), json!({ "parent": parent }))).await;
             r.assert(200);
             assert_eq!(r.body["parent"], parent);
-            app.wait_for_term_work().await;
+            app.wait_for_work_in_steps().await;
             moves[i].push(n);
         }
     }
@@ -362,4 +362,42 @@ async fn moving_a_category_answers_after_the_same_steps_whatever_it_holds() {
         assert_bounded(&format!("move {i} of a category"), steps[0], steps[1]);
     }
     assert_summaries_hold(&app, "categories moved").await;
+}
+
+/// Trashing a venue or an organizer answers after the same work whatever events it
+/// has (`store::linked_unlinks`): it goes to the trash in the request; the batches
+/// that unlink its events run behind the answer, each bounded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trashing_a_venue_or_an_organizer_answers_after_the_same_steps_whatever_it_has() {
+    let mut settings = common::settings();
+    settings.response_cache_bytes = 0;
+    settings.step_batch = 5;
+    let app = TestApp::sqlite_with(settings).await;
+    for (collection, field) in [("venues", "venue"), ("organizers", "organizer")] {
+        let mut steps = Vec::new();
+        for (name, events) in [("small", 20), ("large", 200)] {
+            let body = json!({ field: format!("{name} {field}") });
+            let id = app.post(collection, body).await.assert(201).id();
+            let link = match field {
+                "venue" => json!(id),
+                _ => json!([id]),
+            };
+            for i in 0..events {
+                let day = format!("2028-{:02}-{:02}", 1 + i % 12, 1 + i % 28);
+                let body = json!({
+                    "title": format!("{name} {i}"),
+                    "start_date": format!("{day} 19:00:00"),
+                    "end_date": format!("{day} 22:00:00"),
+                    field: link,
+                });
+                app.post("events", body).await.assert(201);
+            }
+            let (n, r) = steps_of(app.delete(&format!("{collection}/{id}"))).await;
+            r.assert(200);
+            app.wait_for_work_in_steps().await;
+            steps.push(n);
+        }
+        assert_bounded(&format!("a {field} trashed"), steps[0], steps[1]);
+    }
+    assert_summaries_hold(&app, "venues and organizers trashed").await;
 }

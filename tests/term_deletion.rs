@@ -1,4 +1,4 @@
-//! A category or tag of more events than a batch (`--term-batch`) is deleted
+//! A category or tag of more events than a batch (`--step-batch`) is deleted
 //! in steps (`store::term_deletion`): set aside at once, after which no read finds it,
 //! its name and slug are free and incremental sync reports it deleted; then its
 //! events are unlinked a batch per transaction, in the background, and its row goes
@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 fn in_batches_of_three() -> Settings {
     Settings {
-        term_batch: 3,
+        step_batch: 3,
         ..settings()
     }
 }
@@ -248,7 +248,7 @@ both_with!(
         app.delete(&format!("tags/{}?force=true", cal.tag))
             .await
             .assert(200);
-        app.wait_for_term_work().await;
+        app.wait_for_work_in_steps().await;
         for id in &cal.in_jazz {
             let r = app.get_as(&format!("events/{id}"), &app.admin.auth()).await;
             assert_eq!(r.body["categories"], json!([]), "event {id}");
@@ -284,7 +284,7 @@ both_with!(
         r.assert(200);
         assert_eq!(r.body["id"], cal.jazz);
         assert_eq!(r.body["name"], "Jazz");
-        app.wait_for_term_work().await;
+        app.wait_for_work_in_steps().await;
         assert_summaries_hold(&app, "deleted in steps").await;
         let mut in_music = vec![cal.in_bebop, cal.in_music];
         in_music.sort_unstable();
@@ -315,10 +315,10 @@ both!(
     |app| async move {
         let cal = setup(&app).await;
         set_aside(&app, cal.jazz).await;
-        process::EXTRA_ARGS.with(|a| *a.borrow_mut() = vec!["--term-batch".into(), "2".into()]);
+        process::EXTRA_ARGS.with(|a| *a.borrow_mut() = vec!["--step-batch".into(), "2".into()]);
         let server = process::Server::start(&app.database_url());
         process::EXTRA_ARGS.with(|a| a.borrow_mut().clear());
-        app.wait_for_term_work().await;
+        app.wait_for_work_in_steps().await;
         drop(server);
         assert_summaries_hold(&app, "finished at start-up").await;
         for id in &cal.in_jazz {
@@ -370,7 +370,7 @@ both_with!(
         drop(conn);
         assert_eq!(left, vec![cal.jazz], "refused so far");
         app.behind_the_servers_back("DELETE FROM refuse").await;
-        app.wait_for_term_work().await;
+        app.wait_for_work_in_steps().await;
         assert_summaries_hold(&app, "unlinked after failed batches").await;
     }
 );

@@ -391,7 +391,7 @@ both!(
         let service = Service::configured(
             target.store.clone(),
             &calendar_events::config::Settings {
-                term_batch: 1,
+                step_batch: 1,
                 ..settings()
             },
         );

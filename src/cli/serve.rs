@@ -27,7 +27,7 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot open the database: {e}"))?;
     // A term deletion or category move in steps an instance stopped during goes on.
-    service.finish_term_work();
+    service.finish_work_in_steps();
     let app = Arc::new(AppState::new(service, settings));
     let router = http::service(app.clone());
     let listener = tokio::net::TcpListener::bind(&args.bind)

@@ -107,6 +107,9 @@ pub struct EventFilter {
     pub tags: Vec<i64>,
     pub venues: Vec<i64>,
     pub organizers: Vec<i64>,
+    /// Every venue, or every organizer, the list names is in the trash: it has no
+    /// events (its links are being undone), so the list has none.
+    pub names_only_trashed: bool,
     pub featured: Option<bool>,
     /// Explicit statuses; empty means every status the caller may see but trash.
     pub statuses: Vec<Status>,
@@ -168,6 +171,7 @@ impl EventFilter {
             && self.tags.is_empty()
             && self.venues.is_empty()
             && self.organizers.is_empty()
+            && !self.names_only_trashed
             && self.featured.is_none()
             && self.statuses.is_empty()
             && self.geoloc.is_none()

@@ -10,8 +10,8 @@ use crate::domain::post::{LinkedPostQuery, Post, PostType, Reveal, Status, Targe
 use crate::domain::validation::{Invalid, Problems};
 use crate::service::events::refs::{check_author, check_image};
 use crate::service::retry::{detached, with_retry};
-use crate::service::{Asking, Error, Refusal, Service, rights};
-use crate::store::{Conn, StoreError, posts, sync};
+use crate::service::{Asking, Condition, Error, Refusal, Service, rights};
+use crate::store::{Conn, StoreError, linked_unlinks, posts, sync};
 
 /// The arguments of a venue or organizer write.
 #[derive(Clone, Debug)]
@@ -217,6 +217,12 @@ impl Service {
             self.read_linked_write(asking, args, invalid, false).await?;
         let caller = asking.caller;
         rights::claim_update(caller, &post, &mut changes, asking.now)?;
+        let restored = post.status() == Some(Status::Trash)
+            && changes.status.is_some_and(|s| s != Status::Trash);
+        if restored {
+            // Its events stay unlinked from it, as the trash left them.
+            self.unlink_all_now(post.id).await?;
+        }
         let (store, now, condition) = (self.store.clone(), asking.now, asking.condition);
         let author = caller.0.as_ref().map_or(0, |u| u.id);
         let param = target.param();
@@ -255,7 +261,9 @@ impl Service {
     }
 
     /// Moves a venue or organizer to the trash (unlinking it from its events), or
-    /// with `force` deletes it for good (editors only).
+    /// with `force` deletes it for good (editors only). One of more events than a
+    /// batch is trashed at once and unlinked in steps (`store::linked_unlinks`); its
+    /// deletion for good trashes it first, then runs the batches in the request.
     pub async fn delete_linked(
         &self,
         asking: Asking<'_>,
@@ -271,44 +279,103 @@ impl Service {
         if !caller.can_delete(&post) || (force && !caller.is_editor()) {
             return Err(Error::forbidden(caller));
         }
-        if post.status() == Some(Status::Trash) && !force {
+        let in_trash = post.status() == Some(Status::Trash);
+        if in_trash && !force {
             return Err(Error::Refused(Refusal::InTrash(t)));
         }
-        let (store, now, param) = (self.store.clone(), asking.now, target.param());
-        let condition = asking.condition;
-        let target_post = post.clone();
-        let forget_before = now.saturating_sub(self.tombstone_retention);
+        let mut condition = asking.condition;
+        if !in_trash && (!force || self.has_many_events(&post).await?) {
+            let (trashed, in_steps) = self.trash_linked(&post, condition, asking.now).await?;
+            if !force {
+                self.follow_work_in_steps(in_steps).await;
+                return trashed.ok_or_else(|| Error::invalid(target.param()));
+            }
+            // The trash checked it.
+            condition = Condition::default();
+        }
+        self.unlink_all_now(post.id).await?;
+        self.delete_linked_now(&post, condition, asking.now).await?;
+        // Shown as it was when it is deleted for good.
+        Ok(post)
+    }
+
+    /// Whether the venue or organizer has more events than a batch.
+    async fn has_many_events(&self, post: &Post) -> Result<bool, Error> {
+        let mut conn = self.store.pool.read().await?;
+        Ok(linked_unlinks::links_beyond(&mut conn, post, self.step_batch).await?)
+    }
+
+    /// Moves the post to the trash, and unlinks its events or queues it to be
+    /// unlinked in steps: the post as trashed (`None` if it was deleted meanwhile),
+    /// and whether it was queued.
+    async fn trash_linked(
+        &self,
+        post: &Post,
+        condition: Condition,
+        now: i64,
+    ) -> Result<(Option<Post>, bool), Error> {
+        let (store, batch, target) = (self.store.clone(), self.step_batch, post.clone());
         // Run again when it loses a race: unlinking its events can meet a write of
         // one of them on PostgreSQL, which then aborts one of the two.
-        let trashed = detached(async move {
+        detached(async move {
             with_retry::<_, StoreError, _, _>(|| async {
                 let mut tx = store.pool.write().await?;
-                if condition.if_revision.is_some() {
-                    let now_at = posts::lock_revision(&mut tx, target_post.id).await?;
-                    if let Err(stale) = condition.check(now_at.unwrap_or(-1)) {
-                        return Ok(Err(stale));
-                    }
+                if let Err(stale) = check_revision(&mut tx, target.id, condition).await? {
+                    return Ok(Err(stale));
                 }
-                let trashed = if force {
-                    posts::delete(&mut tx, &target_post).await?;
-                    sync::forget_before(&mut tx, forget_before).await?;
-                    None
+                posts::trash(&mut tx, &target, now).await?;
+                let in_steps = linked_unlinks::links_beyond(&mut tx, &target, batch).await?;
+                if in_steps {
+                    linked_unlinks::queue(&mut tx, target.id).await?;
                 } else {
-                    posts::trash(&mut tx, &target_post, now).await?;
-                    Some(posts::get(&mut tx, target_post.id).await?)
-                };
+                    posts::unlink(&mut tx, &target).await?;
+                }
+                let trashed = posts::get(&mut tx, target.id).await?;
                 tx.commit().await?;
-                Ok(Ok(trashed))
+                Ok(Ok((trashed, in_steps)))
             })
             .await?
         })
-        .await?;
-        // Shown as it was when it is deleted for good.
-        match trashed {
-            None => Ok(post),
-            Some(trashed) => trashed.ok_or_else(|| Error::invalid(param)),
-        }
+        .await
     }
+
+    /// Deletes the post for good, with what links to it.
+    async fn delete_linked_now(
+        &self,
+        post: &Post,
+        condition: Condition,
+        now: i64,
+    ) -> Result<(), Error> {
+        let (store, target) = (self.store.clone(), post.clone());
+        let forget_before = now.saturating_sub(self.tombstone_retention);
+        detached(async move {
+            with_retry::<_, StoreError, _, _>(|| async {
+                let mut tx = store.pool.write().await?;
+                if let Err(stale) = check_revision(&mut tx, target.id, condition).await? {
+                    return Ok(Err(stale));
+                }
+                posts::delete(&mut tx, &target).await?;
+                sync::forget_before(&mut tx, forget_before).await?;
+                tx.commit().await?;
+                Ok(Ok(()))
+            })
+            .await?
+        })
+        .await
+    }
+}
+
+/// A conditional write's check of the post's revision, in its transaction.
+async fn check_revision(
+    tx: &mut Conn,
+    id: i64,
+    condition: Condition,
+) -> Result<Result<(), Error>, StoreError> {
+    if condition.if_revision.is_none() {
+        return Ok(Ok(()));
+    }
+    let now_at = posts::lock_revision(tx, id).await?;
+    Ok(condition.check(now_at.unwrap_or(-1)))
 }
 
 /// Why an update's transaction wrote nothing, though the store did not fail.

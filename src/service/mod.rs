@@ -12,8 +12,8 @@ mod linked;
 mod retry;
 pub(crate) mod rights;
 mod schedule;
+mod steps;
 mod sync;
-mod term_steps;
 mod terms;
 pub mod users;
 
@@ -47,7 +47,7 @@ pub struct Service {
     failures: failures::Failures,
     /// Seconds the tombstones of deletes are kept for incremental sync.
     tombstone_retention: i64,
-    term_batch: u64,
+    step_batch: u64,
 }
 
 /// Who asks, and when (the second the request is answered for).
@@ -110,7 +110,7 @@ impl Service {
             schedule: schedule::Schedule::default(),
             failures,
             tombstone_retention: settings.tombstone_retention_secs,
-            term_batch: settings.term_batch.max(1),
+            step_batch: settings.step_batch.max(1),
         }
     }
 

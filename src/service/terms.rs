@@ -302,7 +302,7 @@ impl Service {
         if !asking.caller.can_manage_terms() {
             return Err(Error::forbidden(asking.caller));
         }
-        let (store, batch) = (self.store.clone(), self.term_batch);
+        let (store, batch) = (self.store.clone(), self.step_batch);
         let (term, in_steps) = detached(async move {
             let mut tx = store.pool.write().await?;
             let mut in_steps = false;
@@ -326,7 +326,7 @@ impl Service {
         })
         .await?;
         if in_steps {
-            self.follow_term_work(true).await;
+            self.follow_work_in_steps(true).await;
         }
         Ok(term)
     }
@@ -347,7 +347,7 @@ impl Service {
         }
         let (store, target) = (self.store.clone(), term.clone());
         let (batch, forget_before) = (
-            self.term_batch,
+            self.step_batch,
             asking.now.saturating_sub(self.tombstone_retention),
         );
         let in_steps = detached(async move {
@@ -364,7 +364,7 @@ impl Service {
         })
         .await?;
         // Any deletion also resumes work a failed sweep left.
-        self.follow_term_work(in_steps).await;
+        self.follow_work_in_steps(in_steps).await;
         Ok(term)
     }
 }

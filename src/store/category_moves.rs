@@ -9,7 +9,6 @@
 
 use sea_query::{Alias, Expr, ExprTrait, JoinType, LockType, OnConflict, Order, Query};
 
-use super::events::Footprint;
 use super::schema::{CategoryRekeys, EventKeys, Posts, TermAncestors, TermRelationships};
 use super::{Conn, StoreError};
 
@@ -102,7 +101,7 @@ pub async fn rekey_batch(conn: &mut Conn, batch: u64) -> Result<bool, StoreError
         )
         .await?;
     if !events.is_empty() {
-        lock_events(conn, &events).await?;
+        super::events::lock_events_of_batch(conn, &events, None, &[]).await?;
         rekey_events(conn, &events).await?;
     }
     let place = Expr::col(CategoryRekeys::TermId)
@@ -129,34 +128,6 @@ pub async fn rekey_batch(conn: &mut Conn, batch: u64) -> Result<bool, StoreError
             any_queued(conn).await.map(|any| !any)
         }
     }
-}
-
-/// Locks the events' rows in ID order, then the rows their category keys are counted
-/// in. SQLite's one writer is exclusive already.
-async fn lock_events(conn: &mut Conn, events: &[i64]) -> Result<(), StoreError> {
-    if conn.backend() == super::Backend::Sqlite {
-        return Ok(());
-    }
-    let spans = conn
-        .query(
-            Query::select()
-                .columns([Posts::StartUtc, Posts::EndUtc])
-                .from(Posts::Table)
-                .and_where(Expr::col(Posts::Id).is_in(events.iter().copied()))
-                .order_by(Posts::Id, Order::Asc)
-                .lock(LockType::Update),
-            |r| Ok((r.opt_i64(0)?, r.opt_i64(1)?)),
-        )
-        .await?;
-    super::events::lock_shared_rows(
-        conn,
-        spans.into_iter().map(|span| Footprint {
-            span,
-            venue: None,
-            organizers: &[],
-        }),
-    )
-    .await
 }
 
 /// The events' category keys as their links and the tree give them: those no link

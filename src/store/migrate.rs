@@ -237,6 +237,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0045_category_moves_in_batches.sql"),
         postgres: include_str!("migrations/postgres/0045_category_moves_in_batches.sql"),
     },
+    Migration {
+        version: 46,
+        sqlite: include_str!("migrations/sqlite/0046_linked_unlinks_in_batches.sql"),
+        postgres: include_str!("migrations/postgres/0046_linked_unlinks_in_batches.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

@@ -8,6 +8,7 @@ pub mod event_batch;
 pub mod event_count;
 pub mod events;
 pub mod imports;
+pub mod linked_unlinks;
 mod migrate;
 mod postgres;
 pub mod posts;

@@ -138,6 +138,14 @@ pub enum CategoryRekeys {
     AfterEvent,
 }
 
+/// Venues and organizers in the trash whose events are still being unlinked
+/// (migration 46).
+#[derive(Iden, Clone, Copy)]
+pub enum LinkedUnlinks {
+    Table,
+    PostId,
+}
+
 #[derive(Iden, Clone, Copy)]
 pub enum TermRelationships {
     Table,

@@ -193,7 +193,7 @@ pub fn settings() -> Settings {
         search_count_limit: 1000,
         search_depth: 10_000,
         tombstone_retention_secs: 90 * 86_400,
-        term_batch: 500,
+        step_batch: 500,
         jsonp: false,
         tribe_namespace: false,
         languages: vec!["en".into(), "fr".into(), "de".into(), "es".into()],
@@ -476,22 +476,25 @@ impl TestApp {
         }
     }
 
-    /// Waits until the terms deleted in steps (`store::term_deletion`) are gone and
-    /// the categories moved in steps (`store::category_moves`) have their events'
-    /// keys in line: the request answers before the last of a large term's events.
-    pub async fn wait_for_term_work(&self) {
-        use calendar_events::store::{category_moves, term_deletion};
+    /// Waits until the terms deleted in steps (`store::term_deletion`) are gone, the
+    /// categories moved in steps (`store::category_moves`) have their events' keys in
+    /// line, and the venues and organizers trashed in steps (`store::linked_unlinks`)
+    /// have no event left: the request answers before the last of them.
+    pub async fn wait_for_work_in_steps(&self) {
+        use calendar_events::store::{category_moves, linked_unlinks, term_deletion};
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         loop {
             let mut conn = self.store.pool.read().await.unwrap();
             let left = term_deletion::set_aside_terms(&mut conn).await.unwrap();
             let moving = category_moves::any_queued(&mut conn).await.unwrap();
-            if left.is_empty() && !moving {
+            let unlinking = linked_unlinks::queued(&mut conn).await.unwrap();
+            if left.is_empty() && !moving && unlinking.is_empty() {
                 return;
             }
             assert!(
                 std::time::Instant::now() < deadline,
-                "terms {left:?} still being deleted, or categories moved (queued: {moving})"
+                "terms {left:?} still being deleted, categories moved (queued: {moving}), \
+                 or posts {unlinking:?} unlinked"
             );
             drop(conn);
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;

@@ -197,7 +197,7 @@ async fn import_into(service: &Service, user: User, items: &Items) -> Result<Imp
     }
     // A category it moved in steps has its events' keys in line before the command
     // exits (a server would resume them only at its next start).
-    let _ = service.finish_term_work().await;
+    let _ = service.finish_work_in_steps().await;
     Ok(importer.done)
 }
 

@@ -8,11 +8,11 @@ use crate::domain::event::{
     Event, EventFilter, EventLinks, SEARCH_COUNT_LIMIT, Total, distance_km, search_depth,
 };
 use crate::domain::event_list::{EventQuery, ListContext, Near, event_query};
-use crate::domain::post::PostType;
+use crate::domain::post::{Post, PostType, Status};
 use crate::domain::term::Taxonomy;
 use crate::domain::validation::{Invalid, Problems, Reason};
 use crate::service::{Asking, Error, Refusal, Service};
-use crate::store::{Conn, events, posts, terms};
+use crate::store::{Conn, events, linked_unlinks, posts, terms};
 
 /// One page of a list.
 pub struct EventPage {
@@ -37,8 +37,8 @@ pub struct EventPage {
 struct Resolved {
     categories: Vec<i64>,
     tags: Vec<i64>,
-    venues: Vec<i64>,
-    organizers: Vec<i64>,
+    venues: Linked,
+    organizers: Linked,
     post_parent: Option<i64>,
     near_venues: Option<Vec<i64>>,
 }
@@ -170,11 +170,11 @@ async fn resolve(
             .check(term_ids(conn, Taxonomy::Tag, &q.tags).await)?
             .unwrap_or_default(),
         venues: p
-            .check(readable(conn, asking, "venue", &q.venues, PostType::Venue).await)?
+            .check(linked(conn, asking, "venue", &q.venues, PostType::Venue).await)?
             .unwrap_or_default(),
         organizers: p
             .check(
-                readable(
+                linked(
                     conn,
                     asking,
                     "organizer",
@@ -207,8 +207,9 @@ fn filter(q: &EventQuery, r: Resolved, asking: Asking<'_>) -> EventFilter {
         search_words: q.search_words.clone(),
         categories: r.categories,
         tags: r.tags,
-        venues: r.venues,
-        organizers: r.organizers,
+        names_only_trashed: r.venues.only_trashed || r.organizers.only_trashed,
+        venues: r.venues.ids,
+        organizers: r.organizers.ids,
         featured: q.featured,
         statuses: q.statuses.clone(),
         visibility: asking.caller.visibility(),
@@ -283,6 +284,18 @@ async fn readable(
     ids: &[i64],
     t: PostType,
 ) -> Result<Vec<i64>, Error> {
+    let found = readable_posts(conn, asking, name, ids, t).await?;
+    Ok(found.into_iter().map(|p| p.id).collect())
+}
+
+/// The posts of [`readable`], once each.
+async fn readable_posts(
+    conn: &mut Conn,
+    asking: Asking<'_>,
+    name: &str,
+    ids: &[i64],
+    t: PostType,
+) -> Result<Vec<Post>, Error> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
@@ -293,9 +306,37 @@ async fn readable(
             .any(|p| p.id == *id && p.post_type == Some(t) && asking.caller.can_read(p, asking.now))
     };
     match ids.iter().all(ok) {
-        true => Ok(ids.to_vec()),
+        true => Ok(found),
         false => Err(Error::invalid(name)),
     }
+}
+
+/// The venues or organizers a list names, resolved.
+#[derive(Default)]
+struct Linked {
+    /// Those not in the trash: a post in the trash has no events (its links are
+    /// being undone, `store::linked_unlinks`).
+    ids: Vec<i64>,
+    /// Some were named, all of them in the trash.
+    only_trashed: bool,
+}
+
+/// The venues or organizers a list names, as [`readable`] finds them.
+async fn linked(
+    conn: &mut Conn,
+    asking: Asking<'_>,
+    name: &str,
+    ids: &[i64],
+    t: PostType,
+) -> Result<Linked, Error> {
+    let named = readable_posts(conn, asking, name, ids, t).await?;
+    let (trashed, kept): (Vec<Post>, Vec<Post>) = named
+        .into_iter()
+        .partition(|p| p.status() == Some(Status::Trash));
+    Ok(Linked {
+        only_trashed: kept.is_empty() && !trashed.is_empty(),
+        ids: kept.into_iter().map(|p| p.id).collect(),
+    })
 }
 
 /// The venues within the radius: a box around the point narrows them, the exact
@@ -311,9 +352,12 @@ async fn venues_near(conn: &mut Conn, near: Near) -> Result<Vec<i64>, Error> {
         (lng - dlng, lng + dlng)
     };
     let candidates = events::venues_in_box(conn, (lat - dlat, lat + dlat), lngs).await?;
+    // Those in the trash whose events are being unlinked have none.
+    let unlinking = linked_unlinks::queued(conn).await?;
     Ok(candidates
         .into_iter()
         .filter(|(_, vlat, vlng)| distance_km(lat, lng, *vlat, *vlng) <= radius)
         .map(|(id, _, _)| id)
+        .filter(|id| !unlinking.contains(id))
         .collect())
 }

@@ -7,7 +7,7 @@ use sea_query::{Expr, ExprTrait, Order, UnionType};
 
 use super::{event_from_row, select_events};
 use crate::domain::event::{Event, EventLinks};
-use crate::domain::post::{Post, PostType};
+use crate::domain::post::{Post, PostType, Status};
 use crate::domain::term::Taxonomy;
 use crate::store::posts::{
     POST_COLUMN_COUNT, col, post_from_row, post_type_off_its_index, select_posts,
@@ -117,7 +117,8 @@ async fn load_terms(
 }
 
 /// The events' venues by ID, then their organizers through their links, in one
-/// `UNION ALL`; organizers in their order.
+/// `UNION ALL`; organizers in their order. A venue or organizer in the trash is no
+/// link: its events are being unlinked from it (`linked_unlinks`).
 async fn load_linked_posts(
     conn: &mut Conn,
     events: &[Event],
@@ -132,7 +133,8 @@ async fn load_linked_posts(
         .and_where(col(Posts::Id).is_in(venue_ids.iter().copied()))
         // By ID, never by the type's index: SQLite would walk every venue for a page
         // of ten events.
-        .and_where(post_type_off_its_index(conn.backend()).eq(PostType::Venue.as_str()));
+        .and_where(post_type_off_its_index(conn.backend()).eq(PostType::Venue.as_str()))
+        .and_where(col(Posts::Status).ne(Status::Trash.as_str()));
     let mut organizers = select_posts();
     organizers
         .column((EventOrganizers::Table, EventOrganizers::EventId))
@@ -145,7 +147,8 @@ async fn load_linked_posts(
         .and_where(
             Expr::col((EventOrganizers::Table, EventOrganizers::EventId))
                 .is_in(ids.iter().copied()),
-        );
+        )
+        .and_where(col(Posts::Status).ne(Status::Trash.as_str()));
     let linked = if venue_ids.is_empty() {
         organizers
     } else {

@@ -17,7 +17,7 @@
 //! `lock_state`), those of the venues, organizers and terms it creates or finds by
 //! name, these, then the event's slug and last the term counts (`lock_counts`).
 
-use sea_query::Value;
+use sea_query::{Expr, ExprTrait, LockType, Order, Query, Value};
 
 use crate::store::db::STRIPE;
 use crate::store::schema::Posts;
@@ -99,6 +99,41 @@ pub async fn lock_shared_rows<'a>(
         conn.lock_key(&key).await?;
     }
     Ok(())
+}
+
+/// For a batch of background work on these events (`category_moves`,
+/// `linked_unlinks`): locks their rows in ID order, as a write of one of them does
+/// first, then the shared rows their keys are counted in, with the venue and
+/// organizers the batch changes. SQLite's one writer is exclusive already.
+pub async fn lock_events_of_batch(
+    conn: &mut Conn,
+    events: &[i64],
+    venue: Option<i64>,
+    organizers: &[i64],
+) -> Result<(), StoreError> {
+    if conn.backend() == crate::store::Backend::Sqlite {
+        return Ok(());
+    }
+    let spans = conn
+        .query(
+            Query::select()
+                .columns([Posts::StartUtc, Posts::EndUtc])
+                .from(Posts::Table)
+                .and_where(Expr::col(Posts::Id).is_in(events.iter().copied()))
+                .order_by(Posts::Id, Order::Asc)
+                .lock(LockType::Update),
+            |r| Ok((r.opt_i64(0)?, r.opt_i64(1)?)),
+        )
+        .await?;
+    lock_shared_rows(
+        conn,
+        spans.into_iter().map(|span| Footprint {
+            span,
+            venue,
+            organizers,
+        }),
+    )
+    .await
 }
 
 #[cfg(test)]

@@ -148,9 +148,15 @@ fn linked_events(t: PostType, extra: SimpleExpr) -> SelectStatement {
 }
 
 /// `event`, `has_events` and `only_with_upcoming`; `as_array`: see [`summarized`].
+/// A post in the trash has no events: they are being unlinked from it
+/// (`linked_unlinks`), and its keys with them.
 fn event_filters(q: &mut SelectStatement, lq: &LinkedPostQuery, as_array: bool) {
     let summarized = |summaries| summarized(as_array, summaries);
     let ev = |c: EventKeys| Expr::col((Alias::new("ev"), c));
+    let in_trash = || col(Posts::Status).eq(Status::Trash.as_str());
+    if lq.event.is_some() || lq.has_events == Some(true) || lq.only_with_upcoming {
+        q.and_where(in_trash().not());
+    }
     if let Some(event_id) = lq.event {
         // From the event's keys, not a probe of every venue's.
         q.and_where(
@@ -169,7 +175,7 @@ fn event_filters(q: &mut SelectStatement, lq: &LinkedPostQuery, as_array: bool) 
         q.and_where(if has {
             summarized(with_events)
         } else {
-            col(Posts::Id).not_in_subquery(with_events)
+            col(Posts::Id).not_in_subquery(with_events).or(in_trash())
         });
     }
     if lq.only_with_upcoming {

@@ -29,5 +29,5 @@ pub use slugs::unique_slug;
 pub(in crate::store) use slugs::{
     slug_base, slug_family, slug_family_parts, slug_lock, wanted_slug,
 };
-pub use write::{delete, insert, lock_revision, trash, update};
+pub use write::{delete, insert, lock_revision, trash, unlink, update};
 pub(in crate::store) use write::{insert_statement, insert_values};

@@ -200,8 +200,8 @@ pub async fn lock_revision(conn: &mut Conn, id: i64) -> Result<Option<i64>, Stor
     .await
 }
 
-/// Moves a post to the trash, freeing its slug, and unlinks a venue or organizer
-/// from the events that use it.
+/// Moves a post to the trash, freeing its slug. A venue's or organizer's events
+/// are unlinked from it by the caller ([`unlink`], or in steps: `linked_unlinks`).
 pub async fn trash(conn: &mut Conn, post: &Post, now: i64) -> Result<(), StoreError> {
     let post_type = post.post_type.unwrap_or(PostType::Venue);
     let slug = unique_slug(conn, post_type, &trashed_slug(&post.slug), Some(post.id)).await?;
@@ -218,7 +218,7 @@ pub async fn trash(conn: &mut Conn, post: &Post, now: i64) -> Result<(), StoreEr
             .and_where(Expr::col(Posts::Id).eq(post.id)),
     )
     .await?;
-    unlink(conn, post).await
+    Ok(())
 }
 
 /// Deletes a post for good; its links and term relationships go with it.
@@ -233,7 +233,8 @@ pub async fn delete(conn: &mut Conn, post: &Post) -> Result<(), StoreError> {
     Ok(())
 }
 
-async fn unlink(conn: &mut Conn, post: &Post) -> Result<(), StoreError> {
+/// Unlinks a venue or organizer from every event that uses it, in one statement.
+pub async fn unlink(conn: &mut Conn, post: &Post) -> Result<(), StoreError> {
     match post.post_type {
         Some(PostType::Venue) => {
             conn.execute(

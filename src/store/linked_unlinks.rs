@@ -1,0 +1,154 @@
+//! Moving a venue or an organizer of many events to the trash in steps (migration
+//! 46): its status changes in the request, and its events lose their link to it a
+//! batch per transaction. In one transaction, the trash of a venue of 100,000 events
+//! would hold the writer for minutes.
+//!
+//! Reads show no link to a post in the trash (`events::load_links`, the event
+//! lists' venue and organizer filters, the venue and organizer lists' event
+//! filters), so from the answer on every event reads as unlinked, as the batches
+//! leave it. A post is queued only while it is in the trash: a restore or a deletion
+//! for good first runs its remaining batches ([`unlink_all`]).
+
+use sea_query::{Expr, ExprTrait, LockType, OnConflict, Query, SelectStatement};
+
+use super::schema::{EventOrganizers, LinkedUnlinks, Posts};
+use super::{Conn, StoreError};
+use crate::domain::post::{Post, PostType};
+
+/// The events linked to the venue or organizer, up to `limit` of them: by its
+/// index on either table, in no particular order.
+fn linked_events(t: PostType, post_id: i64, limit: u64) -> SelectStatement {
+    match t {
+        PostType::Venue => Query::select()
+            .column(Posts::Id)
+            .from(Posts::Table)
+            .and_where(Expr::col(Posts::VenueId).eq(post_id))
+            .limit(limit)
+            .take(),
+        _ => Query::select()
+            .column(EventOrganizers::EventId)
+            .from(EventOrganizers::Table)
+            .and_where(Expr::col(EventOrganizers::OrganizerId).eq(post_id))
+            .limit(limit)
+            .take(),
+    }
+}
+
+/// Whether the venue or organizer has more than a batch of events: its trash then
+/// unlinks them in steps. Reads `batch + 1` index entries at most.
+pub async fn links_beyond(conn: &mut Conn, post: &Post, batch: u64) -> Result<bool, StoreError> {
+    let Some(t) = post.post_type.filter(|t| *t != PostType::Event) else {
+        return Ok(false);
+    };
+    let linked = conn
+        .query(&linked_events(t, post.id, batch + 1), |r| r.i64(0))
+        .await?;
+    Ok(linked.len() as u64 > batch)
+}
+
+/// Queues the post: its events are unlinked in batches behind the answer.
+pub async fn queue(conn: &mut Conn, post_id: i64) -> Result<(), StoreError> {
+    conn.execute(
+        Query::insert()
+            .into_table(LinkedUnlinks::Table)
+            .columns([LinkedUnlinks::PostId])
+            .values_panic([post_id.into()])
+            .on_conflict(OnConflict::new().do_nothing().to_owned()),
+    )
+    .await?;
+    Ok(())
+}
+
+/// The posts whose events are still being unlinked.
+pub async fn queued(conn: &mut Conn) -> Result<Vec<i64>, StoreError> {
+    conn.query(
+        Query::select()
+            .column(LinkedUnlinks::PostId)
+            .from(LinkedUnlinks::Table),
+        |r| r.i64(0),
+    )
+    .await
+}
+
+/// Unlinks up to `batch` events from the queued post; the post leaves the queue with
+/// its last linked event. Returns whether it is done (or was not queued).
+///
+/// On PostgreSQL it locks the queue row (instances take turns), then the events'
+/// rows in ID order and the rows their keys are counted in, in the writers' order
+/// (`events::lock_events_of_batch`): a write of one of them waits, others go on.
+pub async fn unlink_batch(conn: &mut Conn, post_id: i64, batch: u64) -> Result<bool, StoreError> {
+    let queued = conn
+        .query_opt(
+            Query::select()
+                .column((Posts::Table, Posts::PostType))
+                .from(LinkedUnlinks::Table)
+                .inner_join(
+                    Posts::Table,
+                    Expr::col((Posts::Table, Posts::Id))
+                        .equals((LinkedUnlinks::Table, LinkedUnlinks::PostId)),
+                )
+                .and_where(Expr::col((LinkedUnlinks::Table, LinkedUnlinks::PostId)).eq(post_id))
+                .lock_with_tables(LockType::Update, [LinkedUnlinks::Table]),
+            |r| r.string(0),
+        )
+        .await?;
+    let Some(t) = queued.as_deref().and_then(PostType::parse) else {
+        return Ok(true);
+    };
+    let mut events = conn
+        .query(&linked_events(t, post_id, batch), |r| r.i64(0))
+        .await?;
+    events.sort_unstable();
+    if !events.is_empty() {
+        unlink_events(conn, t, post_id, &events).await?;
+    }
+    if (events.len() as u64) < batch {
+        conn.execute(
+            Query::delete()
+                .from_table(LinkedUnlinks::Table)
+                .and_where(Expr::col(LinkedUnlinks::PostId).eq(post_id)),
+        )
+        .await?;
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// Unlinks these events (sorted) from the venue or organizer. The triggers on
+/// `posts` and `event_organizers` keep the events' keys and their summaries.
+async fn unlink_events(
+    conn: &mut Conn,
+    t: PostType,
+    post_id: i64,
+    events: &[i64],
+) -> Result<(), StoreError> {
+    let one = [post_id];
+    let (venue, organizers): (Option<i64>, &[i64]) = match t {
+        PostType::Venue => (Some(post_id), &[]),
+        _ => (None, &one),
+    };
+    super::events::lock_events_of_batch(conn, events, venue, organizers).await?;
+    match t {
+        PostType::Venue => {
+            conn.execute(
+                Query::update()
+                    .table(Posts::Table)
+                    .value(Posts::VenueId, Option::<i64>::None)
+                    .and_where(Expr::col(Posts::Id).is_in(events.iter().copied()))
+                    .and_where(Expr::col(Posts::VenueId).eq(post_id)),
+            )
+            .await?;
+        }
+        _ => {
+            super::sync::touch_posts_with_ids(conn, events).await?;
+            conn.execute(
+                Query::delete()
+                    .from_table(EventOrganizers::Table)
+                    .and_where(Expr::col(EventOrganizers::OrganizerId).eq(post_id))
+                    .and_where(Expr::col(EventOrganizers::EventId).is_in(events.iter().copied())),
+            )
+            .await?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,372 @@
+//! A venue or organizer of more events than a batch (`--step-batch`) goes to the
+//! trash in steps (`store::linked_unlinks`): its status changes in the request, and
+//! its events lose their link to it a batch per transaction behind the answer.
+//! Meanwhile no read shows the link; a restore or a deletion for good first runs the
+//! batches left.
+
+mod common;
+mod process;
+
+use calendar_events::config::Settings;
+use calendar_events::store::{linked_unlinks, posts};
+use common::*;
+use serde_json::{Value, json};
+
+fn in_batches_of_two() -> Settings {
+    Settings {
+        step_batch: 2,
+        ..settings()
+    }
+}
+
+/// Hall (in Paris) and Club; Acme and Other. Five events at Hall with Acme (one a
+/// draft); one at Club with Acme and Other.
+struct Calendar {
+    hall: i64,
+    club: i64,
+    acme: i64,
+    other: i64,
+    at_hall: Vec<i64>,
+    at_club: i64,
+}
+
+async fn setup(app: &TestApp) -> Calendar {
+    let venue = |name: &str| json!({"venue": name, "geo_lat": 48.85, "geo_lng": 2.35});
+    let hall = app.post("venues", venue("Hall")).await.assert(201).id();
+    let club = app
+        .post("venues", json!({"venue": "Club"}))
+        .await
+        .assert(201)
+        .id();
+    let acme = app
+        .post("organizers", json!({"organizer": "Acme"}))
+        .await
+        .assert(201)
+        .id();
+    let other = app
+        .post("organizers", json!({"organizer": "Other"}))
+        .await
+        .assert(201)
+        .id();
+    let mut at_hall = Vec::new();
+    for i in 0..5 {
+        let status = if i == 4 { "draft" } else { "publish" };
+        let links = json!({"status": status, "venue": hall, "organizer": [acme]});
+        at_hall.push(
+            app.event(with(at_day(&format!("Hall {i}"), i + 1), links))
+                .await,
+        );
+    }
+    let links = json!({"venue": club, "organizer": [acme, other]});
+    let at_club = app.event(with(at_day("Club", 20), links)).await;
+    Calendar {
+        hall,
+        club,
+        acme,
+        other,
+        at_hall,
+        at_club,
+    }
+}
+
+fn at_day(name: &str, day: usize) -> Value {
+    event(
+        name,
+        &format!("2027-03-{day:02} 20:00:00"),
+        &format!("2027-03-{day:02} 23:00:00"),
+    )
+}
+
+/// The venue and organizers an event shows the administrator.
+async fn links_of(app: &TestApp, event: i64) -> (Option<i64>, Vec<i64>) {
+    let r = app
+        .get_as(&format!("events/{event}"), &app.admin.auth())
+        .await;
+    r.assert(200);
+    let organizers = r.body["organizer"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|o| o["id"].as_i64()).collect())
+        .unwrap_or_default();
+    (r.body["venue"]["id"].as_i64(), organizers)
+}
+
+/// What the administrator's list with these parameters holds: its IDs, sorted, and
+/// its total.
+async fn listed(app: &TestApp, params: &str) -> (Vec<i64>, u64) {
+    let r = app
+        .get_as(
+            &format!("events?start_date=2027-01-01&end_date=2027-12-31&{params}"),
+            &app.admin.auth(),
+        )
+        .await;
+    r.assert(200);
+    let mut ids = event_ids(&r);
+    ids.sort_unstable();
+    (ids, r.body["total"].as_u64().unwrap())
+}
+
+/// The venues or organizers the administrator's list with these parameters holds.
+async fn posts_listed(app: &TestApp, collection: &str, params: &str) -> Vec<i64> {
+    let r = app
+        .get_as(&format!("{collection}?{params}"), &app.admin.auth())
+        .await;
+    r.assert(200);
+    r.body[collection]
+        .as_array()
+        .map(|a| a.iter().filter_map(|p| p["id"].as_i64()).collect())
+        .unwrap_or_default()
+}
+
+/// Trashes the post as the server does when it trashes it in steps: in the trash
+/// and queued, in one transaction; no batch runs.
+async fn trash_queued(app: &TestApp, id: i64) {
+    let mut tx = app.store.pool.write().await.unwrap();
+    let post = posts::get(&mut tx, id).await.unwrap().expect("the post");
+    posts::trash(&mut tx, &post, 1_800_000_000).await.unwrap();
+    linked_unlinks::queue(&mut tx, id).await.unwrap();
+    tx.commit().await.unwrap();
+}
+
+/// Runs one batch of the post's unlinking; whether it is done.
+async fn one_batch(app: &TestApp, id: i64) -> bool {
+    let mut tx = app.store.pool.write().await.unwrap();
+    let done = linked_unlinks::unlink_batch(&mut tx, id, 2).await.unwrap();
+    tx.commit().await.unwrap();
+    done
+}
+
+async fn linked_to(app: &TestApp, id: i64) -> i64 {
+    app.scalar(&format!(
+        "(SELECT COUNT(*) FROM posts WHERE venue_id = {id}) \
+         + (SELECT COUNT(*) FROM event_organizers WHERE organizer_id = {id})"
+    ))
+    .await
+}
+
+both_with!(
+    trashing_a_venue_and_an_organizer_of_many_events_unlinks_them_all,
+    in_batches_of_two(),
+    |app| async move {
+        let cal = setup(&app).await;
+        for (collection, id) in [("venues", cal.hall), ("organizers", cal.acme)] {
+            let r = app.delete(&format!("{collection}/{id}")).await;
+            r.assert(200);
+            assert_eq!(r.body["status"], "trash");
+            app.delete(&format!("{collection}/{id}")).await.assert(410);
+        }
+        app.wait_for_work_in_steps().await;
+        assert_summaries_hold(&app, "trashed").await;
+        assert_eq!(linked_to(&app, cal.hall).await, 0);
+        assert_eq!(linked_to(&app, cal.acme).await, 0);
+        for &e in &cal.at_hall {
+            assert_eq!(links_of(&app, e).await, (None, vec![]));
+        }
+        assert_eq!(
+            links_of(&app, cal.at_club).await,
+            (Some(cal.club), vec![cal.other])
+        );
+        assert_eq!(
+            listed(&app, &format!("venue={}", cal.hall)).await,
+            (vec![], 0)
+        );
+    }
+);
+
+both_with!(
+    while_a_trashed_post_s_events_are_unlinked_no_read_shows_the_link,
+    in_batches_of_two(),
+    |app| async move {
+        let cal = setup(&app).await;
+        trash_queued(&app, cal.hall).await;
+        trash_queued(&app, cal.acme).await;
+        assert_eq!(linked_to(&app, cal.hall).await, 5, "no batch has run");
+        for &e in &cal.at_hall {
+            assert_eq!(links_of(&app, e).await, (None, vec![]));
+        }
+        assert_eq!(
+            links_of(&app, cal.at_club).await,
+            (Some(cal.club), vec![cal.other])
+        );
+        let visitor = app.get(&format!("events/{}", cal.at_hall[0])).await;
+        assert!(visitor.body["venue"]["id"].is_null(), "{}", visitor.text);
+        let page = app.get("events?start_date=2027-01-01").await;
+        assert!(!page.text.contains("\"Hall\""), "{}", page.text);
+        assert!(!page.text.contains("Acme"), "{}", page.text);
+        let ical = app.get("events?ical=1&start_date=2027-01-01").await;
+        assert!(ical.text.contains("Club"), "{}", ical.text);
+        assert!(!ical.text.contains("LOCATION:Hall") && !ical.text.contains("Acme"));
+
+        // Filters by them list nothing, as after the batches; beside another, its events.
+        let (hall, club, acme) = (cal.hall, cal.club, cal.acme);
+        assert_eq!(listed(&app, &format!("venue={hall}")).await, (vec![], 0));
+        assert_eq!(
+            listed(&app, &format!("venue={hall},{club}")).await,
+            (vec![cal.at_club], 1)
+        );
+        assert_eq!(
+            listed(&app, &format!("organizer={acme}")).await,
+            (vec![], 0)
+        );
+        let near = "geoloc_lat=48.85&geoloc_lng=2.35";
+        assert_eq!(listed(&app, near).await, (vec![], 0));
+        // The lists of venues and organizers: no events, none upcoming, no event's.
+        let trashed = "status=trash";
+        for (collection, id) in [("venues", hall), ("organizers", acme)] {
+            let with_events = format!("{trashed}&has_events=1");
+            assert!(
+                !posts_listed(&app, collection, &with_events)
+                    .await
+                    .contains(&id)
+            );
+            let without = format!("{trashed}&has_events=0");
+            assert!(posts_listed(&app, collection, &without).await.contains(&id));
+            let upcoming = format!("{trashed}&only_with_upcoming=1");
+            assert!(
+                !posts_listed(&app, collection, &upcoming)
+                    .await
+                    .contains(&id)
+            );
+            let of_event = format!("{trashed}&event={}", cal.at_hall[0]);
+            assert!(
+                !posts_listed(&app, collection, &of_event)
+                    .await
+                    .contains(&id)
+            );
+        }
+
+        // A batch, then the venue is restored: its events stay unlinked from it, and
+        // an event linked to it afterwards keeps its link.
+        assert!(!one_batch(&app, hall).await);
+        assert_eq!(linked_to(&app, hall).await, 3);
+        let restored = app
+            .post(&format!("venues/{hall}"), json!({"status": "publish"}))
+            .await;
+        restored.assert(200);
+        assert_eq!(restored.body["status"], "publish");
+        assert_eq!(linked_to(&app, hall).await, 0);
+        let queued = {
+            let mut conn = app.store.pool.read().await.unwrap();
+            linked_unlinks::queued(&mut conn).await.unwrap()
+        };
+        assert_eq!(queued, vec![acme]);
+        for &e in &cal.at_hall {
+            assert_eq!(links_of(&app, e).await.0, None);
+        }
+        let again = app
+            .event(with(at_day("Hall again", 25), json!({"venue": hall})))
+            .await;
+        assert_eq!(links_of(&app, again).await.0, Some(hall));
+        assert_eq!(
+            listed(&app, &format!("venue={hall}")).await,
+            (vec![again], 1)
+        );
+
+        while !one_batch(&app, acme).await {}
+        assert_eq!(linked_to(&app, acme).await, 0);
+        assert_summaries_hold(&app, "unlinked").await;
+    }
+);
+
+both_with!(
+    deleting_for_good_a_post_of_many_events_unlinks_them_first,
+    in_batches_of_two(),
+    |app| async move {
+        let cal = setup(&app).await;
+        // Not in the trash: trashed, unlinked, deleted, in the one request.
+        let r = app.delete(&format!("venues/{}?force=true", cal.hall)).await;
+        r.assert(200);
+        assert_eq!(r.body["venue"], "Hall");
+        app.get_as(&format!("venues/{}", cal.hall), &app.admin.auth())
+            .await
+            .assert_error(400, "rest_invalid_param");
+        // In the trash with its events still linked.
+        trash_queued(&app, cal.acme).await;
+        app.delete(&format!("organizers/{}?force=true", cal.acme))
+            .await
+            .assert(200);
+        app.get_as(&format!("organizers/{}", cal.acme), &app.admin.auth())
+            .await
+            .assert_error(400, "rest_invalid_param");
+        let queued = {
+            let mut conn = app.store.pool.read().await.unwrap();
+            linked_unlinks::queued(&mut conn).await.unwrap()
+        };
+        assert!(queued.is_empty(), "{queued:?}");
+        assert_eq!(linked_to(&app, cal.hall).await, 0);
+        assert_eq!(linked_to(&app, cal.acme).await, 0);
+        assert_eq!(
+            links_of(&app, cal.at_club).await,
+            (Some(cal.club), vec![cal.other])
+        );
+        assert_summaries_hold(&app, "deleted").await;
+    }
+);
+
+both_with!(
+    events_written_while_their_venue_is_unlinked_come_out_exact,
+    in_batches_of_two(),
+    |app| async move {
+        let cal = setup(&app).await;
+        let mut more = Vec::new();
+        for i in 0..24 {
+            let links = json!({"venue": cal.hall, "organizer": [cal.acme, cal.other]});
+            more.push(
+                app.event(with(at_day(&format!("More {i}"), i + 1), links))
+                    .await,
+            );
+        }
+        let app = std::sync::Arc::new(app);
+        let writers: Vec<_> = (0..2)
+            .map(|w| {
+                let (app, more) = (app.clone(), more.clone());
+                let (club, other) = (cal.club, cal.other);
+                tokio::spawn(async move {
+                    for (i, e) in more.iter().enumerate().filter(|(i, _)| i % 2 == w) {
+                        let body = match i % 3 {
+                            0 => json!({"title": format!("Renamed {i}")}),
+                            1 => json!({"organizer": [other]}),
+                            _ => json!({"venue": club}),
+                        };
+                        app.post(&format!("events/{e}"), body).await.assert(200);
+                    }
+                })
+            })
+            .collect();
+        app.delete(&format!("venues/{}", cal.hall))
+            .await
+            .assert(200);
+        app.delete(&format!("organizers/{}", cal.acme))
+            .await
+            .assert(200);
+        for w in writers {
+            w.await.unwrap();
+        }
+        app.wait_for_work_in_steps().await;
+        assert_eq!(linked_to(&app, cal.hall).await, 0);
+        assert_eq!(linked_to(&app, cal.acme).await, 0);
+        for (i, &e) in more.iter().enumerate() {
+            let venue = (i % 3 == 2).then_some(cal.club);
+            assert_eq!(
+                links_of(&app, e).await,
+                (venue, vec![cal.other]),
+                "event {i}"
+            );
+        }
+        assert_summaries_hold(&app, "written meanwhile").await;
+    }
+);
+
+both!(
+    a_trash_an_instance_stopped_during_goes_on_at_start_up,
+    |app| async move {
+        let cal = setup(&app).await;
+        trash_queued(&app, cal.hall).await;
+        process::EXTRA_ARGS.with(|a| *a.borrow_mut() = vec!["--step-batch".into(), "2".into()]);
+        let server = process::Server::start(&app.database_url());
+        process::EXTRA_ARGS.with(|a| a.borrow_mut().clear());
+        app.wait_for_work_in_steps().await;
+        drop(server);
+        assert_eq!(linked_to(&app, cal.hall).await, 0);
+        assert_summaries_hold(&app, "finished at start-up").await;
+    }
+);
