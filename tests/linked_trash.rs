@@ -370,3 +370,20 @@ both!(
         assert_summaries_hold(&app, "finished at start-up").await;
     }
 );
+
+both!(
+    a_trash_that_leaves_no_work_makes_one_data_version,
+    |app| async move {
+        // The work in steps it sets going finds nothing queued: it writes nothing,
+        // and every cached answer the trash cannot change stays cached.
+        let cal = setup(&app).await;
+        let before = app.store.pool.data_version().await.unwrap();
+        app.delete(&format!("venues/{}", cal.hall))
+            .await
+            .assert(200);
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let after = app.store.pool.data_version().await.unwrap();
+        assert_eq!(after, before + 1);
+        assert_eq!(linked_to(&app, cal.hall).await, 0);
+    }
+);

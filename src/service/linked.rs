@@ -219,21 +219,19 @@ impl Service {
         rights::claim_update(caller, &post, &mut changes, asking.now)?;
         let restored = post.status() == Some(Status::Trash)
             && changes.status.is_some_and(|s| s != Status::Trash);
-        if restored {
-            // Its events stay unlinked from it, as the trash left them.
-            self.unlink_all_now(post.id).await?;
-        }
+        // Its events stay unlinked from it, as the trash left them.
+        let unlinking = restored.then(|| self.unlinking_left(post.id));
         let (store, now, condition) = (self.store.clone(), asking.now, asking.condition);
         let author = caller.0.as_ref().map_or(0, |u| u.id);
         let param = target.param();
         detached(async move {
+            if let Some(unlinking) = unlinking {
+                unlinking.await?;
+            }
             with_retry::<_, StoreError, _, _>(|| async {
                 let mut tx = store.pool.write().await?;
-                if condition.if_revision.is_some() {
-                    let now_at = posts::lock_revision(&mut tx, post.id).await?;
-                    if now_at.is_none_or(|r| condition.check(r).is_err()) {
-                        return Ok(Err(Declined::Stale));
-                    }
+                if check_revision(&mut tx, post.id, condition).await?.is_err() {
+                    return Ok(Err(Declined::Stale));
                 }
                 let image_id = match &image {
                     Some(img) => match posts::resolve_image(&mut tx, img, author, now).await? {
@@ -293,7 +291,6 @@ impl Service {
             // The trash checked it.
             condition = Condition::default();
         }
-        self.unlink_all_now(post.id).await?;
         self.delete_linked_now(&post, condition, asking.now).await?;
         // Shown as it was when it is deleted for good.
         Ok(post)
@@ -339,7 +336,8 @@ impl Service {
         .await
     }
 
-    /// Deletes the post for good, with what links to it.
+    /// Deletes the post for good, with what links to it: first the batches left of
+    /// its trash, if any.
     async fn delete_linked_now(
         &self,
         post: &Post,
@@ -348,7 +346,9 @@ impl Service {
     ) -> Result<(), Error> {
         let (store, target) = (self.store.clone(), post.clone());
         let forget_before = now.saturating_sub(self.tombstone_retention);
+        let unlinking = self.unlinking_left(post.id);
         detached(async move {
+            unlinking.await?;
             with_retry::<_, StoreError, _, _>(|| async {
                 let mut tx = store.pool.write().await?;
                 if let Err(stale) = check_revision(&mut tx, target.id, condition).await? {

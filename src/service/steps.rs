@@ -37,11 +37,26 @@ impl Service {
         }
     }
 
-    /// Runs the batches left of the trash of this venue or organizer, in this
-    /// request: what its restore or its deletion for good must wait for, so that no
-    /// event it had comes back linked (one indexed read when none are left).
-    pub(super) async fn unlink_all_now(&self, post_id: i64) -> Result<(), StoreError> {
-        unlink_all(&self.store, post_id, self.step_batch).await
+    /// The batches left of the trash of this venue or organizer, to run in a
+    /// request: what its restore or its deletion for good waits for, so that no
+    /// event it had comes back linked (one indexed read when none are left). Owned,
+    /// to run inside the write's detached task: a client that stops waiting does not
+    /// stop it halfway.
+    pub(super) fn unlinking_left(
+        &self,
+        post_id: i64,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send + 'static {
+        let (store, batch) = (self.store.clone(), self.step_batch);
+        async move {
+            let queued = {
+                let mut conn = store.pool.read().await?;
+                linked_unlinks::is_queued(&mut conn, post_id).await?
+            };
+            match queued {
+                true => unlink_all(&store, post_id, batch).await,
+                false => Ok(()),
+            }
+        }
     }
 }
 
@@ -61,10 +76,15 @@ async fn unlink_all(store: &Store, post_id: i64, batch: u64) -> Result<(), Store
 /// keys again the events of every category moved, then unlinks those of every venue
 /// and organizer in the trash.
 async fn finish(store: &Store, batch: u64) -> Result<(), StoreError> {
-    let (set_aside, trashed) = {
+    // Read first: a write transaction that finds nothing to do would still make a
+    // new data version, and every cached answer would be computed again.
+    let (set_aside, moved, trashed) = {
         let mut conn = store.pool.read().await?;
-        let set_aside = term_deletion::set_aside_terms(&mut conn).await?;
-        (set_aside, linked_unlinks::queued(&mut conn).await?)
+        (
+            term_deletion::set_aside_terms(&mut conn).await?,
+            category_moves::any_queued(&mut conn).await?,
+            linked_unlinks::queued(&mut conn).await?,
+        )
     };
     for term_id in set_aside {
         in_batches(|| async move {
@@ -75,13 +95,15 @@ async fn finish(store: &Store, batch: u64) -> Result<(), StoreError> {
         })
         .await?;
     }
-    in_batches(|| async move {
-        let mut tx = store.pool.write().await?;
-        let done = category_moves::rekey_batch(&mut tx, batch).await?;
-        tx.commit().await?;
-        Ok(done)
-    })
-    .await?;
+    if moved {
+        in_batches(|| async move {
+            let mut tx = store.pool.write().await?;
+            let done = category_moves::rekey_batch(&mut tx, batch).await?;
+            tx.commit().await?;
+            Ok(done)
+        })
+        .await?;
+    }
     for post_id in trashed {
         unlink_all(store, post_id, batch).await?;
     }
