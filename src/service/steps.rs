@@ -125,7 +125,7 @@ where
             Ok(false) => failures = 0,
             Err(e) if failures < TRIES => {
                 failures += 1;
-                tracing::info!(error = %e, "a batch of term work failed; trying again");
+                tracing::info!(error = %e, "a batch of work in steps failed; trying again");
                 tokio::time::sleep(std::time::Duration::from_secs(1)).await;
             }
             Err(e) => return Err(e),

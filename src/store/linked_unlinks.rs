@@ -89,7 +89,9 @@ pub async fn queued(conn: &mut Conn) -> Result<Vec<i64>, StoreError> {
 ///
 /// On PostgreSQL it locks the queue row (instances take turns), then the events'
 /// rows in ID order and the rows their keys are counted in, in the writers' order
-/// (`events::lock_events_of_batch`): a write of one of them waits, others go on.
+/// (`events::lock_events_of_batch`): a write of one of them waits for the batch
+/// rather than meeting it in a deadlock that PostgreSQL breaks after a second (the
+/// loser is run again, so the outcome is the same; the second is not); others go on.
 pub async fn unlink_batch(conn: &mut Conn, post_id: i64, batch: u64) -> Result<bool, StoreError> {
     let queued = conn
         .query_opt(
