@@ -387,3 +387,45 @@ both!(
         assert_eq!(linked_to(&app, cal.hall).await, 0);
     }
 );
+
+both_with!(
+    a_restore_while_the_batches_run_behind_the_trash_takes_turns_with_them,
+    Settings {
+        step_batch: 1,
+        ..settings()
+    },
+    |app| async move {
+        // Enough events that the runner the trash set going is still at work when
+        // the restore comes (on PostgreSQL some hundreds are left; SQLite's batches
+        // may all be done): both unlink the venue's events, a batch each in turn.
+        let cal = setup(&app).await;
+        let batch: Vec<Value> = (0..800)
+            .map(|i| {
+                with(
+                    at_day(&format!("Busy {i}"), 1 + i % 28),
+                    json!({"venue": cal.hall}),
+                )
+            })
+            .collect();
+        for body in batch {
+            app.post("events", body).await.assert(201);
+        }
+        let hall = cal.hall;
+        app.delete(&format!("venues/{hall}")).await.assert(200);
+        let left = linked_to(&app, hall).await;
+        let restored = app
+            .post(&format!("venues/{hall}"), json!({"status": "publish"}))
+            .await;
+        restored.assert(200);
+        assert_eq!(restored.body["status"], "publish");
+        assert_eq!(
+            linked_to(&app, hall).await,
+            0,
+            "{left} were left at the restore"
+        );
+        app.wait_for_work_in_steps().await;
+        assert_eq!(linked_to(&app, hall).await, 0);
+        assert_eq!(listed(&app, &format!("venue={hall}")).await, (vec![], 0));
+        assert_summaries_hold(&app, "restored while unlinking").await;
+    }
+);
