@@ -280,7 +280,9 @@ fn linked_count(
         pairs,
     );
     let limit = lq.search.as_ref().map(|_| {
-        let enough = lq.page.saturating_mul(lq.per_page);
+        // A database integer, with room for the one past it: a page far past the
+        // last one asks for every match.
+        let enough = Ord::min(lq.page.saturating_mul(lq.per_page), i64::MAX as u64 - 1);
         Ord::max(Ord::max(lq.count_limit, 1), enough)
     });
     let mut count = Query::select();
