@@ -344,9 +344,7 @@ both!(
     |app| async move {
         let cal = setup(&app).await;
         move_queued(&app, cal.jazz, cal.arts).await;
-        process::EXTRA_ARGS.with(|a| *a.borrow_mut() = vec!["--step-batch".into(), "2".into()]);
-        let server = process::Server::start(&app.database_url());
-        process::EXTRA_ARGS.with(|a| a.borrow_mut().clear());
+        let server = process::Server::start_with_args(&app.database_url(), &["--step-batch", "2"]);
         app.wait_for_work_in_steps().await;
         drop(server);
         assert_summaries_hold(&app, "finished at start-up").await;

@@ -361,9 +361,7 @@ both!(
     |app| async move {
         let cal = setup(&app).await;
         trash_queued(&app, cal.hall).await;
-        process::EXTRA_ARGS.with(|a| *a.borrow_mut() = vec!["--step-batch".into(), "2".into()]);
-        let server = process::Server::start(&app.database_url());
-        process::EXTRA_ARGS.with(|a| a.borrow_mut().clear());
+        let server = process::Server::start_with_args(&app.database_url(), &["--step-batch", "2"]);
         app.wait_for_work_in_steps().await;
         drop(server);
         assert_eq!(linked_to(&app, cal.hall).await, 0);

@@ -8,14 +8,12 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use process::{EXTRA_ARGS, Server};
+use process::Server;
 
 fn start(args: &[&str]) -> (tempfile::TempDir, Server) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("slow.db").display());
-    EXTRA_ARGS.with(|a| *a.borrow_mut() = args.iter().map(|s| s.to_string()).collect());
-    let server = Server::start(&url);
-    EXTRA_ARGS.with(|a| a.borrow_mut().clear());
+    let server = Server::start_with_args(&url, args);
     (dir, server)
 }
 

@@ -72,6 +72,14 @@ impl Server {
         Server::start_logging(database_url, "warn", None)
     }
 
+    /// Starts the server with these arguments after the usual ones.
+    pub fn start_with_args(database_url: &str, args: &[&str]) -> Server {
+        EXTRA_ARGS.with(|a| *a.borrow_mut() = args.iter().map(|s| s.to_string()).collect());
+        let server = Server::start(database_url);
+        EXTRA_ARGS.with(|a| a.borrow_mut().clear());
+        server
+    }
+
     /// Starts the server as another user (`uid`, `gid`), as a service account runs it.
     pub fn start_as(database_url: &str, ids: (u32, u32)) -> Server {
         RUN_AS.with(|r| r.set(Some(ids)));
