@@ -388,6 +388,26 @@ pub struct Reads {
 }
 
 impl Reads {
+    /// The memory it holds beside itself, which a cache keeping it counts.
+    pub fn heap_bytes(&self) -> usize {
+        let sets = |sets: &Vec<Vec<i64>>| {
+            sets.capacity() * size_of::<Vec<i64>>()
+                + sets
+                    .iter()
+                    .map(|s| s.capacity() * size_of::<i64>())
+                    .sum::<usize>()
+        };
+        let list = self.list.as_ref().map_or(0, |r| {
+            sets(&r.terms)
+                + sets(&r.links)
+                + r.search.capacity() * size_of::<String>()
+                + r.search.iter().map(String::capacity).sum::<usize>()
+        });
+        self.events.capacity() * size_of::<i64>()
+            + list
+            + self.tally.as_ref().map_or(0, Tally::heap_bytes)
+    }
+
     /// Whether `changes` can change the answer.
     pub fn changed_by(&self, changes: &Changes) -> bool {
         self.effect(changes) != Effect::Unchanged

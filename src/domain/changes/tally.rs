@@ -42,6 +42,10 @@ pub struct Seen {
 }
 
 impl Seen {
+    fn heap_bytes(&self) -> usize {
+        self.running.capacity() * size_of::<u64>()
+    }
+
     /// From PostgreSQL's `pg_current_snapshot()` or SQLite's commit number, as text.
     pub fn parse(text: &str) -> Option<Seen> {
         let mut parts = text.split(':');
@@ -131,6 +135,10 @@ pub struct Totals {
 }
 
 impl Tally {
+    pub fn heap_bytes(&self) -> usize {
+        self.seen.heap_bytes()
+    }
+
     /// What written states the list's window holds do to its page.
     pub(super) fn effect<'a>(&self, reached: impl Iterator<Item = &'a EventState>) -> Effect {
         let mut moved: i64 = 0;

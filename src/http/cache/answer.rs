@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::Response;
 
 use crate::http::live_counts::Spliced;
@@ -23,6 +23,16 @@ pub struct Hit {
 }
 
 impl Cached {
+    /// The memory it holds: itself, its body with its count marks, and its headers,
+    /// each in a slot of the header map with its hash links and an index beside it.
+    pub(super) fn held_bytes(&self) -> usize {
+        const HEADER_SLOT: usize = size_of::<HeaderName>() + size_of::<HeaderValue>() + 16;
+        size_of::<Cached>()
+            + self.body.len()
+            + self.headers.capacity() * HEADER_SLOT
+            + self.headers.values().map(HeaderValue::len).sum::<usize>()
+    }
+
     /// The response as it was computed.
     pub(super) fn response(&self) -> Response {
         let mut resp = Response::new(Body::from(self.body.as_computed()));

@@ -136,6 +136,19 @@ struct Entry {
     counted_at: u64,
 }
 
+/// What an entry holds: its key, its answer with its headers, what it read, and
+/// the entry itself in its map's slot (two links and a hash) behind the answer's
+/// shared counts. Beside its body that is about a kilobyte per entry (a single event's
+/// JSON is 3-11 KiB): a bound counting bodies and keys alone went over by as much.
+fn entry_bytes(key: &str, answer: &Cached, reads: Option<&Reads>) -> usize {
+    const SLOT_AND_COUNTS: usize = 5 * size_of::<usize>();
+    key.len()
+        + answer.held_bytes()
+        + reads.map_or(0, Reads::heap_bytes)
+        + size_of::<(String, Entry)>()
+        + SLOT_AND_COUNTS
+}
+
 struct Generation {
     version: u64,
     /// In order of use, least recent first.
@@ -515,7 +528,7 @@ impl ResponseCache {
                 g.entries.remove(&key);
             }
             let kept = counted(&g.counts, &caught);
-            let size = kept.body.len() + key.len();
+            let size = entry_bytes(&key, &kept, reads.as_ref());
             let counted_at = g.counts_epoch;
             if size <= self.max_bytes {
                 while g.bytes + size > self.max_bytes || g.entries.len() >= MAX_ENTRIES {

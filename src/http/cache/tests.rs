@@ -3,7 +3,7 @@
 use super::*;
 use crate::domain::changes::{Changes, Reads};
 use axum::body::Bytes;
-use axum::http::HeaderValue;
+use axum::http::{HeaderMap, HeaderValue};
 
 impl Hit {
     fn body(&self) -> Bytes {
@@ -147,7 +147,7 @@ async fn a_request_from_the_second_before_gets_the_newer_answer() {
 
 #[tokio::test]
 async fn a_full_cache_drops_its_least_recently_used_entries() {
-    let cache = ResponseCache::new(12);
+    let cache = ResponseCache::new(3 * held_by_one(ok("123")).await);
     cache.put(1, 10, "a".into(), ok("123")).await;
     cache.put(1, 10, "b".into(), ok("456")).await;
     cache.put(1, 10, "c".into(), ok("789")).await;
@@ -160,6 +160,35 @@ async fn a_full_cache_drops_its_least_recently_used_entries() {
     );
     assert!(cache.hit(1, 10, "a").is_some(), "the rest stay");
     assert!(cache.hit(1, 10, "c").is_some());
+}
+
+/// The bytes the cache counts for an entry of `key` "a" and this response.
+async fn held_by_one(resp: Response) -> usize {
+    let cache = ResponseCache::new(1 << 20);
+    cache.put(1, 10, "a".into(), resp).await;
+    cache.lock().bytes
+}
+
+#[tokio::test]
+async fn the_bound_counts_what_an_entry_holds_beside_its_body() {
+    let one = held_by_one(ok("123")).await;
+    assert!(
+        one > 4 + size_of::<Cached>() + size_of::<HeaderMap>(),
+        "an entry of a 3-byte body and a 1-byte key holds more than 4 bytes: {one}"
+    );
+    let cache = ResponseCache::new(16 * 1024);
+    for i in 0..1_000 {
+        cache.put(1, 10, format!("{i:03}"), ok("123")).await;
+    }
+    let kept = (0..1_000)
+        .filter(|i| cache.hit(1, 10, &format!("{i:03}")).is_some())
+        .count();
+    let held = cache.lock().bytes;
+    assert!(held <= 16 * 1024, "{held} bytes counted");
+    assert!(
+        kept < 16 * 1024 / (6 + size_of::<Cached>()),
+        "{kept} entries of 3 bytes kept in 16 KiB"
+    );
 }
 
 fn fresh(text: &'static str, freshness: Freshness) -> Response {
