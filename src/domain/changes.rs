@@ -334,6 +334,20 @@ pub struct Reach {
 }
 
 impl Reach {
+    fn heap_bytes(&self) -> usize {
+        let sets = |sets: &Vec<Vec<i64>>| {
+            sets.capacity() * size_of::<Vec<i64>>()
+                + sets
+                    .iter()
+                    .map(|s| s.capacity() * size_of::<i64>())
+                    .sum::<usize>()
+        };
+        sets(&self.terms)
+            + sets(&self.links)
+            + self.search.capacity() * size_of::<String>()
+            + self.search.iter().map(String::capacity).sum::<usize>()
+    }
+
     /// A list of the events within this window, of any terms and text.
     pub fn window(window: Window) -> Reach {
         Reach {
@@ -390,21 +404,8 @@ pub struct Reads {
 impl Reads {
     /// The memory it holds beside itself, which a cache keeping it counts.
     pub fn heap_bytes(&self) -> usize {
-        let sets = |sets: &Vec<Vec<i64>>| {
-            sets.capacity() * size_of::<Vec<i64>>()
-                + sets
-                    .iter()
-                    .map(|s| s.capacity() * size_of::<i64>())
-                    .sum::<usize>()
-        };
-        let list = self.list.as_ref().map_or(0, |r| {
-            sets(&r.terms)
-                + sets(&r.links)
-                + r.search.capacity() * size_of::<String>()
-                + r.search.iter().map(String::capacity).sum::<usize>()
-        });
         self.events.capacity() * size_of::<i64>()
-            + list
+            + self.list.as_ref().map_or(0, Reach::heap_bytes)
             + self.tally.as_ref().map_or(0, Tally::heap_bytes)
     }
 
