@@ -401,3 +401,55 @@ async fn trashing_a_venue_or_an_organizer_answers_after_the_same_steps_whatever_
     }
     assert_summaries_hold(&app, "venues and organizers trashed").await;
 }
+
+/// A restore before the trash's last batch answers without running the batches
+/// left (`store::linked_unlinks`): they go on behind it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restoring_a_venue_or_an_organizer_answers_after_the_same_steps_whatever_it_had() {
+    use calendar_events::store::{linked_unlinks, posts};
+    let mut settings = common::settings();
+    settings.response_cache_bytes = 0;
+    settings.step_batch = 5;
+    let app = TestApp::sqlite_with(settings).await;
+    for (collection, field) in [("venues", "venue"), ("organizers", "organizer")] {
+        let mut steps = Vec::new();
+        for (name, events) in [("small", 20), ("large", 200)] {
+            let body = json!({ field: format!("{name} {field}") });
+            let id = app.post(collection, body).await.assert(201).id();
+            let link = match field {
+                "venue" => json!(id),
+                _ => json!([id]),
+            };
+            for i in 0..events {
+                let day = format!("2028-{:02}-{:02}", 1 + i % 12, 1 + i % 28);
+                let body = json!({
+                    "title": format!("{name} {i}"),
+                    "start_date": format!("{day} 19:00:00"),
+                    "end_date": format!("{day} 22:00:00"),
+                    field: link,
+                });
+                app.post("events", body).await.assert(201);
+            }
+            // In the trash and queued, as its trash leaves it; no batch has run.
+            let mut tx = app.store.pool.write().await.unwrap();
+            let post = posts::get(&mut tx, id).await.unwrap().expect("the post");
+            posts::trash(&mut tx, &post, 1_800_000_000).await.unwrap();
+            linked_unlinks::queue(&mut tx, id).await.unwrap();
+            tx.commit().await.unwrap();
+            let path = format!("{collection}/{id}");
+            let (n, r) = steps_of(app.post(&path, json!({"status": "publish"}))).await;
+            r.assert(200);
+            steps.push(n);
+            loop {
+                let mut tx = app.store.pool.write().await.unwrap();
+                let done = linked_unlinks::unlink_batch(&mut tx, id, 5).await.unwrap();
+                tx.commit().await.unwrap();
+                if done {
+                    break;
+                }
+            }
+        }
+        assert_bounded(&format!("a {field} restored"), steps[0], steps[1]);
+    }
+    assert_summaries_hold(&app, "venues and organizers restored").await;
+}

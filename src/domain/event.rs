@@ -107,9 +107,10 @@ pub struct EventFilter {
     pub tags: Vec<i64>,
     pub venues: Vec<i64>,
     pub organizers: Vec<i64>,
-    /// Every venue, or every organizer, the list names is in the trash: it has no
-    /// events (its links are being undone), so the list has none.
-    pub names_only_trashed: bool,
+    /// Every venue, or every organizer, the list names is in the trash or restored
+    /// before its last batch: it has no events (its links are being undone), so the
+    /// list has none.
+    pub names_only_unlinked: bool,
     pub featured: Option<bool>,
     /// Explicit statuses; empty means every status the caller may see but trash.
     pub statuses: Vec<Status>,
@@ -171,7 +172,7 @@ impl EventFilter {
             && self.tags.is_empty()
             && self.venues.is_empty()
             && self.organizers.is_empty()
-            && !self.names_only_trashed
+            && !self.names_only_unlinked
             && self.featured.is_none()
             && self.statuses.is_empty()
             && self.geoloc.is_none()

@@ -185,10 +185,10 @@ impl KeyFilter {
 
 /// The list's key filters (categories and tags are two filters: an event must meet
 /// both), the one to read first at the front; `None` when a filter can match nothing
-/// (no venue near the point asked for, only venues in the trash named). Empty when
+/// (no venue near the point asked for, only venues without links named). Empty when
 /// the list filters on no key.
 pub fn key_filters(f: &EventFilter) -> Option<Vec<KeyFilter>> {
-    if f.names_only_trashed {
+    if f.names_only_unlinked {
         return None;
     }
     let mut keys = Vec::new();

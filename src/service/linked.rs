@@ -201,6 +201,9 @@ impl Service {
     }
 
     /// Updates a venue or organizer; with a `status`, a trashed one is restored.
+    /// Its events stay unlinked from it, as the trash left them: a restore before
+    /// the trash's last batch answers at once, and until that batch no read shows
+    /// the post's events (`store::linked_unlinks`).
     pub async fn update_linked(
         &self,
         asking: Asking<'_>,
@@ -217,17 +220,10 @@ impl Service {
             self.read_linked_write(asking, args, invalid, false).await?;
         let caller = asking.caller;
         rights::claim_update(caller, &post, &mut changes, asking.now)?;
-        let restored = post.status() == Some(Status::Trash)
-            && changes.status.is_some_and(|s| s != Status::Trash);
-        // Its events stay unlinked from it, as the trash left them.
-        let unlinking = restored.then(|| self.unlinking_left(post.id));
         let (store, now, condition) = (self.store.clone(), asking.now, asking.condition);
         let author = caller.0.as_ref().map_or(0, |u| u.id);
         let param = target.param();
         detached(async move {
-            if let Some(unlinking) = unlinking {
-                unlinking.await?;
-            }
             with_retry::<_, StoreError, _, _>(|| async {
                 let mut tx = store.pool.write().await?;
                 if check_revision(&mut tx, post.id, condition).await?.is_err() {

@@ -3,17 +3,72 @@
 //! batch per transaction. In one transaction, the trash of a venue of 100,000 events
 //! holds the writer for half a minute on SQLite, three on PostgreSQL.
 //!
-//! Reads show no link to a post in the trash (`events::load_links`, the event
-//! lists' venue and organizer filters and points, the venue and organizer lists'
-//! event filters), so from the answer on every event reads as unlinked, as the
-//! batches leave it. A post is queued only while it is in the trash: a restore or a
-//! deletion for good first runs its batches left (`service::steps`).
+//! Reads show no link to a post in the trash nor to one still queued
+//! ([`links_shown`]: `events::load_links`, the event lists' venue and organizer
+//! filters and points, the venue and organizer lists' event filters), so from the
+//! answer on every event reads as unlinked, as the batches leave it. A restore
+//! answers at once and the batches go on behind it: until the last one, the
+//! restored post shows no events, an event write that names it by ID first runs
+//! the batches left (`service::steps`), and de-duplication does not find it. Its
+//! deletion for good runs them in its request.
 
-use sea_query::{Expr, ExprTrait, LockType, OnConflict, Query, SelectStatement};
+use sea_query::{Expr, ExprTrait, LockType, OnConflict, Query, SelectStatement, SimpleExpr};
 
+use super::posts::{POST_COLUMN_COUNT, post_from_row, select_many};
 use super::schema::{EventOrganizers, LinkedUnlinks, Posts};
-use super::{Conn, StoreError};
-use crate::domain::post::{Post, PostType};
+use super::{Conn, Row, StoreError};
+use crate::domain::post::{Post, PostType, Status};
+
+/// The queued posts, as a subquery.
+fn unlinking() -> SelectStatement {
+    Query::select()
+        .column(LinkedUnlinks::PostId)
+        .from(LinkedUnlinks::Table)
+        .take()
+}
+
+/// Whether the statement's `posts` row shows its links to events: it is neither in
+/// the trash nor queued (restored before its last batch).
+pub(super) fn links_shown() -> SimpleExpr {
+    Expr::col((Posts::Table, Posts::Status))
+        .ne(Status::Trash.as_str())
+        .and(not_unlinking())
+}
+
+/// The statement's `posts` row is not queued.
+pub(super) fn not_unlinking() -> SimpleExpr {
+    Expr::col((Posts::Table, Posts::Id)).not_in_subquery(unlinking())
+}
+
+/// The posts of these IDs, each with whether it is queued: its events are still
+/// being unlinked from it, whatever its status.
+pub(super) fn select_marked(ids: &[i64]) -> SelectStatement {
+    let mut q = select_many(ids);
+    q.expr(Expr::exists(
+        Query::select()
+            .expr(Expr::cust("1"))
+            .from(LinkedUnlinks::Table)
+            .and_where(
+                Expr::col((LinkedUnlinks::Table, LinkedUnlinks::PostId))
+                    .equals((Posts::Table, Posts::Id)),
+            )
+            .take(),
+    ));
+    q
+}
+
+/// A row of [`select_marked`].
+pub(super) fn marked_from_row(r: &Row<'_>) -> Result<(Post, bool), StoreError> {
+    Ok((post_from_row(r)?, r.bool(POST_COLUMN_COUNT)?))
+}
+
+/// The posts among these IDs that exist, each with whether it is queued.
+pub async fn posts_marked(conn: &mut Conn, ids: &[i64]) -> Result<Vec<(Post, bool)>, StoreError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    conn.query(&select_marked(ids), marked_from_row).await
+}
 
 /// The events linked to the venue or organizer, up to `limit` of them: by its
 /// index on either table, in no particular order.

@@ -12,7 +12,7 @@ use crate::domain::post::{Post, PostType, Status};
 use crate::domain::term::Taxonomy;
 use crate::domain::validation::{Invalid, Problems, Reason};
 use crate::service::{Asking, Error, Refusal, Service};
-use crate::store::{Conn, events, linked_unlinks, posts, terms};
+use crate::store::{Conn, events, linked_unlinks, terms};
 
 /// One page of a list.
 pub struct EventPage {
@@ -207,7 +207,7 @@ fn filter(q: &EventQuery, r: Resolved, asking: Asking<'_>) -> EventFilter {
         search_words: q.search_words.clone(),
         categories: r.categories,
         tags: r.tags,
-        names_only_trashed: r.venues.only_trashed || r.organizers.only_trashed,
+        names_only_unlinked: r.venues.only_unlinked || r.organizers.only_unlinked,
         venues: r.venues.ids,
         organizers: r.organizers.ids,
         featured: q.featured,
@@ -285,25 +285,26 @@ async fn readable(
     t: PostType,
 ) -> Result<Vec<i64>, Error> {
     let found = readable_posts(conn, asking, name, ids, t).await?;
-    Ok(found.into_iter().map(|p| p.id).collect())
+    Ok(found.into_iter().map(|(p, _)| p.id).collect())
 }
 
-/// The posts of [`readable`], once each.
+/// The posts of [`readable`], once each, with whether each one's events are still
+/// being unlinked from it.
 async fn readable_posts(
     conn: &mut Conn,
     asking: Asking<'_>,
     name: &str,
     ids: &[i64],
     t: PostType,
-) -> Result<Vec<Post>, Error> {
+) -> Result<Vec<(Post, bool)>, Error> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let found = posts::get_many(conn, ids).await?;
+    let found = linked_unlinks::posts_marked(conn, ids).await?;
     let ok = |id: &i64| {
-        found
-            .iter()
-            .any(|p| p.id == *id && p.post_type == Some(t) && asking.caller.can_read(p, asking.now))
+        found.iter().any(|(p, _)| {
+            p.id == *id && p.post_type == Some(t) && asking.caller.can_read(p, asking.now)
+        })
     };
     match ids.iter().all(ok) {
         true => Ok(found),
@@ -314,11 +315,12 @@ async fn readable_posts(
 /// The venues or organizers a list names, resolved.
 #[derive(Default)]
 struct Linked {
-    /// Those not in the trash: a post in the trash has no events (its links are
-    /// being undone, `store::linked_unlinks`).
+    /// Those that show their links: a post in the trash, or restored before the
+    /// last batch of its trash, has no events (its links are being undone,
+    /// `store::linked_unlinks`).
     ids: Vec<i64>,
-    /// Some were named, all of them in the trash.
-    only_trashed: bool,
+    /// Some were named, none of them showing its links.
+    only_unlinked: bool,
 }
 
 /// The venues or organizers a list names, as [`readable`] finds them.
@@ -330,12 +332,12 @@ async fn linked(
     t: PostType,
 ) -> Result<Linked, Error> {
     let named = readable_posts(conn, asking, name, ids, t).await?;
-    let (trashed, kept): (Vec<Post>, Vec<Post>) = named
+    let (unlinked, kept): (Vec<_>, Vec<_>) = named
         .into_iter()
-        .partition(|p| p.status() == Some(Status::Trash));
+        .partition(|(p, unlinking)| *unlinking || p.status() == Some(Status::Trash));
     Ok(Linked {
-        only_trashed: kept.is_empty() && !trashed.is_empty(),
-        ids: kept.into_iter().map(|p| p.id).collect(),
+        only_unlinked: kept.is_empty() && !unlinked.is_empty(),
+        ids: kept.into_iter().map(|(p, _)| p.id).collect(),
     })
 }
 
@@ -352,7 +354,7 @@ async fn venues_near(conn: &mut Conn, near: Near) -> Result<Vec<i64>, Error> {
         (lng - dlng, lng + dlng)
     };
     let candidates = events::venues_in_box(conn, (lat - dlat, lat + dlat), lngs).await?;
-    // Those in the trash whose events are being unlinked have none.
+    // Those whose events are being unlinked have none, restored or not.
     let unlinking = linked_unlinks::queued(conn).await?;
     Ok(candidates
         .into_iter()

@@ -23,6 +23,9 @@ pub struct Known {
     /// Each term's place in the order events list their terms, as the read returned them.
     term_rank: HashMap<i64, usize>,
     posts: HashMap<i64, Post>,
+    /// Those of the posts whose events are still being unlinked from them: restored
+    /// before the last batch of their trash (`store::linked_unlinks`).
+    pub unlinking: Vec<i64>,
 }
 
 impl Known {
@@ -49,7 +52,12 @@ impl Known {
             known.term_rank.insert(t.id, rank);
             known.terms.insert(t.id, t);
         }
-        known.posts = posts.into_iter().map(|p| (p.id, p)).collect();
+        for (post, unlinking) in posts {
+            if unlinking {
+                known.unlinking.push(post.id);
+            }
+            known.posts.insert(post.id, post);
+        }
         Ok(known)
     }
 

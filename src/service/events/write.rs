@@ -229,6 +229,16 @@ impl Service {
         Ok(resolved)
     }
 
+    /// Runs the batches left of the trash of each venue or organizer the write
+    /// names that was restored before the last one: linked first, the event would
+    /// lose the link to the next batch (`store::linked_unlinks`).
+    async fn unlinked_first(&self, named: &[i64]) -> Result<(), Error> {
+        for &post_id in named {
+            self.unlinking_left(post_id).await?;
+        }
+        Ok(())
+    }
+
     /// Creates an event and whatever it names that does not exist yet.
     pub async fn create_event(
         &self,
@@ -240,6 +250,7 @@ impl Service {
         let (mut c, known) = self.read_write(asking, args, invalid, inline, None).await?;
         let caller = asking.caller;
         rights::claim_new(caller, &mut c.post, asking.now)?;
+        self.unlinked_first(&known.unlinking).await?;
         c.post.id = asking.as_id;
         // Presentation flags omitted on create are false, as the running reference reports.
         c.post.show_map.get_or_insert(false);
@@ -334,10 +345,11 @@ impl Service {
             let mut conn = self.store.pool.read().await?;
             find(&mut conn, target).await?
         };
-        let (mut c, _) = self
+        let (mut c, known) = self
             .read_write(asking, args, invalid, inline, Some(&existing))
             .await?;
         rights::claim_update(asking.caller, &existing.post, &mut c.post, asking.now)?;
+        self.unlinked_first(&known.unlinking).await?;
         trash_slug(&mut c, &existing);
         let param = target.param();
         self.write_update(asking, existing.clone(), c, param)

@@ -7,14 +7,14 @@ use sea_query::{Expr, ExprTrait, Order, UnionType};
 
 use super::{event_from_row, select_events};
 use crate::domain::event::{Event, EventLinks};
-use crate::domain::post::{Post, PostType, Status};
+use crate::domain::post::{Post, PostType};
 use crate::domain::term::Taxonomy;
 use crate::store::posts::{
     POST_COLUMN_COUNT, col, post_from_row, post_type_off_its_index, select_posts,
 };
 use crate::store::schema::{EventOrganizers, Posts, TermRelationships, Terms};
 use crate::store::terms::{TERM_COLUMN_COUNT, term_from_row};
-use crate::store::{Conn, StoreError};
+use crate::store::{Conn, StoreError, linked_unlinks};
 
 pub async fn get(conn: &mut Conn, id: i64) -> Result<Option<Event>, StoreError> {
     conn.by_key()
@@ -117,8 +117,9 @@ async fn load_terms(
 }
 
 /// The events' venues by ID, then their organizers through their links, in one
-/// `UNION ALL`; organizers in their order. A venue or organizer in the trash is no
-/// link: its events are being unlinked from it (`linked_unlinks`).
+/// `UNION ALL`; organizers in their order. A venue or organizer in the trash, or
+/// restored before its last batch, is no link: its events are being unlinked from
+/// it (`linked_unlinks`).
 async fn load_linked_posts(
     conn: &mut Conn,
     events: &[Event],
@@ -134,7 +135,7 @@ async fn load_linked_posts(
         // By ID, never by the type's index: SQLite would walk every venue for a page
         // of ten events.
         .and_where(post_type_off_its_index(conn.backend()).eq(PostType::Venue.as_str()))
-        .and_where(col(Posts::Status).ne(Status::Trash.as_str()));
+        .and_where(linked_unlinks::links_shown());
     let mut organizers = select_posts();
     organizers
         .column((EventOrganizers::Table, EventOrganizers::EventId))
@@ -148,7 +149,7 @@ async fn load_linked_posts(
             Expr::col((EventOrganizers::Table, EventOrganizers::EventId))
                 .is_in(ids.iter().copied()),
         )
-        .and_where(col(Posts::Status).ne(Status::Trash.as_str()));
+        .and_where(linked_unlinks::links_shown());
     let linked = if venue_ids.is_empty() {
         organizers
     } else {
@@ -190,8 +191,9 @@ async fn load_linked_posts(
 }
 
 /// The terms and the posts with these IDs (those that exist), as an event write
-/// names them: terms in the order events list them. On PostgreSQL the two
-/// statements travel in one flight.
+/// names them: terms in the order events list them, each post with whether its
+/// events are still being unlinked from it (`linked_unlinks`). On PostgreSQL the
+/// two statements travel in one flight.
 pub async fn terms_and_posts(
     conn: &mut Conn,
     term_ids: &[i64],
@@ -199,23 +201,26 @@ pub async fn terms_and_posts(
 ) -> Result<
     (
         Vec<crate::domain::term::Term>,
-        Vec<crate::domain::post::Post>,
+        Vec<(crate::domain::post::Post, bool)>,
     ),
     StoreError,
 > {
-    use crate::store::{posts, terms};
+    use crate::store::terms;
     match (term_ids.is_empty(), post_ids.is_empty()) {
         (true, true) => Ok((Vec::new(), Vec::new())),
         (false, false) => {
             conn.query_two(
                 &terms::select_many(term_ids),
                 terms::term_from_row,
-                &posts::select_many(post_ids),
-                posts::post_from_row,
+                &linked_unlinks::select_marked(post_ids),
+                linked_unlinks::marked_from_row,
             )
             .await
         }
         (false, true) => Ok((terms::get_many(conn, term_ids).await?, Vec::new())),
-        (true, false) => Ok((Vec::new(), posts::get_many(conn, post_ids).await?)),
+        (true, false) => Ok((
+            Vec::new(),
+            linked_unlinks::posts_marked(conn, post_ids).await?,
+        )),
     }
 }

@@ -148,14 +148,14 @@ fn linked_events(t: PostType, extra: SimpleExpr) -> SelectStatement {
 }
 
 /// `event`, `has_events` and `only_with_upcoming`; `as_array`: see [`summarized`].
-/// A post in the trash has no events: they are being unlinked from it
-/// (`linked_unlinks`), and its keys with them.
+/// A post in the trash, or restored before its last batch, has no events: they are
+/// being unlinked from it (`linked_unlinks`), and its keys with them.
 fn event_filters(q: &mut SelectStatement, lq: &LinkedPostQuery, as_array: bool) {
     let summarized = |summaries| summarized(as_array, summaries);
     let ev = |c: EventKeys| Expr::col((Alias::new("ev"), c));
-    let in_trash = || col(Posts::Status).eq(Status::Trash.as_str());
+    let links_shown = crate::store::linked_unlinks::links_shown;
     if lq.event.is_some() || lq.has_events == Some(true) || lq.only_with_upcoming {
-        q.and_where(in_trash().not());
+        q.and_where(links_shown());
     }
     if let Some(event_id) = lq.event {
         // From the event's keys, not a probe of every venue's.
@@ -175,7 +175,9 @@ fn event_filters(q: &mut SelectStatement, lq: &LinkedPostQuery, as_array: bool) 
         q.and_where(if has {
             summarized(with_events)
         } else {
-            col(Posts::Id).not_in_subquery(with_events).or(in_trash())
+            col(Posts::Id)
+                .not_in_subquery(with_events)
+                .or(links_shown().not())
         });
     }
     if lq.only_with_upcoming {

@@ -108,6 +108,8 @@ fn dedup_fields(post_type: PostType, c: &PostChanges) -> Vec<(Posts, &str)> {
 /// An existing, non-trashed venue or organizer whose every given field matches
 /// (case-insensitively) the fields of a create request, among those the caller may
 /// read in full: answering with a hidden one would hand its fields to the caller.
+/// Not one restored while its events are still being unlinked from it: an event
+/// write linking it would lose the link to the next batch (`linked_unlinks`).
 pub async fn find_duplicate(
     conn: &mut Conn,
     post_type: PostType,
@@ -119,7 +121,8 @@ pub async fn find_duplicate(
     q.column(Posts::Id)
         .from(Posts::Table)
         .and_where(Expr::col(Posts::PostType).eq(post_type.as_str()))
-        .and_where(Expr::col(Posts::Status).ne(Status::Trash.as_str()));
+        .and_where(Expr::col(Posts::Status).ne(Status::Trash.as_str()))
+        .and_where(crate::store::linked_unlinks::not_unlinking());
     let public = Cond::all()
         .add(super::published(now))
         .add(Expr::col(Posts::Password).eq(""));
