@@ -2,6 +2,7 @@
 //! replaced by Unicode folding, a search word's check on an event's text, and the
 //! characters of the events' search text.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashSet;
 
@@ -52,7 +53,7 @@ fn unicode_lower(conn: &rusqlite::Connection) -> Result<(), StoreError> {
             Ok(match ctx.get_raw(0) {
                 ValueRef::Null => Value::Null,
                 ValueRef::Text(bytes) => {
-                    let text = String::from_utf8_lossy(bytes);
+                    let text = text_of(bytes);
                     Value::Text(if text.is_ascii() {
                         text.to_ascii_lowercase()
                     } else {
@@ -66,6 +67,16 @@ fn unicode_lower(conn: &rusqlite::Connection) -> Result<(), StoreError> {
         },
     )?;
     Ok(())
+}
+
+/// A text value's bytes as text. SQLite hands over the UTF-8 it was given, which
+/// the checked conversion reads a word at a time where the lossy one goes character
+/// by character: a search checks thousands of rows' texts per request.
+fn text_of(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 thread_local! {
@@ -87,7 +98,7 @@ fn search_text_holds<'a>(
     let ValueRef::Text(word) = word else {
         return None;
     };
-    let word = String::from_utf8_lossy(word);
+    let word = text_of(word);
     HAYSTACK.with_borrow_mut(|haystack| {
         haystack.clear();
         for (i, text) in texts.enumerate() {
@@ -95,7 +106,7 @@ fn search_text_holds<'a>(
                 haystack.push(' ');
             }
             match text {
-                ValueRef::Text(bytes) => haystack.push_str(&String::from_utf8_lossy(bytes)),
+                ValueRef::Text(bytes) => haystack.push_str(&text_of(bytes)),
                 ValueRef::Integer(n) => haystack.push_str(&n.to_string()),
                 ValueRef::Real(r) => haystack.push_str(&r.to_string()),
                 ValueRef::Null | ValueRef::Blob(_) => return None,
@@ -128,10 +139,7 @@ impl Aggregate<Grams, String> for SearchGramsOf {
         let mut gram = String::new();
         for i in 1..ctx.len() {
             if let ValueRef::Text(bytes) = ctx.get_raw(i) {
-                let chars: Vec<char> = String::from_utf8_lossy(bytes)
-                    .to_lowercase()
-                    .chars()
-                    .collect();
+                let chars: Vec<char> = text_of(bytes).to_lowercase().chars().collect();
                 for window in chars.windows(*n) {
                     gram.clear();
                     gram.extend(window);
@@ -205,5 +213,19 @@ mod tests {
             .query_row("SELECT search_text_holds('a', 'a', NULL)", [], |r| r.get(0))
             .unwrap();
         assert_eq!(null, None);
+    }
+
+    #[test]
+    fn text_is_read_as_the_lossy_conversion_reads_it() {
+        for bytes in [
+            &b"plain"[..],
+            "FÊTE Straße".as_bytes(),
+            b"a\xffb",
+            b"caf\xc3",
+            b"",
+        ] {
+            assert_eq!(text_of(bytes), String::from_utf8_lossy(bytes), "{bytes:?}");
+        }
+        assert!(matches!(text_of("Straße".as_bytes()), Cow::Borrowed(_)));
     }
 }
