@@ -364,6 +364,33 @@ async fn moving_a_category_answers_after_the_same_steps_whatever_it_holds() {
     assert_summaries_hold(&app, "categories moved").await;
 }
 
+/// A venue or an organizer (`field`, created in `collection`) named after `name`,
+/// linked to that many new events of its own; its ID.
+async fn linked_post_with_events(
+    app: &TestApp,
+    (collection, field): (&str, &str),
+    name: &str,
+    events: usize,
+) -> i64 {
+    let body = json!({ field: format!("{name} {field}") });
+    let id = app.post(collection, body).await.assert(201).id();
+    let link = match field {
+        "venue" => json!(id),
+        _ => json!([id]),
+    };
+    for i in 0..events {
+        let day = format!("2028-{:02}-{:02}", 1 + i % 12, 1 + i % 28);
+        let body = json!({
+            "title": format!("{name} {i}"),
+            "start_date": format!("{day} 19:00:00"),
+            "end_date": format!("{day} 22:00:00"),
+            field: link,
+        });
+        app.post("events", body).await.assert(201);
+    }
+    id
+}
+
 /// Trashing a venue or an organizer answers after the same work whatever events it
 /// has (`store::linked_unlinks`): it goes to the trash in the request; the batches
 /// that unlink its events run behind the answer, each bounded.
@@ -376,22 +403,7 @@ async fn trashing_a_venue_or_an_organizer_answers_after_the_same_steps_whatever_
     for (collection, field) in [("venues", "venue"), ("organizers", "organizer")] {
         let mut steps = Vec::new();
         for (name, events) in [("small", 20), ("large", 200)] {
-            let body = json!({ field: format!("{name} {field}") });
-            let id = app.post(collection, body).await.assert(201).id();
-            let link = match field {
-                "venue" => json!(id),
-                _ => json!([id]),
-            };
-            for i in 0..events {
-                let day = format!("2028-{:02}-{:02}", 1 + i % 12, 1 + i % 28);
-                let body = json!({
-                    "title": format!("{name} {i}"),
-                    "start_date": format!("{day} 19:00:00"),
-                    "end_date": format!("{day} 22:00:00"),
-                    field: link,
-                });
-                app.post("events", body).await.assert(201);
-            }
+            let id = linked_post_with_events(&app, (collection, field), name, events).await;
             let (n, r) = steps_of(app.delete(&format!("{collection}/{id}"))).await;
             r.assert(200);
             app.wait_for_work_in_steps().await;
@@ -414,22 +426,7 @@ async fn restoring_a_venue_or_an_organizer_answers_after_the_same_steps_whatever
     for (collection, field) in [("venues", "venue"), ("organizers", "organizer")] {
         let mut steps = Vec::new();
         for (name, events) in [("small", 20), ("large", 200)] {
-            let body = json!({ field: format!("{name} {field}") });
-            let id = app.post(collection, body).await.assert(201).id();
-            let link = match field {
-                "venue" => json!(id),
-                _ => json!([id]),
-            };
-            for i in 0..events {
-                let day = format!("2028-{:02}-{:02}", 1 + i % 12, 1 + i % 28);
-                let body = json!({
-                    "title": format!("{name} {i}"),
-                    "start_date": format!("{day} 19:00:00"),
-                    "end_date": format!("{day} 22:00:00"),
-                    field: link,
-                });
-                app.post("events", body).await.assert(201);
-            }
+            let id = linked_post_with_events(&app, (collection, field), name, events).await;
             // In the trash and queued, as its trash leaves it; no batch has run.
             let mut tx = app.store.pool.write().await.unwrap();
             let post = posts::get(&mut tx, id).await.unwrap().expect("the post");
