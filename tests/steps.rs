@@ -391,11 +391,13 @@ async fn linked_post_with_events(
     id
 }
 
-/// Trashing a venue or an organizer answers after the same work whatever events it
-/// has (`store::linked_unlinks`): it goes to the trash in the request; the batches
-/// that unlink its events run behind the answer, each bounded.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn trashing_a_venue_or_an_organizer_answers_after_the_same_steps_whatever_it_has() {
+/// The steps `act` takes on a venue, then an organizer (collection, ID), of 20 and
+/// then of 200 events, each pair asserted bounded as `what`; on a SQLite calendar
+/// uncached, in batches of five, which it returns.
+async fn assert_bounded_whatever_it_has(
+    what: &str,
+    act: impl AsyncFn(&TestApp, &str, i64) -> u64,
+) -> TestApp {
     let mut settings = common::settings();
     settings.response_cache_bytes = 0;
     settings.step_batch = 5;
@@ -404,13 +406,25 @@ async fn trashing_a_venue_or_an_organizer_answers_after_the_same_steps_whatever_
         let mut steps = Vec::new();
         for (name, events) in [("small", 20), ("large", 200)] {
             let id = linked_post_with_events(&app, (collection, field), name, events).await;
-            let (n, r) = steps_of(app.delete(&format!("{collection}/{id}"))).await;
-            r.assert(200);
-            app.wait_for_work_in_steps().await;
-            steps.push(n);
+            steps.push(act(&app, collection, id).await);
         }
-        assert_bounded(&format!("a {field} trashed"), steps[0], steps[1]);
+        assert_bounded(&format!("a {field} {what}"), steps[0], steps[1]);
     }
+    app
+}
+
+/// Trashing a venue or an organizer answers after the same work whatever events it
+/// has (`store::linked_unlinks`): it goes to the trash in the request; the batches
+/// that unlink its events run behind the answer, each bounded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trashing_a_venue_or_an_organizer_answers_after_the_same_steps_whatever_it_has() {
+    let app = assert_bounded_whatever_it_has("trashed", async |app, collection, id| {
+        let (n, r) = steps_of(app.delete(&format!("{collection}/{id}"))).await;
+        r.assert(200);
+        app.wait_for_work_in_steps().await;
+        n
+    })
+    .await;
     assert_summaries_hold(&app, "venues and organizers trashed").await;
 }
 
@@ -419,34 +433,26 @@ async fn trashing_a_venue_or_an_organizer_answers_after_the_same_steps_whatever_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn restoring_a_venue_or_an_organizer_answers_after_the_same_steps_whatever_it_had() {
     use calendar_events::store::{linked_unlinks, posts};
-    let mut settings = common::settings();
-    settings.response_cache_bytes = 0;
-    settings.step_batch = 5;
-    let app = TestApp::sqlite_with(settings).await;
-    for (collection, field) in [("venues", "venue"), ("organizers", "organizer")] {
-        let mut steps = Vec::new();
-        for (name, events) in [("small", 20), ("large", 200)] {
-            let id = linked_post_with_events(&app, (collection, field), name, events).await;
-            // In the trash and queued, as its trash leaves it; no batch has run.
+    let app = assert_bounded_whatever_it_has("restored", async |app, collection, id| {
+        // In the trash and queued, as its trash leaves it; no batch has run.
+        let mut tx = app.store.pool.write().await.unwrap();
+        let post = posts::get(&mut tx, id).await.unwrap().expect("the post");
+        posts::trash(&mut tx, &post, 1_800_000_000).await.unwrap();
+        linked_unlinks::queue(&mut tx, id).await.unwrap();
+        tx.commit().await.unwrap();
+        let path = format!("{collection}/{id}");
+        let (n, r) = steps_of(app.post(&path, json!({"status": "publish"}))).await;
+        r.assert(200);
+        loop {
             let mut tx = app.store.pool.write().await.unwrap();
-            let post = posts::get(&mut tx, id).await.unwrap().expect("the post");
-            posts::trash(&mut tx, &post, 1_800_000_000).await.unwrap();
-            linked_unlinks::queue(&mut tx, id).await.unwrap();
+            let done = linked_unlinks::unlink_batch(&mut tx, id, 5).await.unwrap();
             tx.commit().await.unwrap();
-            let path = format!("{collection}/{id}");
-            let (n, r) = steps_of(app.post(&path, json!({"status": "publish"}))).await;
-            r.assert(200);
-            steps.push(n);
-            loop {
-                let mut tx = app.store.pool.write().await.unwrap();
-                let done = linked_unlinks::unlink_batch(&mut tx, id, 5).await.unwrap();
-                tx.commit().await.unwrap();
-                if done {
-                    break;
-                }
+            if done {
+                break;
             }
         }
-        assert_bounded(&format!("a {field} restored"), steps[0], steps[1]);
-    }
+        n
+    })
+    .await;
     assert_summaries_hold(&app, "venues and organizers restored").await;
 }

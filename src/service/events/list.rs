@@ -354,12 +354,9 @@ async fn venues_near(conn: &mut Conn, near: Near) -> Result<Vec<i64>, Error> {
         (lng - dlng, lng + dlng)
     };
     let candidates = events::venues_in_box(conn, (lat - dlat, lat + dlat), lngs).await?;
-    // Those whose events are being unlinked have none, restored or not.
-    let unlinking = linked_unlinks::queued(conn).await?;
     Ok(candidates
         .into_iter()
         .filter(|(_, vlat, vlng)| distance_km(lat, lng, *vlat, *vlng) <= radius)
         .map(|(id, _, _)| id)
-        .filter(|id| !unlinking.contains(id))
         .collect())
 }

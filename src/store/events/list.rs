@@ -14,7 +14,7 @@ use crate::domain::post::PostType;
 use crate::store::event_count::KeyWindow;
 use crate::store::posts::{self, col};
 use crate::store::schema::Posts;
-use crate::store::{Backend, Conn, StoreError};
+use crate::store::{Backend, Conn, StoreError, linked_unlinks};
 
 /// The first and last start a list's date filters allow (`None`: unbounded). No
 /// event ends before it starts, so the end's upper bound bounds the start too.
@@ -390,7 +390,8 @@ async fn page_ids(
 }
 
 /// Venues with coordinates inside a bounding box: `(id, lat, lng)`, from the
-/// index of coordinates (migration 22).
+/// index of coordinates (migration 22). Not those whose events are being unlinked
+/// from them (`linked_unlinks`): they have none, restored or not.
 pub async fn venues_in_box(
     conn: &mut Conn,
     lat: (f64, f64),
@@ -404,7 +405,8 @@ pub async fn venues_in_box(
             .from(Posts::Table)
             .and_where(venue.eq(PostType::Venue.as_str()))
             .and_where(Expr::col(Posts::GeoLat).between(lat.0, lat.1))
-            .and_where(Expr::col(Posts::GeoLng).between(lng.0, lng.1)),
+            .and_where(Expr::col(Posts::GeoLng).between(lng.0, lng.1))
+            .and_where(linked_unlinks::not_unlinking()),
         |r| {
             Ok((
                 r.i64(0)?,
