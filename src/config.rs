@@ -187,6 +187,14 @@ pub struct ServeArgs {
     #[arg(long, env = "CALENDAR_RESPONSE_CACHE_MB", default_value_t = 12)]
     pub response_cache_mb: usize,
 
+    /// SQLite: MiB of the database file each reader connection maps into memory
+    /// (SQLite's `mmap_size`); 0 maps none. Mapped pages are read in place instead
+    /// of copied from the OS page cache (searches cost about a third less CPU),
+    /// and the process's RSS then counts those it has read: they are the OS's
+    /// page cache, shared and reclaimable, not memory the server allocates.
+    #[arg(long, env = "CALENDAR_SQLITE_MMAP_MB", default_value_t = 0)]
+    pub sqlite_mmap_mb: u64,
+
     /// Origins allowed by CORS, comma-separated, or `*`; empty sends no CORS headers.
     #[arg(
         long,
@@ -236,6 +244,8 @@ pub struct Settings {
     pub auth_failure_window: std::time::Duration,
     pub trust_forwarded_for: bool,
     pub response_cache_bytes: usize,
+    /// SQLite: bytes of the database file each reader maps (`--sqlite-mmap-mb`).
+    pub sqlite_mmap_bytes: u64,
     pub limits: crate::api::args::Limits,
 }
 
@@ -299,6 +309,7 @@ impl Settings {
             ),
             trust_forwarded_for: args.trust_forwarded_for,
             response_cache_bytes: args.response_cache_mb.saturating_mul(1024 * 1024),
+            sqlite_mmap_bytes: args.sqlite_mmap_mb.saturating_mul(1024 * 1024),
             limits: crate::api::args::Limits {
                 per_page_default: args.per_page_default.min(args.per_page_max),
                 max_string_bytes: args.max_string_bytes.max(1),

@@ -238,7 +238,7 @@ async fn a_sqlite_read_stops_at_its_requests_deadline() {
     use calendar_events::store::{StoreError, db::DEADLINE};
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("slow.db").display());
-    let store = Store::open_with_timeout(&url, Some(Duration::from_millis(200)))
+    let store = Store::open_with(&url, &timeout_of(Duration::from_millis(200)))
         .await
         .unwrap();
     let started = Instant::now();
@@ -268,7 +268,7 @@ async fn postgres_cancels_a_statement_past_the_servers_timeout() {
         return;
     };
     let db = app.pg_database.clone().unwrap();
-    let store = Store::open_with_timeout(&pg_url_for(&db), Some(Duration::from_millis(200)))
+    let store = Store::open_with(&pg_url_for(&db), &timeout_of(Duration::from_millis(200)))
         .await
         .unwrap();
     let started = Instant::now();
@@ -330,4 +330,12 @@ async fn a_killed_data_version_connection_is_replaced_without_a_failed_read() {
     r.assert(200);
     assert_eq!(r.body["venue"], "Hall B");
     assert_eq!(version_connections(&db, false).await, 1);
+}
+
+/// Store options of a server whose statements stop after `timeout`.
+fn timeout_of(timeout: Duration) -> calendar_events::store::StoreOptions {
+    calendar_events::store::StoreOptions {
+        timeout: Some(timeout),
+        ..Default::default()
+    }
 }

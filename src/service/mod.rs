@@ -121,7 +121,11 @@ impl Service {
         timeout: Option<std::time::Duration>,
         settings: &crate::config::Settings,
     ) -> Result<Service, Error> {
-        let store = Store::open_with_timeout(url, timeout).await?;
+        let options = crate::store::StoreOptions {
+            timeout,
+            sqlite_mmap_bytes: settings.sqlite_mmap_bytes,
+        };
+        let store = Store::open_with(url, &options).await?;
         Ok(Service::new(store, settings))
     }
 

@@ -127,6 +127,20 @@ impl From<tokio_postgres::Error> for StoreError {
     }
 }
 
+/// How a server opens its database.
+#[derive(Clone, Debug, Default)]
+pub struct StoreOptions {
+    /// No statement runs longer than this, so a request answered with a timeout
+    /// does not leave its query running. PostgreSQL cancels statements past it
+    /// (`statement_timeout`, migrations exempt); SQLite interrupts reads of a
+    /// request past its deadline (see [`db::DEADLINE`]).
+    pub timeout: Option<Duration>,
+    /// SQLite: bytes of the database file each reader maps into memory (SQLite's
+    /// `mmap_size`), whose pages it then reads in place rather than copied from
+    /// the OS page cache; 0 for none.
+    pub sqlite_mmap_bytes: u64,
+}
+
 /// The database of one server, whichever backend it is.
 #[derive(Clone)]
 pub struct Store {
@@ -137,18 +151,12 @@ impl Store {
     /// Opens (creating if needed) the database named by `url` and brings its schema up to date.
     /// `sqlite://path`, `sqlite:path` or a bare path selects SQLite; `postgres://…` PostgreSQL.
     pub async fn open(url: &str) -> Result<Store, StoreError> {
-        Store::open_with_timeout(url, None).await
+        Store::open_with(url, &StoreOptions::default()).await
     }
 
-    /// [`Store::open`] for a server: no statement runs longer than `timeout`, so a
-    /// request answered with a timeout does not leave its query running. PostgreSQL
-    /// cancels statements past it (`statement_timeout`, migrations exempt); SQLite
-    /// interrupts reads of a request past its deadline (see [`db::DEADLINE`]).
-    pub async fn open_with_timeout(
-        url: &str,
-        timeout: Option<Duration>,
-    ) -> Result<Store, StoreError> {
-        let store = Store::connect(url, timeout).await?;
+    /// [`Store::open`] with a server's options.
+    pub async fn open_with(url: &str, options: &StoreOptions) -> Result<Store, StoreError> {
+        let store = Store::connect(url, options).await?;
         migrate::run(&store.pool).await?;
         Ok(store)
     }
@@ -157,14 +165,14 @@ impl Store {
     /// another build keeps, such as the benchmarks' manifest of a copy an older server
     /// is about to be measured on (migrating it would measure the newer schema).
     pub async fn open_as_is(url: &str) -> Result<Store, StoreError> {
-        Store::connect(url, None).await
+        Store::connect(url, &StoreOptions::default()).await
     }
 
-    async fn connect(url: &str, timeout: Option<Duration>) -> Result<Store, StoreError> {
+    async fn connect(url: &str, options: &StoreOptions) -> Result<Store, StoreError> {
         let store = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             postgres::setup::ensure_database(url).await?;
             Store {
-                pool: postgres::open(url, timeout)?,
+                pool: postgres::open(url, options.timeout)?,
             }
         } else {
             let path = url
@@ -172,7 +180,7 @@ impl Store {
                 .or_else(|| url.strip_prefix("sqlite:"))
                 .unwrap_or(url);
             Store {
-                pool: sqlite::open(Path::new(path))?,
+                pool: sqlite::open(Path::new(path), options.sqlite_mmap_bytes)?,
             }
         };
         Ok(store)

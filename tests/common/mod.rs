@@ -206,6 +206,7 @@ pub fn settings() -> Settings {
         auth_failure_window: std::time::Duration::from_secs(300),
         trust_forwarded_for: false,
         response_cache_bytes: 16 * 1024 * 1024,
+        sqlite_mmap_bytes: 0,
         limits: calendar_events::api::args::Limits::default(),
     }
 }
@@ -363,7 +364,11 @@ impl TestApp {
     pub async fn sqlite_with(settings: Settings) -> TestApp {
         let dir = tempfile::tempdir().expect("temp dir");
         let url = format!("sqlite://{}", dir.path().join("calendar.db").display());
-        let store = Store::open(&url).await.expect("open sqlite");
+        let options = calendar_events::store::StoreOptions {
+            sqlite_mmap_bytes: settings.sqlite_mmap_bytes,
+            ..Default::default()
+        };
+        let store = Store::open_with(&url, &options).await.expect("open sqlite");
         TestApp::with_store(store, Some(dir), None, settings).await
     }
 
