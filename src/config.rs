@@ -189,9 +189,10 @@ pub struct ServeArgs {
 
     /// SQLite: MiB of the database file each reader connection maps into memory
     /// (SQLite's `mmap_size`); 0 maps none. Mapped pages are read in place instead
-    /// of copied from the OS page cache (searches cost about a third less CPU),
-    /// and the process's RSS then counts those it has read: they are the OS's
-    /// page cache, shared and reclaimable, not memory the server allocates.
+    /// of copied from the OS page cache (uncached searches take half to three
+    /// quarters of the time), and the process's RSS then counts those it has read:
+    /// they are the OS's page cache, shared and reclaimable, not memory the server
+    /// allocates.
     #[arg(long, env = "CALENDAR_SQLITE_MMAP_MB", default_value_t = 0)]
     pub sqlite_mmap_mb: u64,
 

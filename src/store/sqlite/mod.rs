@@ -202,7 +202,9 @@ pub(super) fn open(path: &Path, mmap_bytes: u64) -> Result<Pool, StoreError> {
         // Reads of many rows (a search's) spent a third of their time copying pages
         // from the OS page cache; mapped, the RSS counts those pages (`--sqlite-mmap-mb`).
         if mmap_bytes > 0 {
-            conn.pragma_update(None, "mmap_size", mmap_bytes)?;
+            // SQLite takes a signed size, and maps no more than its build allows.
+            let size = i64::try_from(mmap_bytes).unwrap_or(i64::MAX);
+            conn.pragma_update(None, "mmap_size", size)?;
         }
         // A read runs inside one poll of its request's task, so the task's deadline is
         // in reach here. Writers are never interrupted: that would roll back their group.
@@ -253,9 +255,15 @@ mod tests {
     #[tokio::test]
     async fn readers_map_the_file_as_asked() {
         let dir = tempfile::tempdir().unwrap();
-        // Past 2 GiB, SQLite's default build would map 2 GiB (`.cargo/config.toml`).
-        for asked in [0, 64 << 20, 4 << 30] {
-            let path = dir.path().join(format!("mapped-{asked}.db"));
+        // Past 2 GiB, SQLite's default build would map 2 GiB; past 1 TiB, ours maps
+        // 1 TiB (`.cargo/config.toml`).
+        for (asked, mapped) in [
+            (0, 0),
+            (64 << 20, 64 << 20),
+            (4 << 30, 4 << 30),
+            (u64::MAX, 1 << 40),
+        ] {
+            let path = dir.path().join(format!("mapped-{mapped}.db"));
             let super::super::Pool::Sqlite { readers, .. } = super::open(&path, asked).unwrap()
             else {
                 unreachable!("a SQLite pool");
@@ -263,10 +271,10 @@ mod tests {
             let mut held = Vec::new();
             for _ in 0..super::readers() {
                 let conn = readers.get().await.unwrap();
-                let mapped: u64 = conn
+                let size: u64 = conn
                     .pragma_query_value(None, "mmap_size", |r| r.get(0))
                     .unwrap();
-                assert_eq!(mapped, asked);
+                assert_eq!(size, mapped, "{asked}");
                 held.push(conn);
             }
         }
