@@ -96,17 +96,18 @@ both!(search_covers_indexed_and_queued_events_alike, |app| {
     assert_indexed_and_queued_events_found(app)
 });
 
-// The same searches on SQLite readers that map the database file
-// (`--sqlite-mmap-mb`), through writes that leave it and its log behind them; on
-// PostgreSQL the setting does nothing.
-both_with!(
-    search_over_a_mapped_database_file_sees_every_write,
-    calendar_events::config::Settings {
+/// The same searches on SQLite readers that map the database file
+/// (`--sqlite-mmap-mb`), through writes that the checkpoints carry from the log
+/// into the mapped file. PostgreSQL has no such setting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_over_a_mapped_sqlite_file_sees_every_write() {
+    let app = TestApp::sqlite_with(calendar_events::config::Settings {
         sqlite_mmap_bytes: 64 << 20,
         ..settings()
-    },
-    |app| assert_indexed_and_queued_events_found(app)
-);
+    })
+    .await;
+    assert_indexed_and_queued_events_found(app).await;
+}
 
 both!(a_full_batch_is_indexed_at_once, |app| async move {
     let batch = calendar_events::store::SEARCH_INDEX_BATCH;

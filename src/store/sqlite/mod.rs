@@ -199,8 +199,9 @@ pub(super) fn open(path: &Path, mmap_bytes: u64) -> Result<Pool, StoreError> {
         // scenario of the benchmark run on one server; the pages they drop stay in
         // the OS page cache.
         conn.execute_batch("PRAGMA query_only = ON; PRAGMA cache_size = -3000;")?;
-        // Reads of many rows (a search's) spent a third of their time copying pages
-        // from the OS page cache; mapped, the RSS counts those pages (`--sqlite-mmap-mb`).
+        // Unmapped, a read of many rows (a search's) spends a quarter of its time
+        // copying pages from the OS page cache; mapped, the RSS counts those pages
+        // (`--sqlite-mmap-mb`).
         if mmap_bytes > 0 {
             // SQLite takes a signed size, and maps no more than its build allows.
             let size = i64::try_from(mmap_bytes).unwrap_or(i64::MAX);
@@ -250,8 +251,8 @@ mod tests {
 
     use rusqlite::StatementStatus;
 
-    /// The readers map as much of the file as `--sqlite-mmap-mb` says; the writer
-    /// and the checkpoints do not (their pages are few, and written).
+    /// The readers map as much of the file as `--sqlite-mmap-mb` says, up to what
+    /// SQLite's build allows.
     #[tokio::test]
     async fn readers_map_the_file_as_asked() {
         let dir = tempfile::tempdir().unwrap();
