@@ -322,6 +322,18 @@ impl Settings {
 }
 
 impl Settings {
+    /// How a server with these settings opens its database; statements stop after
+    /// `timeout`.
+    pub fn store_options(
+        &self,
+        timeout: Option<std::time::Duration>,
+    ) -> crate::store::StoreOptions {
+        crate::store::StoreOptions {
+            timeout,
+            sqlite_mmap_bytes: self.sqlite_mmap_bytes,
+        }
+    }
+
     /// The settings of `serve` with this site URL and otherwise no flags.
     pub fn for_site(site_url: &str) -> Settings {
         use clap::Parser;
@@ -372,6 +384,19 @@ mod tests {
         let raised =
             Defaults::try_parse_from(["calendar-events", "--feed-max-events", "1000"]).unwrap();
         assert_eq!(raised.serve.feed_max_events, 1000);
+    }
+
+    #[test]
+    fn readers_map_the_mebibytes_the_command_line_asks() {
+        let settings = |args: &[&str]| {
+            let parsed = Defaults::try_parse_from(args).unwrap();
+            super::Settings::from_args(&parsed.serve).store_options(None)
+        };
+        assert_eq!(settings(&["calendar-events"]).sqlite_mmap_bytes, 0);
+        let asked = settings(&["calendar-events", "--sqlite-mmap-mb", "64"]);
+        assert_eq!(asked.sqlite_mmap_bytes, 64 << 20);
+        let huge = settings(&["calendar-events", "--sqlite-mmap-mb", &u64::MAX.to_string()]);
+        assert_eq!(huge.sqlite_mmap_bytes, u64::MAX);
     }
 
     #[test]

@@ -121,11 +121,7 @@ impl Service {
         timeout: Option<std::time::Duration>,
         settings: &crate::config::Settings,
     ) -> Result<Service, Error> {
-        let options = crate::store::StoreOptions {
-            timeout,
-            sqlite_mmap_bytes: settings.sqlite_mmap_bytes,
-        };
-        let store = Store::open_with(url, &options).await?;
+        let store = Store::open_with(url, &settings.store_options(timeout)).await?;
         Ok(Service::new(store, settings))
     }
 

@@ -364,11 +364,9 @@ impl TestApp {
     pub async fn sqlite_with(settings: Settings) -> TestApp {
         let dir = tempfile::tempdir().expect("temp dir");
         let url = format!("sqlite://{}", dir.path().join("calendar.db").display());
-        let options = calendar_events::store::StoreOptions {
-            sqlite_mmap_bytes: settings.sqlite_mmap_bytes,
-            ..Default::default()
-        };
-        let store = Store::open_with(&url, &options).await.expect("open sqlite");
+        let store = Store::open_with(&url, &settings.store_options(None))
+            .await
+            .expect("open sqlite");
         TestApp::with_store(store, Some(dir), None, settings).await
     }
 
