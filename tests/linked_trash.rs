@@ -2,8 +2,8 @@
 //! trash in steps (`store::linked_unlinks`): its status changes in the request, and
 //! its events lose their link to it a batch per transaction behind the answer.
 //! Meanwhile no read shows the link, even once the post is restored (the restore
-//! answers at once); an event write naming it by ID, or its deletion for good,
-//! first runs the batches left.
+//! answers at once), but for the links event writes make meanwhile, which the
+//! batches pass over; its deletion for good first runs the batches left.
 
 mod common;
 mod process;
@@ -255,16 +255,29 @@ both_with!(
         let (found, _) = links_of(&app, by_fields).await;
         assert!(found.is_some_and(|v| v != hall), "{found:?}");
 
-        // An event linked to it by ID runs its batches first, and keeps its link.
+        // An event linked to it by ID is written at once and keeps its link: the
+        // batches pass over it, and it reads linked, on its own and in a page beside
+        // the events not unlinked yet; the venue shows it only for that event.
         let again = app
             .event(with(at_day("Hall again", 25), json!({"venue": hall})))
             .await;
+        assert_eq!(queued(&app).await, vec![hall, acme], "no batch ran");
+        assert_eq!(linked_to(&app, hall).await, 4);
+        assert_eq!(links_of(&app, again).await.0, Some(hall));
+        let page = venues_on_page(&app).await;
+        assert_eq!(page[&again], Some(hall), "{page:?}");
+        for &e in &cal.at_hall {
+            assert_eq!(links_of(&app, e).await.0, None);
+            assert_ne!(page.get(&e), Some(&Some(hall)), "{page:?}");
+        }
+        let of_again = format!("status=publish&event={again}");
+        assert_eq!(posts_listed(&app, "venues", &of_again).await, vec![hall]);
+        assert_shows_no_events(&app, "venues", hall, &cal.at_hall).await;
+        assert_eq!(listed(&app, &format!("venue={hall}")).await, (vec![], 0));
+        while !one_batch(&app, hall).await {}
         assert_eq!(queued(&app).await, vec![acme]);
         assert_eq!(linked_to(&app, hall).await, 1);
         assert_eq!(links_of(&app, again).await.0, Some(hall));
-        for &e in &cal.at_hall {
-            assert_eq!(links_of(&app, e).await.0, None);
-        }
         assert_eq!(
             listed(&app, &format!("venue={hall}")).await,
             (vec![again], 1)
@@ -283,9 +296,15 @@ both_with!(
             .assert(200);
         assert_shows_no_events(&app, "organizers", acme, &cal.at_hall).await;
         let update = json!({"organizer": [acme, cal.other]});
-        app.post(&format!("events/{again}"), update)
-            .await
-            .assert(200);
+        let updated = app.post(&format!("events/{again}"), update).await;
+        updated.assert(200);
+        let shown: Vec<i64> = updated.body["organizer"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|o| o["id"].as_i64()).collect())
+            .unwrap_or_default();
+        assert_eq!(shown, vec![acme, cal.other]);
+        assert_eq!(queued(&app).await, vec![acme], "no batch ran");
+        while !one_batch(&app, acme).await {}
         assert!(queued(&app).await.is_empty());
         assert_eq!(linked_to(&app, acme).await, 1);
         assert_eq!(
@@ -299,6 +318,23 @@ both_with!(
         assert_summaries_hold(&app, "unlinked").await;
     }
 );
+
+/// The venue each event of the administrator's list of 2027 shows, by event.
+async fn venues_on_page(app: &TestApp) -> std::collections::HashMap<i64, Option<i64>> {
+    let r = app
+        .get_as(
+            "events?start_date=2027-01-01&end_date=2027-12-31&per_page=50",
+            &app.admin.auth(),
+        )
+        .await;
+    r.assert(200);
+    r.body["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["id"].as_i64().unwrap(), e["venue"]["id"].as_i64()))
+        .collect()
+}
 
 /// The posts whose events are still being unlinked, in ID order.
 async fn queued(app: &TestApp) -> Vec<i64> {
@@ -479,9 +515,50 @@ both_with!(
         assert_eq!(restored.body["status"], "publish");
         assert_eq!(listed(&app, &format!("venue={hall}")).await, (vec![], 0));
         assert_eq!(links_of(&app, cal.at_hall[0]).await.0, None);
+        // Events linked to it meanwhile keep their links, whichever batch they meet.
+        let mut kept = Vec::new();
+        for i in 0..3 {
+            let links = json!({"venue": hall});
+            kept.push(
+                app.event(with(at_day(&format!("Kept {i}"), 2 + i), links))
+                    .await,
+            );
+        }
+        for &e in &kept {
+            assert_eq!(links_of(&app, e).await.0, Some(hall));
+        }
         app.wait_for_work_in_steps().await;
-        assert_eq!(linked_to(&app, hall).await, 0);
-        assert_eq!(listed(&app, &format!("venue={hall}")).await, (vec![], 0));
+        assert_eq!(linked_to(&app, hall).await, 3);
+        kept.sort_unstable();
+        assert_eq!(listed(&app, &format!("venue={hall}")).await, (kept, 3));
         assert_summaries_hold(&app, "restored while unlinking").await;
+    }
+);
+
+both_with!(
+    a_trash_again_unlinks_the_links_kept_while_it_was_restored,
+    in_batches_of_two(),
+    |app| async move {
+        let cal = setup(&app).await;
+        let hall = cal.hall;
+        trash_queued(&app, hall).await;
+        app.post(&format!("venues/{hall}"), json!({"status": "publish"}))
+            .await
+            .assert(200);
+        let again = app
+            .event(with(at_day("Hall again", 25), json!({"venue": hall})))
+            .await;
+        assert_eq!(links_of(&app, again).await.0, Some(hall));
+        // Trashed again before its last batch, it loses every event, that one too.
+        app.delete(&format!("venues/{hall}")).await.assert(200);
+        app.wait_for_work_in_steps().await;
+        assert!(queued(&app).await.is_empty());
+        assert_eq!(linked_to(&app, hall).await, 0);
+        app.post(&format!("venues/{hall}"), json!({"status": "publish"}))
+            .await
+            .assert(200);
+        assert_eq!(links_of(&app, again).await.0, None);
+        assert_eq!(listed(&app, &format!("venue={hall}")).await, (vec![], 0));
+        assert_summaries_hold(&app, "trashed again").await;
     }
 );

@@ -39,11 +39,9 @@ impl Service {
 
     /// The batches left of the trash of this venue or organizer, to run in a
     /// request: what its deletion for good waits for, so that no event it had comes
-    /// back linked, and an event write that links it once it is restored, so that
-    /// the link is not undone (one indexed read when none are left). Owned, so that
-    /// the deletion runs it inside its detached task: a client that stops waiting
-    /// does not stop it halfway. The event write runs it before its own: a client
-    /// that stops waiting stops it between two batches, and nothing is written.
+    /// back linked (one indexed read when none are left). Owned, so that the
+    /// deletion runs it inside its detached task: a client that stops waiting does
+    /// not stop it halfway.
     pub(super) fn unlinking_left(
         &self,
         post_id: i64,

@@ -8,15 +8,18 @@
 //! filters and points, the venue and organizer lists' event filters), so from the
 //! answer on every event reads as unlinked, as the batches leave it. A restore
 //! answers at once and the batches go on behind it: until the last one, the
-//! restored post shows no events, an event write that names it by ID first runs
-//! the batches left (`service::steps`), and de-duplication does not find it. Its
-//! deletion for good runs them in its request.
+//! restored post shows no events and de-duplication does not find it. An event
+//! write that names it by ID links it at once and keeps that link (migration 47,
+//! [`keep_links`]): the batches pass over it, and the event's own links show it
+//! ([`links_shown_to`]). Its deletion for good runs the batches in its request.
 
-use sea_query::{Expr, ExprTrait, LockType, OnConflict, Query, SelectStatement, SimpleExpr};
+use sea_query::{
+    Expr, ExprTrait, IntoColumnRef, LockType, OnConflict, Order, Query, SelectStatement, SimpleExpr,
+};
 
 use super::posts::{POST_COLUMN_COUNT, post_from_row, select_many};
-use super::schema::{EventOrganizers, LinkedUnlinks, Posts};
-use super::{Conn, Row, StoreError};
+use super::schema::{EventOrganizers, LinkedUnlinks, LinkedUnlinksKept, Posts};
+use super::{Backend, Conn, Row, StoreError};
 use crate::domain::post::{Post, PostType, Status};
 
 /// The queued posts, as a subquery.
@@ -38,6 +41,26 @@ pub(super) fn links_shown() -> SimpleExpr {
 /// The statement's `posts` row is not queued.
 pub(super) fn not_unlinking() -> SimpleExpr {
     Expr::col((Posts::Table, Posts::Id)).not_in_subquery(unlinking())
+}
+
+/// Whether the statement's `posts` row shows its link to the event `event_id` (a
+/// column or a value): as [`links_shown`], or, queued and not in the trash, the
+/// event linked it while it was queued ([`keep_links`]).
+pub(super) fn links_shown_to(event_id: impl Into<SimpleExpr>) -> SimpleExpr {
+    let kept = Query::select()
+        .expr(Expr::cust("1"))
+        .from(LinkedUnlinksKept::Table)
+        .and_where(
+            Expr::col((LinkedUnlinksKept::Table, LinkedUnlinksKept::PostId))
+                .equals((Posts::Table, Posts::Id)),
+        )
+        .and_where(
+            Expr::col((LinkedUnlinksKept::Table, LinkedUnlinksKept::EventId)).eq(event_id.into()),
+        )
+        .take();
+    Expr::col((Posts::Table, Posts::Status))
+        .ne(Status::Trash.as_str())
+        .and(not_unlinking().or(Expr::exists(kept)))
 }
 
 /// The posts of these IDs, each with whether it is queued: its events are still
@@ -89,6 +112,14 @@ fn linked_events(t: PostType, post_id: i64, limit: u64) -> SelectStatement {
     }
 }
 
+/// The column [`linked_events`] reads the events' IDs from.
+fn linked_event_column(t: PostType) -> sea_query::ColumnRef {
+    match t {
+        PostType::Venue => (Posts::Table, Posts::Id).into_column_ref(),
+        _ => (EventOrganizers::Table, EventOrganizers::EventId).into_column_ref(),
+    }
+}
+
 /// Whether the venue or organizer has more than a batch of events: its trash then
 /// unlinks them in steps. Reads `batch + 1` index entries at most.
 pub async fn links_beyond(conn: &mut Conn, post: &Post, batch: u64) -> Result<bool, StoreError> {
@@ -101,8 +132,15 @@ pub async fn links_beyond(conn: &mut Conn, post: &Post, batch: u64) -> Result<bo
     Ok(linked.len() as u64 > batch)
 }
 
-/// Queues the post: its events are unlinked in batches behind the answer.
+/// Queues the post: its events are unlinked in batches behind the answer, those
+/// kept while it was queued before too.
 pub async fn queue(conn: &mut Conn, post_id: i64) -> Result<(), StoreError> {
+    conn.execute(
+        Query::delete()
+            .from_table(LinkedUnlinksKept::Table)
+            .and_where(Expr::col(LinkedUnlinksKept::PostId).eq(post_id)),
+    )
+    .await?;
     conn.execute(
         Query::insert()
             .into_table(LinkedUnlinks::Table)
@@ -111,6 +149,44 @@ pub async fn queue(conn: &mut Conn, post_id: i64) -> Result<(), StoreError> {
             .on_conflict(OnConflict::new().do_nothing().to_owned()),
     )
     .await?;
+    Ok(())
+}
+
+/// Those of these posts still queued, for a write that links an event to them; on
+/// PostgreSQL their queue rows are taken in share, so that a batch of one of them,
+/// which takes its row first, runs wholly before the write or wholly after it,
+/// seeing the links the write kept ([`keep_links`]).
+pub async fn share_queued(conn: &mut Conn, post_ids: &[i64]) -> Result<Vec<i64>, StoreError> {
+    if post_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut q = Query::select();
+    q.column(LinkedUnlinks::PostId)
+        .from(LinkedUnlinks::Table)
+        .and_where(Expr::col(LinkedUnlinks::PostId).is_in(post_ids.iter().copied()))
+        .order_by(LinkedUnlinks::PostId, Order::Asc);
+    if conn.backend() == Backend::Postgres {
+        q.lock(LockType::Share);
+    }
+    conn.query(&q, |r| r.i64(0)).await
+}
+
+/// Keeps the event's links to these queued posts ([`share_queued`]'s, in the
+/// transaction that links them): their batches pass over the event, and reads show
+/// the links ([`links_shown_to`]).
+pub async fn keep_links(conn: &mut Conn, queued: &[i64], event_id: i64) -> Result<(), StoreError> {
+    if queued.is_empty() {
+        return Ok(());
+    }
+    let mut insert = Query::insert();
+    insert
+        .into_table(LinkedUnlinksKept::Table)
+        .columns([LinkedUnlinksKept::PostId, LinkedUnlinksKept::EventId])
+        .on_conflict(OnConflict::new().do_nothing().to_owned());
+    for &post_id in queued {
+        insert.values_panic([post_id.into(), event_id.into()]);
+    }
+    conn.execute(&insert).await?;
     Ok(())
 }
 
@@ -139,8 +215,10 @@ pub async fn queued(conn: &mut Conn) -> Result<Vec<i64>, StoreError> {
     .await
 }
 
-/// Unlinks up to `batch` events from the queued post; the post leaves the queue with
-/// its last linked event. Returns whether it is done (or was not queued).
+/// Unlinks up to `batch` events from the queued post, passing over those whose links
+/// were kept ([`keep_links`]); the post leaves the queue, and those records with it,
+/// once no other event is linked to it. Returns whether it is done (or was not
+/// queued).
 ///
 /// On PostgreSQL it locks the queue row (instances take turns), then the events'
 /// rows in ID order and the rows their keys are counted in, in the writers' order
@@ -166,9 +244,17 @@ pub async fn unlink_batch(conn: &mut Conn, post_id: i64, batch: u64) -> Result<b
     let Some(t) = queued.as_deref().and_then(PostType::parse) else {
         return Ok(true);
     };
-    let mut events = conn
-        .query(&linked_events(t, post_id, batch), |r| r.i64(0))
-        .await?;
+    let mut linked = linked_events(t, post_id, batch);
+    linked.and_where(
+        Expr::col(linked_event_column(t)).not_in_subquery(
+            Query::select()
+                .column(LinkedUnlinksKept::EventId)
+                .from(LinkedUnlinksKept::Table)
+                .and_where(Expr::col(LinkedUnlinksKept::PostId).eq(post_id))
+                .take(),
+        ),
+    );
+    let mut events = conn.query(&linked, |r| r.i64(0)).await?;
     events.sort_unstable();
     if !events.is_empty() {
         unlink_events(conn, t, post_id, &events).await?;

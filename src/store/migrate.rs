@@ -242,6 +242,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0046_linked_unlinks_in_batches.sql"),
         postgres: include_str!("migrations/postgres/0046_linked_unlinks_in_batches.sql"),
     },
+    Migration {
+        version: 47,
+        sqlite: include_str!("migrations/sqlite/0047_links_kept_while_unlinking.sql"),
+        postgres: include_str!("migrations/postgres/0047_links_kept_while_unlinking.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

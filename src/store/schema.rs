@@ -146,6 +146,15 @@ pub enum LinkedUnlinks {
     PostId,
 }
 
+/// The links event writes made to a post of [`LinkedUnlinks`] while it was queued,
+/// which its batches pass over (migration 47).
+#[derive(Iden, Clone, Copy)]
+pub enum LinkedUnlinksKept {
+    Table,
+    PostId,
+    EventId,
+}
+
 #[derive(Iden, Clone, Copy)]
 pub enum TermRelationships {
     Table,

@@ -22,7 +22,7 @@ use crate::service::retry::{Retryable, detached, with_retry};
 use crate::service::{Asking, Error, Service, rights};
 use crate::store::event_batch::{BatchError, NewEvent};
 use crate::store::events::{self, EventRow, Footprint};
-use crate::store::{Conn, StoreError, posts, terms};
+use crate::store::{Conn, StoreError, linked_unlinks, posts, terms};
 
 /// Why a write could not complete, beyond database errors.
 enum WriteError {
@@ -229,16 +229,6 @@ impl Service {
         Ok(resolved)
     }
 
-    /// Runs the batches left of the trash of each venue or organizer the write
-    /// names that was restored before the last one: linked first, the event would
-    /// lose the link to the next batch (`store::linked_unlinks`).
-    async fn unlinked_first(&self, named: &[i64]) -> Result<(), Error> {
-        for &post_id in named {
-            self.unlinking_left(post_id).await?;
-        }
-        Ok(())
-    }
-
     /// Creates an event and whatever it names that does not exist yet.
     pub async fn create_event(
         &self,
@@ -250,7 +240,6 @@ impl Service {
         let (mut c, known) = self.read_write(asking, args, invalid, inline, None).await?;
         let caller = asking.caller;
         rights::claim_new(caller, &mut c.post, asking.now)?;
-        self.unlinked_first(&known.unlinking).await?;
         c.post.id = asking.as_id;
         // Presentation flags omitted on create are false, as the running reference reports.
         c.post.show_map.get_or_insert(false);
@@ -258,17 +247,20 @@ impl Service {
         for flag in [&mut c.hide_from_listings, &mut c.sticky, &mut c.featured] {
             flag.get_or_insert(false);
         }
-        // A batch numbers its events itself: one with its own ID is written alone.
-        let batched = plain_create(&c, asking.now).filter(|_| c.post.id.is_none());
+        // A batch numbers its events itself: one with its own ID is written alone, as
+        // is one that links a post whose events are being unlinked from it.
+        let batched = plain_create(&c, asking.now)
+            .filter(|_| c.post.id.is_none() && known.unlinking.is_empty());
+        let unlinking = &known.unlinking;
         let (event, counts) = match batched {
             Some(new) => match self.creates.create(new).await {
                 Ok(created) => (created.event, created.counts),
-                Err(BatchError::NotWritten) => self.create_alone(asking, &c).await?,
+                Err(BatchError::NotWritten) => self.create_alone(asking, &c, unlinking).await?,
                 Err(BatchError::Failed(reason)) => {
                     return Err(StoreError::Unavailable(reason).into());
                 }
             },
-            None => self.create_alone(asking, &c).await?,
+            None => self.create_alone(asking, &c, unlinking).await?,
         };
         let links = match known.links_of_new(&c, &counts) {
             Some(links) => readable_links(links, caller, asking.now),
@@ -284,11 +276,13 @@ impl Service {
     }
 
     /// Creates an event in a transaction of its own, with whatever it names that
-    /// does not exist yet; returns it and the counts of its terms.
+    /// does not exist yet; returns it and the counts of its terms. Its links to the
+    /// posts of `unlinking` still queued are kept from their batches.
     async fn create_alone(
         &self,
         asking: Asking<'_>,
         c: &EventChanges,
+        unlinking: &[i64],
     ) -> Result<(Event, Arc<HashMap<i64, i64>>), Error> {
         let Some(user) = asking.caller.0.clone() else {
             return Err(Error::Forbidden { anonymous: true });
@@ -297,9 +291,11 @@ impl Service {
         let now = asking.now;
         let c = Arc::new(c.clone());
         let writer = Writer::of(asking.caller);
+        let unlinking = unlinking.to_vec();
         let (event, counts) = detached(async move {
             with_retry::<_, WriteError, _, _>(|| async {
                 let mut tx = store.pool.write().await?;
+                let queued = linked_unlinks::share_queued(&mut tx, &unlinking).await?;
                 let image_id = image_of(&mut tx, &c, user.id, now).await?.flatten();
                 let links = resolve_links(&mut tx, &c, &writer, now).await?;
                 let columns = event_columns(&c, links.venue_id).values();
@@ -307,6 +303,7 @@ impl Service {
                 let footprint = Footprint::of_columns(&columns, organizers);
                 events::lock_shared_rows(&mut tx, [footprint]).await?;
                 let event = events::insert(&mut tx, &c.post, image_id, columns, now).await?;
+                linked_unlinks::keep_links(&mut tx, &queued, event.post.id).await?;
                 let status = c.post.status.unwrap_or(Status::Draft);
                 let date = c.post.date_utc.unwrap_or(now);
                 let counted = counts_as_published(status.as_str(), date, now);
@@ -349,10 +346,9 @@ impl Service {
             .read_write(asking, args, invalid, inline, Some(&existing))
             .await?;
         rights::claim_update(asking.caller, &existing.post, &mut c.post, asking.now)?;
-        self.unlinked_first(&known.unlinking).await?;
         trash_slug(&mut c, &existing);
         let param = target.param();
-        self.write_update(asking, existing.clone(), c, param)
+        self.write_update(asking, existing.clone(), c, known.unlinking, param)
             .await?;
         let (event, links) = self
             .event_with_links(existing.post.id, param, asking)
@@ -365,11 +361,14 @@ impl Service {
         })
     }
 
+    /// Writes an update in a transaction of its own; its links to the posts of
+    /// `unlinking` still queued are kept from their batches.
     async fn write_update(
         &self,
         asking: Asking<'_>,
         target: Event,
         c: EventChanges,
+        unlinking: Vec<i64>,
         param: &'static str,
     ) -> Result<(), Error> {
         let store = self.store.clone();
@@ -379,6 +378,9 @@ impl Service {
         detached(async move {
             with_retry::<_, WriteError, _, _>(|| async {
                 let mut tx = store.pool.write().await?;
+                // Before the event's row, as a batch of one of them takes them.
+                let queued = linked_unlinks::share_queued(&mut tx, &unlinking).await?;
+                linked_unlinks::keep_links(&mut tx, &queued, target.post.id).await?;
                 let image_id = image_of(&mut tx, &c, writer.id, now).await?;
                 // Counts move from the stored state, which a concurrent write may have changed.
                 let Some(stored) = Stored::lock(&mut tx, target.post.id).await? else {

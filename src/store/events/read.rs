@@ -7,12 +7,12 @@ use sea_query::{Expr, ExprTrait, Order, UnionType};
 
 use super::{event_from_row, select_events};
 use crate::domain::event::{Event, EventLinks};
-use crate::domain::post::{Post, PostType};
+use crate::domain::post::{Post, PostType, Status};
 use crate::domain::term::Taxonomy;
 use crate::store::posts::{
     POST_COLUMN_COUNT, col, post_from_row, post_type_off_its_index, select_posts,
 };
-use crate::store::schema::{EventOrganizers, Posts, TermRelationships, Terms};
+use crate::store::schema::{EventOrganizers, LinkedUnlinksKept, Posts, TermRelationships, Terms};
 use crate::store::terms::{TERM_COLUMN_COUNT, term_from_row};
 use crate::store::{Conn, StoreError, linked_unlinks};
 
@@ -119,7 +119,7 @@ async fn load_terms(
 /// The events' venues by ID, then their organizers through their links, in one
 /// `UNION ALL`; organizers in their order. A venue or organizer in the trash, or
 /// restored before its last batch, is no link: its events are being unlinked from
-/// it (`linked_unlinks`).
+/// it (`linked_unlinks`), but for those whose links to it were written meanwhile.
 async fn load_linked_posts(
     conn: &mut Conn,
     events: &[Event],
@@ -127,15 +127,26 @@ async fn load_linked_posts(
     out: &mut HashMap<i64, EventLinks>,
 ) -> Result<(), StoreError> {
     let venue_ids: Vec<i64> = events.iter().filter_map(|e| e.venue_id).collect();
+    let kept = |c| Expr::col((LinkedUnlinksKept::Table, c));
     let mut venues = select_posts();
+    // A queued venue is a row per event of the page that kept its link (with its
+    // ID), or none; any other one is a row without one.
     venues
+        .expr(kept(LinkedUnlinksKept::EventId))
         .expr(Expr::cust("NULL"))
-        .expr(Expr::cust("NULL"))
+        .left_join(
+            LinkedUnlinksKept::Table,
+            kept(LinkedUnlinksKept::PostId)
+                .equals((Posts::Table, Posts::Id))
+                .and(kept(LinkedUnlinksKept::EventId).is_in(ids.iter().copied())),
+        )
         .and_where(col(Posts::Id).is_in(venue_ids.iter().copied()))
         // By ID, never by the type's index: SQLite would walk every venue for a page
         // of ten events.
         .and_where(post_type_off_its_index(conn.backend()).eq(PostType::Venue.as_str()))
-        .and_where(linked_unlinks::links_shown());
+        .and_where(col(Posts::Status).ne(Status::Trash.as_str()).and(
+            linked_unlinks::not_unlinking().or(kept(LinkedUnlinksKept::EventId).is_not_null()),
+        ));
     let mut organizers = select_posts();
     organizers
         .column((EventOrganizers::Table, EventOrganizers::EventId))
@@ -149,7 +160,10 @@ async fn load_linked_posts(
             Expr::col((EventOrganizers::Table, EventOrganizers::EventId))
                 .is_in(ids.iter().copied()),
         )
-        .and_where(linked_unlinks::links_shown());
+        .and_where(linked_unlinks::links_shown_to(Expr::col((
+            EventOrganizers::Table,
+            EventOrganizers::EventId,
+        ))));
     let linked = if venue_ids.is_empty() {
         organizers
     } else {
@@ -167,10 +181,14 @@ async fn load_linked_posts(
         })
         .await?;
     let mut venue_by_id: HashMap<i64, Post> = HashMap::new();
+    let mut kept_venues: HashMap<i64, Post> = HashMap::new();
     let mut organizer_links: Vec<(i64, i64, Post)> = Vec::new();
     for (post, event_id, position) in rows {
         match (event_id, position) {
             (Some(event_id), Some(position)) => organizer_links.push((event_id, position, post)),
+            (Some(event_id), None) => {
+                kept_venues.insert(event_id, post);
+            }
             _ => {
                 venue_by_id.insert(post.id, post);
             }
@@ -184,7 +202,8 @@ async fn load_linked_posts(
     }
     for e in events {
         if let (Some(vid), Some(links)) = (e.venue_id, out.get_mut(&e.post.id)) {
-            links.venue = venue_by_id.get(&vid).cloned();
+            let kept = kept_venues.get(&e.post.id).filter(|v| v.id == vid);
+            links.venue = venue_by_id.get(&vid).or(kept).cloned();
         }
     }
     Ok(())

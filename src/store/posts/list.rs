@@ -149,13 +149,16 @@ fn linked_events(t: PostType, extra: SimpleExpr) -> SelectStatement {
 
 /// `event`, `has_events` and `only_with_upcoming`; `as_array`: see [`summarized`].
 /// A post in the trash, or restored before its last batch, has no events: they are
-/// being unlinked from it (`linked_unlinks`), and its keys with them.
+/// being unlinked from it (`linked_unlinks`), and its keys with them; but `event`
+/// finds it for an event whose link to it was written meanwhile.
 fn event_filters(q: &mut SelectStatement, lq: &LinkedPostQuery, as_array: bool) {
     let summarized = |summaries| summarized(as_array, summaries);
     let ev = |c: EventKeys| Expr::col((Alias::new("ev"), c));
     let links_shown = crate::store::linked_unlinks::links_shown;
-    if lq.event.is_some() || lq.has_events == Some(true) || lq.only_with_upcoming {
+    if lq.has_events == Some(true) || lq.only_with_upcoming {
         q.and_where(links_shown());
+    } else if let Some(event_id) = lq.event {
+        q.and_where(crate::store::linked_unlinks::links_shown_to(event_id));
     }
     if let Some(event_id) = lq.event {
         // From the event's keys, not a probe of every venue's.
