@@ -129,16 +129,17 @@ async fn load_linked_posts(
     let venue_ids: Vec<i64> = events.iter().filter_map(|e| e.venue_id).collect();
     let kept = |c| Expr::col((LinkedUnlinksKept::Table, c));
     let mut venues = select_posts();
-    // A queued venue is a row per event of the page that kept its link (with its
-    // ID), or none; any other one is a row without one.
+    // A queued venue is a row per event that kept its link (with its ID), or none;
+    // any other one is a row without one. Joined by the venue alone: one probe of
+    // an index empty but for the links written while a trash is unlinked in steps,
+    // where the page's IDs would make one probe per event for each venue (2 % of
+    // the server's CPU for a page of 50 events).
     venues
         .expr(kept(LinkedUnlinksKept::EventId))
         .expr(Expr::cust("NULL"))
         .left_join(
             LinkedUnlinksKept::Table,
-            kept(LinkedUnlinksKept::PostId)
-                .equals((Posts::Table, Posts::Id))
-                .and(kept(LinkedUnlinksKept::EventId).is_in(ids.iter().copied())),
+            kept(LinkedUnlinksKept::PostId).equals((Posts::Table, Posts::Id)),
         )
         .and_where(col(Posts::Id).is_in(venue_ids.iter().copied()))
         // By ID, never by the type's index: SQLite would walk every venue for a page
