@@ -3,7 +3,7 @@
 //! its events lose their link to it a batch per transaction behind the answer.
 //! Meanwhile no read shows the link, even once the post is restored (the restore
 //! answers at once), but for the links event writes make meanwhile, which the
-//! batches pass over; its deletion for good first runs the batches left.
+//! batches pass over; deleted for good, it goes with the last batch.
 
 mod common;
 mod process;
@@ -370,10 +370,11 @@ both_with!(
     in_batches_of_two(),
     |app| async move {
         let cal = setup(&app).await;
-        // Not in the trash: trashed, unlinked, deleted, in the one request.
+        // Not in the trash: trashed, unlinked, deleted with its last batch.
         let r = app.delete(&format!("venues/{}?force=true", cal.hall)).await;
         r.assert(200);
         assert_eq!(r.body["venue"], "Hall");
+        app.wait_for_work_in_steps().await;
         app.get_as(&format!("venues/{}", cal.hall), &app.admin.auth())
             .await
             .assert_error(400, "rest_invalid_param");
@@ -382,6 +383,7 @@ both_with!(
         app.delete(&format!("organizers/{}?force=true", cal.acme))
             .await
             .assert(200);
+        app.wait_for_work_in_steps().await;
         app.get_as(&format!("organizers/{}", cal.acme), &app.admin.auth())
             .await
             .assert_error(400, "rest_invalid_param");
@@ -397,6 +399,83 @@ both_with!(
             (Some(cal.club), vec![cal.other])
         );
         assert_summaries_hold(&app, "deleted").await;
+    }
+);
+
+both_with!(
+    a_post_deleted_for_good_in_steps_goes_with_its_last_batch,
+    in_batches_of_two(),
+    |app| async move {
+        let cal = setup(&app).await;
+        let hall = cal.hall;
+        // Queued, restored, linked to an event meanwhile, then marked as its
+        // deletion for good marks it; no batch runs until the test runs one.
+        trash_queued(&app, hall).await;
+        let path = format!("venues/{hall}");
+        app.post(&path, json!({"status": "publish"}))
+            .await
+            .assert(200);
+        let by_id = with(at_day("Hall again", 25), json!({"venue": hall}));
+        let again = app.event(by_id).await;
+        assert_eq!(links_of(&app, again).await.0, Some(hall));
+        {
+            let mut tx = app.store.pool.write().await.unwrap();
+            let post = posts::get(&mut tx, hall).await.unwrap().expect("the venue");
+            let marked = linked_unlinks::delete_when_unlinked(&mut tx, &post, 1_800_000_000);
+            assert!(marked.await.unwrap());
+            tx.commit().await.unwrap();
+        }
+        assert_eq!(links_of(&app, again).await.0, None);
+        // Until its last batch it reads as in the trash, and no write changes it.
+        let shown = app.get_as(&path, &app.admin.auth()).await;
+        shown.assert(200);
+        assert_eq!(shown.body["status"], "trash");
+        app.post(&path, json!({"status": "publish"}))
+            .await
+            .assert_error(400, "rest_invalid_param");
+        app.post(&path, json!({"venue": "Renamed"}))
+            .await
+            .assert_error(400, "rest_invalid_param");
+        let shown = app.get_as(&path, &app.admin.auth()).await;
+        assert_eq!(
+            (&shown.body["status"], &shown.body["venue"]),
+            (&json!("trash"), &json!("Hall"))
+        );
+        assert!(!one_batch(&app, hall).await);
+        app.get_as(&path, &app.admin.auth()).await.assert(200);
+        // Deleted for good again, it answers as the first time, and the batches
+        // left run behind the answer.
+        let again_deleted = app.delete(&format!("{path}?force=true")).await;
+        again_deleted.assert(200);
+        assert_eq!(again_deleted.body["venue"], "Hall");
+        app.wait_for_work_in_steps().await;
+        // Gone, with every link to it, that of the event linked meanwhile too.
+        app.get_as(&path, &app.admin.auth())
+            .await
+            .assert_error(400, "rest_invalid_param");
+        assert!(queued(&app).await.is_empty());
+        assert_eq!(linked_to(&app, hall).await, 0);
+        assert_eq!(links_of(&app, again).await.0, None);
+        // Sync hears of it as of any post deleted for good.
+        let synced = app
+            .get_as(
+                "venues?modified_after=2000-01-01&per_page=50",
+                &app.admin.auth(),
+            )
+            .await;
+        synced.assert(200);
+        let tombstone = synced.body["venues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["id"] == hall);
+        assert_eq!(
+            tombstone.map(|v| &v["status"]),
+            Some(&json!("deleted")),
+            "{}",
+            synced.text
+        );
+        assert_summaries_hold(&app, "deleted in steps").await;
     }
 );
 

@@ -226,6 +226,10 @@ impl Service {
         detached(async move {
             with_retry::<_, StoreError, _, _>(|| async {
                 let mut tx = store.pool.write().await?;
+                // Deleted for good once its events are unlinked: as good as gone.
+                if linked_unlinks::is_being_deleted(&mut tx, post.id).await? {
+                    return Ok(Ok(None));
+                }
                 if check_revision(&mut tx, post.id, condition).await?.is_err() {
                     return Ok(Err(Declined::Stale));
                 }
@@ -257,7 +261,8 @@ impl Service {
     /// Moves a venue or organizer to the trash (unlinking it from its events), or
     /// with `force` deletes it for good (editors only). One of more events than a
     /// batch is trashed at once and unlinked in steps (`store::linked_unlinks`); its
-    /// deletion for good trashes it first, then runs the batches in the request.
+    /// deletion for good trashes it first, and the batch that unlinks its last event
+    /// deletes it: the answer waits a second at most.
     pub async fn delete_linked(
         &self,
         asking: Asking<'_>,
@@ -287,7 +292,9 @@ impl Service {
             // The trash checked it.
             condition = Condition::default();
         }
-        self.delete_linked_now(&post, condition, asking.now).await?;
+        if self.delete_linked_now(&post, condition, asking.now).await? {
+            self.follow_work_in_steps(true).await;
+        }
         // Shown as it was when it is deleted for good.
         Ok(post)
     }
@@ -332,28 +339,32 @@ impl Service {
         .await
     }
 
-    /// Deletes the post for good, with what links to it: first the batches left of
-    /// its trash, if any.
+    /// Deletes the post for good, with what links to it; or, when its events are
+    /// still being unlinked in steps, marks it for the batch that unlinks the last
+    /// one to delete it (`store::linked_unlinks`). Whether it was marked.
     async fn delete_linked_now(
         &self,
         post: &Post,
         condition: Condition,
         now: i64,
-    ) -> Result<(), Error> {
+    ) -> Result<bool, Error> {
         let (store, target) = (self.store.clone(), post.clone());
         let forget_before = now.saturating_sub(self.tombstone_retention);
-        let unlinking = self.unlinking_left(post.id);
         detached(async move {
-            unlinking.await?;
             with_retry::<_, StoreError, _, _>(|| async {
                 let mut tx = store.pool.write().await?;
+                // The queue's row before the post's, as the batches and the writes
+                // of the post take them.
+                let in_steps = linked_unlinks::delete_when_unlinked(&mut tx, &target, now).await?;
                 if let Err(stale) = check_revision(&mut tx, target.id, condition).await? {
                     return Ok(Err(stale));
                 }
-                posts::delete(&mut tx, &target).await?;
-                sync::forget_before(&mut tx, forget_before).await?;
+                if !in_steps {
+                    posts::delete(&mut tx, &target).await?;
+                    sync::forget_before(&mut tx, forget_before).await?;
+                }
                 tx.commit().await?;
-                Ok(Ok(()))
+                Ok(Ok(in_steps))
             })
             .await?
         })

@@ -36,28 +36,6 @@ impl Service {
             let _ = tokio::time::timeout(WAIT, work).await;
         }
     }
-
-    /// The batches left of the trash of this venue or organizer, to run in a
-    /// request: what its deletion for good waits for, so that no event it had comes
-    /// back linked (one indexed read when none are left). Owned, so that the
-    /// deletion runs it inside its detached task: a client that stops waiting does
-    /// not stop it halfway.
-    pub(super) fn unlinking_left(
-        &self,
-        post_id: i64,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send + 'static {
-        let (store, batch) = (self.store.clone(), self.step_batch);
-        async move {
-            let queued = {
-                let mut conn = store.pool.read().await?;
-                linked_unlinks::is_queued(&mut conn, post_id).await?
-            };
-            match queued {
-                true => unlink_all(&store, post_id, batch).await,
-                false => Ok(()),
-            }
-        }
-    }
 }
 
 /// Unlinks the venue's or organizer's events, a batch per transaction, until none is

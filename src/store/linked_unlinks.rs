@@ -11,7 +11,9 @@
 //! restored post shows no events and de-duplication does not find it. An event
 //! write that names it by ID links it at once and keeps that link (migration 47,
 //! [`keep_links`]): the batches pass over it, and the event's own links show it
-//! ([`links_shown_to`]). Its deletion for good runs the batches in its request.
+//! ([`links_shown_to`]). Its deletion for good marks it: the batch that unlinks its
+//! last event deletes it ([`delete_when_unlinked`]), and meanwhile it reads as in
+//! the trash and no write changes it.
 
 use sea_query::{
     Expr, ExprTrait, IntoColumnRef, LockType, OnConflict, Order, Query, SelectStatement, SimpleExpr,
@@ -43,9 +45,17 @@ pub(super) fn not_unlinking() -> SimpleExpr {
     Expr::col((Posts::Table, Posts::Id)).not_in_subquery(unlinking())
 }
 
+/// Whether the statement's `posts` row shows its link to an event: as
+/// [`links_shown`], or, queued and not in the trash, `kept` holds (the event linked
+/// it while it was queued, [`keep_links`]).
+pub(super) fn links_shown_or(kept: SimpleExpr) -> SimpleExpr {
+    Expr::col((Posts::Table, Posts::Status))
+        .ne(Status::Trash.as_str())
+        .and(not_unlinking().or(kept))
+}
+
 /// Whether the statement's `posts` row shows its link to the event `event_id` (a
-/// column or a value): as [`links_shown`], or, queued and not in the trash, the
-/// event linked it while it was queued ([`keep_links`]).
+/// column or a value), as [`links_shown_or`] has it.
 pub(super) fn links_shown_to(event_id: impl Into<SimpleExpr>) -> SimpleExpr {
     let kept = Query::select()
         .expr(Expr::cust("1"))
@@ -58,9 +68,7 @@ pub(super) fn links_shown_to(event_id: impl Into<SimpleExpr>) -> SimpleExpr {
             Expr::col((LinkedUnlinksKept::Table, LinkedUnlinksKept::EventId)).eq(event_id.into()),
         )
         .take();
-    Expr::col((Posts::Table, Posts::Status))
-        .ne(Status::Trash.as_str())
-        .and(not_unlinking().or(Expr::exists(kept)))
+    links_shown_or(Expr::exists(kept))
 }
 
 /// The posts of these IDs, each with whether it is queued: its events are still
@@ -135,12 +143,7 @@ pub async fn links_beyond(conn: &mut Conn, post: &Post, batch: u64) -> Result<bo
 /// Queues the post: its events are unlinked in batches behind the answer, those
 /// kept while it was queued before too.
 pub async fn queue(conn: &mut Conn, post_id: i64) -> Result<(), StoreError> {
-    conn.execute(
-        Query::delete()
-            .from_table(LinkedUnlinksKept::Table)
-            .and_where(Expr::col(LinkedUnlinksKept::PostId).eq(post_id)),
-    )
-    .await?;
+    forget_kept(conn, post_id).await?;
     conn.execute(
         Query::insert()
             .into_table(LinkedUnlinks::Table)
@@ -190,18 +193,56 @@ pub async fn keep_links(conn: &mut Conn, queued: &[i64], event_id: i64) -> Resul
     Ok(())
 }
 
-/// Whether the post's events are still being unlinked.
-pub async fn is_queued(conn: &mut Conn, post_id: i64) -> Result<bool, StoreError> {
-    let found = conn
-        .query_opt(
-            Query::select()
-                .column(LinkedUnlinks::PostId)
-                .from(LinkedUnlinks::Table)
-                .and_where(Expr::col(LinkedUnlinks::PostId).eq(post_id)),
-            |r| r.i64(0),
+/// Marks the queued post to be deleted for good by the batch that unlinks its last
+/// event, and moves it to the trash if it is not there (restored before its last
+/// batch); the links kept meanwhile are unlinked by the batches too. Whether it was
+/// queued: if not, the deletion is the caller's, in this transaction.
+pub async fn delete_when_unlinked(
+    conn: &mut Conn,
+    post: &Post,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let marked = conn
+        .execute(
+            Query::update()
+                .table(LinkedUnlinks::Table)
+                .value(LinkedUnlinks::ThenDelete, true)
+                .and_where(Expr::col(LinkedUnlinks::PostId).eq(post.id)),
         )
         .await?;
-    Ok(found.is_some())
+    if marked == 0 {
+        return Ok(false);
+    }
+    forget_kept(conn, post.id).await?;
+    if post.status() != Some(Status::Trash) {
+        super::posts::trash(conn, post, now).await?;
+    }
+    Ok(true)
+}
+
+/// Forgets the links kept from the post's batches: they unlink those events too.
+async fn forget_kept(conn: &mut Conn, post_id: i64) -> Result<(), StoreError> {
+    conn.execute(
+        Query::delete()
+            .from_table(LinkedUnlinksKept::Table)
+            .and_where(Expr::col(LinkedUnlinksKept::PostId).eq(post_id)),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Whether the post is deleted for good once its events are unlinked: no write
+/// changes it meanwhile. On PostgreSQL its queue row is taken in share, so that
+/// the deletion's mark comes wholly before the write or after it.
+pub async fn is_being_deleted(conn: &mut Conn, post_id: i64) -> Result<bool, StoreError> {
+    let mut q = Query::select();
+    q.column(LinkedUnlinks::ThenDelete)
+        .from(LinkedUnlinks::Table)
+        .and_where(Expr::col(LinkedUnlinks::PostId).eq(post_id));
+    if conn.backend() == Backend::Postgres {
+        q.lock(LockType::Share);
+    }
+    Ok(conn.query_opt(&q, |r| r.bool(0)).await?.unwrap_or(false))
 }
 
 /// The posts whose events are still being unlinked.
@@ -230,6 +271,7 @@ pub async fn unlink_batch(conn: &mut Conn, post_id: i64, batch: u64) -> Result<b
         .query_opt(
             Query::select()
                 .column((Posts::Table, Posts::PostType))
+                .column((LinkedUnlinks::Table, LinkedUnlinks::ThenDelete))
                 .from(LinkedUnlinks::Table)
                 .inner_join(
                     Posts::Table,
@@ -238,10 +280,10 @@ pub async fn unlink_batch(conn: &mut Conn, post_id: i64, batch: u64) -> Result<b
                 )
                 .and_where(Expr::col((LinkedUnlinks::Table, LinkedUnlinks::PostId)).eq(post_id))
                 .lock_with_tables(LockType::Update, [LinkedUnlinks::Table]),
-            |r| r.string(0),
+            |r| Ok((r.string(0)?, r.bool(1)?)),
         )
         .await?;
-    let Some(t) = queued.as_deref().and_then(PostType::parse) else {
+    let Some((t, then_delete)) = queued.and_then(|(t, d)| Some((PostType::parse(&t)?, d))) else {
         return Ok(true);
     };
     let mut linked = linked_events(t, post_id, batch);
@@ -260,15 +302,31 @@ pub async fn unlink_batch(conn: &mut Conn, post_id: i64, batch: u64) -> Result<b
         unlink_events(conn, t, post_id, &events).await?;
     }
     if (events.len() as u64) < batch {
-        conn.execute(
-            Query::delete()
-                .from_table(LinkedUnlinks::Table)
-                .and_where(Expr::col(LinkedUnlinks::PostId).eq(post_id)),
-        )
-        .await?;
+        leave_queue(conn, post_id, then_delete).await?;
         return Ok(true);
     }
     Ok(false)
+}
+
+/// Takes the post out of the queue, its last event unlinked: deleted for good with
+/// its row if its deletion waited for that ([`delete_when_unlinked`]).
+async fn leave_queue(conn: &mut Conn, post_id: i64, then_delete: bool) -> Result<(), StoreError> {
+    let post = match then_delete {
+        true => super::posts::get(conn, post_id).await?,
+        false => None,
+    };
+    match post {
+        // The queue's row goes with the post's.
+        Some(post) => super::posts::delete(conn, &post).await,
+        None => conn
+            .execute(
+                Query::delete()
+                    .from_table(LinkedUnlinks::Table)
+                    .and_where(Expr::col(LinkedUnlinks::PostId).eq(post_id)),
+            )
+            .await
+            .map(drop),
+    }
 }
 
 /// Unlinks these events (sorted) from the venue or organizer. The triggers on

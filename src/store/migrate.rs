@@ -247,6 +247,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0047_links_kept_while_unlinking.sql"),
         postgres: include_str!("migrations/postgres/0047_links_kept_while_unlinking.sql"),
     },
+    Migration {
+        version: 48,
+        sqlite: include_str!("migrations/sqlite/0048_linked_deleted_in_steps.sql"),
+        postgres: include_str!("migrations/postgres/0048_linked_deleted_in_steps.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

@@ -144,6 +144,8 @@ pub enum CategoryRekeys {
 pub enum LinkedUnlinks {
     Table,
     PostId,
+    /// Deleted for good once its last event is unlinked (migration 48).
+    ThenDelete,
 }
 
 /// The links event writes made to a post of [`LinkedUnlinks`] while it was queued,

@@ -7,7 +7,7 @@ use sea_query::{Expr, ExprTrait, Order, UnionType};
 
 use super::{event_from_row, select_events};
 use crate::domain::event::{Event, EventLinks};
-use crate::domain::post::{Post, PostType, Status};
+use crate::domain::post::{Post, PostType};
 use crate::domain::term::Taxonomy;
 use crate::store::posts::{
     POST_COLUMN_COUNT, col, post_from_row, post_type_off_its_index, select_posts,
@@ -145,8 +145,8 @@ async fn load_linked_posts(
         // By ID, never by the type's index: SQLite would walk every venue for a page
         // of ten events.
         .and_where(post_type_off_its_index(conn.backend()).eq(PostType::Venue.as_str()))
-        .and_where(col(Posts::Status).ne(Status::Trash.as_str()).and(
-            linked_unlinks::not_unlinking().or(kept(LinkedUnlinksKept::EventId).is_not_null()),
+        .and_where(linked_unlinks::links_shown_or(
+            kept(LinkedUnlinksKept::EventId).is_not_null(),
         ));
     let mut organizers = select_posts();
     organizers
