@@ -128,6 +128,19 @@ async fn trash_queued(app: &TestApp, id: i64) {
     tx.commit().await.unwrap();
 }
 
+/// Queues the venue in the trash (no batch runs), restores it, and links an event to
+/// it by ID, which keeps that link: the event.
+async fn restored_with_a_kept_link(app: &TestApp, venue: i64) -> i64 {
+    trash_queued(app, venue).await;
+    app.post(&format!("venues/{venue}"), json!({"status": "publish"}))
+        .await
+        .assert(200);
+    let by_id = with(at_day("Kept", 25), json!({"venue": venue}));
+    let event = app.event(by_id).await;
+    assert_eq!(links_of(app, event).await.0, Some(venue));
+    event
+}
+
 /// Runs one batch of the post's unlinking; whether it is done.
 async fn one_batch(app: &TestApp, id: i64) -> bool {
     let mut tx = app.store.pool.write().await.unwrap();
@@ -408,16 +421,10 @@ both_with!(
     |app| async move {
         let cal = setup(&app).await;
         let hall = cal.hall;
-        // Queued, restored, linked to an event meanwhile, then marked as its
-        // deletion for good marks it; no batch runs until the test runs one.
-        trash_queued(&app, hall).await;
+        // Marked as its deletion for good marks it; no batch runs until the test
+        // runs one.
+        let again = restored_with_a_kept_link(&app, hall).await;
         let path = format!("venues/{hall}");
-        app.post(&path, json!({"status": "publish"}))
-            .await
-            .assert(200);
-        let by_id = with(at_day("Hall again", 25), json!({"venue": hall}));
-        let again = app.event(by_id).await;
-        assert_eq!(links_of(&app, again).await.0, Some(hall));
         {
             let mut tx = app.store.pool.write().await.unwrap();
             let post = posts::get(&mut tx, hall).await.unwrap().expect("the venue");
@@ -620,14 +627,7 @@ both_with!(
     |app| async move {
         let cal = setup(&app).await;
         let hall = cal.hall;
-        trash_queued(&app, hall).await;
-        app.post(&format!("venues/{hall}"), json!({"status": "publish"}))
-            .await
-            .assert(200);
-        let again = app
-            .event(with(at_day("Hall again", 25), json!({"venue": hall})))
-            .await;
-        assert_eq!(links_of(&app, again).await.0, Some(hall));
+        let again = restored_with_a_kept_link(&app, hall).await;
         // Trashed again before its last batch, it loses every event, that one too.
         app.delete(&format!("venues/{hall}")).await.assert(200);
         app.wait_for_work_in_steps().await;
