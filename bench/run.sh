@@ -176,7 +176,7 @@ fi
 # file it was made with unchanged, per SOURCES_FILE) are run on it. A file changed since is
 # regenerated for a small data set; a large one (regenerating a million events takes the better
 # part of an hour) is neither thrown away nor used until --regenerate or --keep-data says which.
-SOURCES=(src/store/migrations/*/*.sql bench/generate.rs)
+SOURCES=(src/store/migrations/*/*.sql bench/generate.rs bench/vocabulary.rs bench/rows.rs bench/tables.rs bench/load.rs)
 SOURCE_HASH=$(cat "${SOURCES[@]}" | sha256sum | cut -c1-16)
 HASH_FILE=$DATA_DIR/$BACKEND-$LABEL.source-hash
 SOURCES_FILE=$DATA_DIR/$BACKEND-$LABEL.sources

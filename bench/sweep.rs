@@ -12,7 +12,8 @@ use calendar_events::domain::post::PostType;
 use calendar_events::domain::term::Taxonomy;
 use chrono::Datelike as _;
 
-use crate::{Result, text_rows};
+use crate::Result;
+use crate::manifest::text_rows;
 
 /// Who sends a kind's requests.
 #[derive(Clone, Copy, PartialEq)]
