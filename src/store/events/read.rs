@@ -181,6 +181,18 @@ async fn load_linked_posts(
             ))
         })
         .await?;
+    give_linked_posts(rows, events, out);
+    Ok(())
+}
+
+/// Gives each event its venue and organizers from the rows of [`load_linked_posts`]:
+/// (post, event, position) for an organizer's link, (post, event, none) for a
+/// queued venue whose link the event kept, (post, none, none) for any other venue.
+fn give_linked_posts(
+    rows: Vec<(Post, Option<i64>, Option<i64>)>,
+    events: &[Event],
+    out: &mut HashMap<i64, EventLinks>,
+) {
     let mut venue_by_id: HashMap<i64, Post> = HashMap::new();
     let mut kept_venues: HashMap<i64, Post> = HashMap::new();
     let mut organizer_links: Vec<(i64, i64, Post)> = Vec::new();
@@ -207,7 +219,6 @@ async fn load_linked_posts(
             links.venue = venue_by_id.get(&vid).or(kept).cloned();
         }
     }
-    Ok(())
 }
 
 /// The terms and the posts with these IDs (those that exist), as an event write
