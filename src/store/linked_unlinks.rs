@@ -21,7 +21,7 @@ use sea_query::{
 
 use super::posts::{POST_COLUMN_COUNT, post_from_row, select_many};
 use super::schema::{EventOrganizers, LinkedUnlinks, LinkedUnlinksKept, Posts};
-use super::{Backend, Conn, Row, StoreError};
+use super::{Conn, Row, StoreError};
 use crate::domain::post::{Post, PostType, Status};
 
 /// The queued posts, as a subquery.
@@ -163,15 +163,16 @@ pub async fn share_queued(conn: &mut Conn, post_ids: &[i64]) -> Result<Vec<i64>,
     if post_ids.is_empty() {
         return Ok(Vec::new());
     }
-    let mut q = Query::select();
-    q.column(LinkedUnlinks::PostId)
-        .from(LinkedUnlinks::Table)
-        .and_where(Expr::col(LinkedUnlinks::PostId).is_in(post_ids.iter().copied()))
-        .order_by(LinkedUnlinks::PostId, Order::Asc);
-    if conn.backend() == Backend::Postgres {
-        q.lock(LockType::Share);
-    }
-    conn.query(&q, |r| r.i64(0)).await
+    conn.query(
+        Query::select()
+            .column(LinkedUnlinks::PostId)
+            .from(LinkedUnlinks::Table)
+            .and_where(Expr::col(LinkedUnlinks::PostId).is_in(post_ids.iter().copied()))
+            .order_by(LinkedUnlinks::PostId, Order::Asc)
+            .lock(LockType::Share),
+        |r| r.i64(0),
+    )
+    .await
 }
 
 /// Keeps the event's links to these queued posts ([`share_queued`]'s, in the
@@ -235,14 +236,17 @@ async fn forget_kept(conn: &mut Conn, post_id: i64) -> Result<(), StoreError> {
 /// changes it meanwhile. On PostgreSQL its queue row is taken in share, so that
 /// the deletion's mark comes wholly before the write or after it.
 pub async fn is_being_deleted(conn: &mut Conn, post_id: i64) -> Result<bool, StoreError> {
-    let mut q = Query::select();
-    q.column(LinkedUnlinks::ThenDelete)
-        .from(LinkedUnlinks::Table)
-        .and_where(Expr::col(LinkedUnlinks::PostId).eq(post_id));
-    if conn.backend() == Backend::Postgres {
-        q.lock(LockType::Share);
-    }
-    Ok(conn.query_opt(&q, |r| r.bool(0)).await?.unwrap_or(false))
+    let marked = conn
+        .query_opt(
+            Query::select()
+                .column(LinkedUnlinks::ThenDelete)
+                .from(LinkedUnlinks::Table)
+                .and_where(Expr::col(LinkedUnlinks::PostId).eq(post_id))
+                .lock(LockType::Share),
+            |r| r.bool(0),
+        )
+        .await?;
+    Ok(marked.unwrap_or(false))
 }
 
 /// The posts whose events are still being unlinked.
