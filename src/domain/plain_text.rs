@@ -143,45 +143,54 @@ impl Text {
                 self.lists.pop();
                 self.ask_break(if self.lists.is_empty() { 2 } else { 1 });
             }
-            ("li", true) => {
-                self.ask_break(1);
-                self.flush();
-                let depth = self.lists.len().saturating_sub(1);
-                self.out.push_str(&"  ".repeat(depth));
-                match self.lists.last_mut() {
-                    Some(Some(n)) => {
-                        self.out.push_str(&format!("{n}. "));
-                        *n += 1;
-                    }
-                    _ => self.out.push_str("- "),
-                }
-                // The bullet is written: what follows is the item's text.
-                self.pending_breaks = 0;
-            }
+            ("li", true) => self.list_item(),
             ("li" | "tr", false) => self.ask_break(1),
             ("td" | "th", false) => self.pending_space = true,
             ("a", true) => {
                 let href = tag.attrs.iter().find(|a| &*a.name.local == "href");
                 self.link = href.map(|a| (a.value.to_string(), self.out.len()));
             }
-            ("a", false) => {
-                if let Some((href, from)) = self.link.take() {
-                    let text = self.out.get(from..).unwrap_or("").trim();
-                    let shown = href.trim_start_matches("mailto:");
-                    if !href.is_empty() && text != shown && !href.starts_with('#') {
-                        self.out.push_str(&format!(" ({href})"));
-                    }
-                }
-            }
-            ("img", _) => {
-                let alt = tag.attrs.iter().find(|a| &*a.name.local == "alt");
-                if let Some(alt) = alt.filter(|a| !a.value.trim().is_empty()) {
-                    self.flush();
-                    self.out.push_str(&format!("[{}]", alt.value.trim()));
-                }
-            }
+            ("a", false) => self.link_end(),
+            ("img", _) => self.image(tag),
             (n, _) if BLOCKS.contains(&n) => self.ask_break(2),
             _ => {}
+        }
+    }
+
+    /// A list item's bullet or number, indented by its depth.
+    fn list_item(&mut self) {
+        self.ask_break(1);
+        self.flush();
+        let depth = self.lists.len().saturating_sub(1);
+        self.out.push_str(&"  ".repeat(depth));
+        match self.lists.last_mut() {
+            Some(Some(n)) => {
+                self.out.push_str(&format!("{n}. "));
+                *n += 1;
+            }
+            _ => self.out.push_str("- "),
+        }
+        // The bullet is written: what follows is the item's text.
+        self.pending_breaks = 0;
+    }
+
+    /// A link's address after its text, unless the text shows it.
+    fn link_end(&mut self) {
+        if let Some((href, from)) = self.link.take() {
+            let text = self.out.get(from..).unwrap_or("").trim();
+            let shown = href.trim_start_matches("mailto:");
+            if !href.is_empty() && text != shown && !href.starts_with('#') {
+                self.out.push_str(&format!(" ({href})"));
+            }
+        }
+    }
+
+    /// An image's alternative text, if it has one.
+    fn image(&mut self, tag: &Tag) {
+        let alt = tag.attrs.iter().find(|a| &*a.name.local == "alt");
+        if let Some(alt) = alt.filter(|a| !a.value.trim().is_empty()) {
+            self.flush();
+            self.out.push_str(&format!("[{}]", alt.value.trim()));
         }
     }
 }

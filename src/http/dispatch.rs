@@ -73,44 +73,12 @@ async fn run(
     cache_version: Option<u64>,
 ) -> Result<Response, ApiError> {
     let (mut parts, body) = req.into_parts();
-    let raw_path = RawPathParams::from_request_parts(&mut parts, &())
-        .await
-        .map_err(|_| ApiError::NoRoute)?;
-    let mut path = HashMap::new();
-    for (name, value) in &raw_path {
-        // The reference's routes match `\d+` for IDs; anything else is no route at all.
-        if name == "id" && (value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit())) {
-            return Err(ApiError::NoRoute);
-        }
-        if let Some(spec) = endpoint.args.iter().find(|a| a.name == name) {
-            path.insert(spec.name, value.to_string());
-        }
-    }
-
+    let path = path_args(endpoint, &mut parts).await?;
     let caller = authenticate(&app, &parts).await?;
-
     let is_list = |name: &str| endpoint.takes_list(name);
     let mut params = args::parse_form(parts.uri.query().unwrap_or(""), is_list);
     if parts.method != Method::GET {
-        // A body has a deadline of its own, and is read before the request takes
-        // one of the limited turns: a client trickling its body holds only its own
-        // connection, never a turn that others need.
-        let read = to_bytes(body, app.settings.max_body_bytes);
-        let bytes = tokio::time::timeout(app.settings.body_read_timeout, read)
-            .await
-            .map_err(|_| ApiError::coded(408, "rest_request_timeout", Msg::BodyTimeout))?
-            .map_err(|_| ApiError::PayloadTooLarge)?;
-        if !bytes.is_empty() {
-            let content_type = parts
-                .headers
-                .get(header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("")
-                .to_ascii_lowercase();
-            for (k, v) in parse_body(&content_type, &bytes, is_list)? {
-                params.insert(k, v);
-            }
-        }
+        params.extend(body_params(&app, &parts, body, is_list).await?);
     }
 
     let turns = app.clone();
@@ -149,6 +117,53 @@ async fn run(
             .insert(header::VARY, axum::http::HeaderValue::from_static("Accept"));
     }
     Ok(resp)
+}
+
+/// The route's path arguments that the endpoint takes.
+async fn path_args(
+    endpoint: &Endpoint,
+    parts: &mut axum::http::request::Parts,
+) -> Result<HashMap<&'static str, String>, ApiError> {
+    let raw_path = RawPathParams::from_request_parts(parts, &())
+        .await
+        .map_err(|_| ApiError::NoRoute)?;
+    let mut path = HashMap::new();
+    for (name, value) in &raw_path {
+        // The reference's routes match `\d+` for IDs; anything else is no route at all.
+        if name == "id" && (value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit())) {
+            return Err(ApiError::NoRoute);
+        }
+        if let Some(spec) = endpoint.args.iter().find(|a| a.name == name) {
+            path.insert(spec.name, value.to_string());
+        }
+    }
+    Ok(path)
+}
+
+/// The arguments of a request's body. A body has a deadline of its own, and is read
+/// before the request takes one of the limited turns: a client trickling its body
+/// holds only its own connection, never a turn that others need.
+async fn body_params(
+    app: &App,
+    parts: &axum::http::request::Parts,
+    body: axum::body::Body,
+    is_list: impl Fn(&str) -> bool,
+) -> Result<Map<String, Value>, ApiError> {
+    let read = to_bytes(body, app.settings.max_body_bytes);
+    let bytes = tokio::time::timeout(app.settings.body_read_timeout, read)
+        .await
+        .map_err(|_| ApiError::coded(408, "rest_request_timeout", Msg::BodyTimeout))?
+        .map_err(|_| ApiError::PayloadTooLarge)?;
+    if bytes.is_empty() {
+        return Ok(Map::new());
+    }
+    let content_type = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    parse_body(&content_type, &bytes, is_list)
 }
 
 /// The caller. An address with too many recent failures is refused before its

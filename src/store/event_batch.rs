@@ -281,9 +281,31 @@ pub async fn insert_many(
     // rows in their own order: the locks order it with every other writer.
     events::lock_shared_rows(conn, events.iter().map(NewEvent::footprint)).await?;
     let slugs = unique_slugs(conn, events).await?;
+    let inserts = grouped_inserts(events, &slugs);
+    let inserted = conn.query_all(&inserts, event_from_row).await?;
+    let stored = in_slug_order(inserted, &slugs)?;
+    let statements = events::insert_relations(
+        stored
+            .iter()
+            .zip(events)
+            .map(|(s, e)| (s.post.id, e.organizers.as_slice(), e.terms.as_slice())),
+    );
+    let mut gained: BTreeMap<i64, i64> = BTreeMap::new();
+    for e in events.iter().filter(|e| e.counted) {
+        for term in &e.terms {
+            *gained.entry(*term).or_default() += 1;
+        }
+    }
+    let counts = events::add_to_counts(&gained);
+    Ok((stored, Links { statements, counts }))
+}
+
+/// The inserts of `events` under `slugs`: rows setting the same columns together,
+/// in pieces of one insert each.
+fn grouped_inserts(events: &[NewEvent], slugs: &[String]) -> Vec<Box<dyn Statement>> {
     let mut rows: Vec<Option<Vec<(Posts, Value)>>> = events
         .iter()
-        .zip(&slugs)
+        .zip(slugs)
         .map(|(e, slug)| {
             Some(posts::insert_values(
                 PostType::Event,
@@ -294,11 +316,6 @@ pub async fn insert_many(
                 slug.clone(),
             ))
         })
-        .collect();
-    let index: HashMap<&str, usize> = slugs
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.as_str(), i))
         .collect();
     // Rows go in the order of the per-day counts' key, which the insert's triggers
     // update: concurrent batches on PostgreSQL then lock those rows in one order,
@@ -325,9 +342,19 @@ pub async fn insert_many(
             inserts.push(Box::new(insert_posts(&columns, piece)));
         }
     }
-    let mut stored: Vec<Option<Event>> = events.iter().map(|_| None).collect();
+    inserts
+}
+
+/// The inserted events in the order of their `slugs`.
+fn in_slug_order(inserted: Vec<Event>, slugs: &[String]) -> Result<Vec<Event>, StoreError> {
+    let index: HashMap<&str, usize> = slugs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.as_str(), i))
+        .collect();
+    let mut stored: Vec<Option<Event>> = slugs.iter().map(|_| None).collect();
     // Neither backend promises RETURNING's order; the slugs are unique.
-    for event in conn.query_all(&inserts, event_from_row).await? {
+    for event in inserted {
         let at = index
             .get(event.post.slug.as_str())
             .copied()
@@ -336,24 +363,10 @@ pub async fn insert_many(
             })?;
         stored[at] = Some(event);
     }
-    let stored: Vec<Event> = stored
+    stored
         .into_iter()
         .map(|e| e.ok_or_else(|| StoreError::Internal("an inserted event was not returned".into())))
-        .collect::<Result<_, _>>()?;
-    let statements = events::insert_relations(
-        stored
-            .iter()
-            .zip(events)
-            .map(|(s, e)| (s.post.id, e.organizers.as_slice(), e.terms.as_slice())),
-    );
-    let mut gained: BTreeMap<i64, i64> = BTreeMap::new();
-    for e in events.iter().filter(|e| e.counted) {
-        for term in &e.terms {
-            *gained.entry(*term).or_default() += 1;
-        }
-    }
-    let counts = events::add_to_counts(&gained);
-    Ok((stored, Links { statements, counts }))
+        .collect()
 }
 
 /// One insert of these rows, which all set `columns`, returning them as stored.

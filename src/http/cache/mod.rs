@@ -250,6 +250,35 @@ impl Generation {
         Some(moved)
     }
 
+    /// Drops the entry under `key` for an answer computed in `second`, unless the
+    /// entry was computed later: then the answer is not kept (`false`).
+    fn make_room_for(&mut self, key: &str, second: i64) -> bool {
+        if let Some(old) = self.entries.get(key) {
+            if old.second > second {
+                return false;
+            }
+            self.bytes -= old.size;
+            self.entries.remove(key);
+        }
+        true
+    }
+
+    /// Keeps `entry`, dropping the least recently used ones to stay within
+    /// `max_bytes` and [`MAX_ENTRIES`]; one larger than `max_bytes` is not kept.
+    fn insert(&mut self, max_bytes: usize, key: String, entry: Entry) {
+        if entry.size > max_bytes {
+            return;
+        }
+        while self.bytes + entry.size > max_bytes || self.entries.len() >= MAX_ENTRIES {
+            let Some((_, dropped)) = self.entries.pop_front() else {
+                break;
+            };
+            self.bytes -= dropped.size;
+        }
+        self.bytes += entry.size;
+        self.entries.insert(key, entry);
+    }
+
     /// After anything changed, computations under way may not see it: whoever
     /// waits for them looks again.
     fn computations_restart(&mut self) {
@@ -519,38 +548,22 @@ impl ResponseCache {
             for (term, count) in caught.body.counts() {
                 g.counts.entry(term).or_insert(count);
             }
-            if let Some(old) = g.entries.get(&key) {
-                if old.second > second {
-                    return cached.response();
-                }
-                let size = old.size;
-                g.bytes -= size;
-                g.entries.remove(&key);
+            if !g.make_room_for(&key, second) {
+                return cached.response();
             }
             let kept = counted(&g.counts, &caught);
             let size = entry_bytes(&key, &kept, reads.as_ref());
             let counted_at = g.counts_epoch;
-            if size <= self.max_bytes {
-                while g.bytes + size > self.max_bytes || g.entries.len() >= MAX_ENTRIES {
-                    let Some((_, dropped)) = g.entries.pop_front() else {
-                        break;
-                    };
-                    g.bytes -= dropped.size;
-                }
-                g.bytes += size;
-                g.entries.insert(
-                    key,
-                    Entry {
-                        response: kept,
-                        reads,
-                        second,
-                        fresh_through,
-                        refreshing: None,
-                        size,
-                        counted_at,
-                    },
-                );
-            }
+            let entry = Entry {
+                response: kept,
+                reads,
+                second,
+                fresh_through,
+                refreshing: None,
+                size,
+                counted_at,
+            };
+            g.insert(self.max_bytes, key, entry);
         }
         cached.response()
     }

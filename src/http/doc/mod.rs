@@ -464,6 +464,40 @@ fn request_body(schema: Schema, example: Option<serde_json::Value>) -> RequestBo
         .build()
 }
 
+/// The totals every list sends, the RFC 8288 links to its neighbours, its sync
+/// cursor and, for lists that may count up to a floor, whether they did.
+fn list_headers(lang: &str, op: Op, mut ok: ResponseBuilder) -> ResponseBuilder {
+    if !matches!(op, Op::EventList | Op::LinkedList(_) | Op::TermList(_)) {
+        return ok;
+    }
+    // The totals every list sends, and the RFC 8288 links to its neighbours.
+    for name in [
+        "X-TEC-Total",
+        "X-TEC-TotalPages",
+        "X-WP-Total",
+        "X-WP-TotalPages",
+    ] {
+        ok = ok.header(
+            name,
+            Header::new(typed(Type::Integer).minimum(Some(0)).build()),
+        );
+    }
+    ok = ok.header("Link", Header::new(typed(Type::String).build()));
+    let mut cursor = Header::new(typed(Type::String).build());
+    cursor.description = Some(i18n::text(lang, i18n::DOC_SYNC_CURSOR));
+    ok = ok.header("X-Calendar-Events-Cursor", cursor);
+    if matches!(op, Op::EventList | Op::LinkedList(_)) {
+        let mut floor = Header::new(
+            typed(Type::String)
+                .enum_values(Some([crate::http::lists::TOTAL_IS_FLOOR.1]))
+                .build(),
+        );
+        floor.description = Some(i18n::text(lang, i18n::DOC_TOTAL_FLOOR));
+        ok = ok.header("X-Calendar-Total", floor);
+    }
+    ok
+}
+
 /// The success response and every error response an operation can give.
 fn responses(lang: &str, endpoint: &Endpoint, method: &Method) -> Responses {
     let (status, schema) = success(endpoint.op);
@@ -483,36 +517,7 @@ fn responses(lang: &str, endpoint: &Endpoint, method: &Method) -> Responses {
             "application/json",
             ContentBuilder::new().schema(Some(body)).build(),
         );
-    if matches!(
-        endpoint.op,
-        Op::EventList | Op::LinkedList(_) | Op::TermList(_)
-    ) {
-        // The totals every list sends, and the RFC 8288 links to its neighbours.
-        for name in [
-            "X-TEC-Total",
-            "X-TEC-TotalPages",
-            "X-WP-Total",
-            "X-WP-TotalPages",
-        ] {
-            ok = ok.header(
-                name,
-                Header::new(typed(Type::Integer).minimum(Some(0)).build()),
-            );
-        }
-        ok = ok.header("Link", Header::new(typed(Type::String).build()));
-        let mut cursor = Header::new(typed(Type::String).build());
-        cursor.description = Some(i18n::text(lang, i18n::DOC_SYNC_CURSOR));
-        ok = ok.header("X-Calendar-Events-Cursor", cursor);
-        if matches!(endpoint.op, Op::EventList | Op::LinkedList(_)) {
-            let mut floor = Header::new(
-                typed(Type::String)
-                    .enum_values(Some([crate::http::lists::TOTAL_IS_FLOOR.1]))
-                    .build(),
-            );
-            floor.description = Some(i18n::text(lang, i18n::DOC_TOTAL_FLOOR));
-            ok = ok.header("X-Calendar-Total", floor);
-        }
-    }
+    ok = list_headers(lang, endpoint.op, ok);
     let read = *method == Method::GET;
     if read {
         let mut etag = Header::new(typed(Type::String).build());

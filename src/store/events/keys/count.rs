@@ -125,39 +125,7 @@ pub(in crate::store::events) async fn weigh_terms(
     if terms.is_empty() {
         return Ok(None);
     }
-    let (a, b) = (Alias::new("a"), Alias::new("b"));
-    // Each term named with each term below it (itself included), that one's count,
-    // and the named term's bit.
-    let mut bits: HashMap<i64, Option<i64>> = HashMap::new();
-    let below: Vec<(i64, i64, u64)> = conn
-        .query(
-            Query::select()
-                .column((a.clone(), TermAncestors::AncestorId))
-                .column((a.clone(), TermAncestors::TermId))
-                .column((Alias::new("t"), Terms::Count))
-                .column((b.clone(), TermBits::Bit))
-                .from_as(TermAncestors::Table, a.clone())
-                .join_as(
-                    JoinType::InnerJoin,
-                    Terms::Table,
-                    Alias::new("t"),
-                    Expr::col((Alias::new("t"), Terms::Id))
-                        .equals((a.clone(), TermAncestors::TermId)),
-                )
-                .join_as(
-                    JoinType::LeftJoin,
-                    TermBits::Table,
-                    b.clone(),
-                    Expr::col((b, TermBits::TermId)).equals((a.clone(), TermAncestors::AncestorId)),
-                )
-                .and_where(Expr::col((a, TermAncestors::AncestorId)).is_in(terms)),
-            |r| {
-                let named = r.i64(0)?;
-                bits.insert(named, r.opt_i64(3)?);
-                Ok((named, r.i64(1)?, u64::try_from(r.i64(2)?).unwrap_or(0)))
-            },
-        )
-        .await?;
+    let (below, bits) = terms_below(conn, terms).await?;
     let mut weights: HashMap<i64, u64> = HashMap::new();
     for (term, _, count) in &below {
         *weights.entry(*term).or_default() += count;
@@ -205,6 +173,49 @@ pub(in crate::store::events) async fn weigh_terms(
             .sum()
     };
     Ok(first.events.map(|events| Weighed { events, probes }))
+}
+
+/// Each named term with each term below it (itself included) and that one's count.
+type TermsBelow = Vec<(i64, i64, u64)>;
+/// Each named term's bit, if it has one.
+type TermBitsOf = HashMap<i64, Option<i64>>;
+
+async fn terms_below(
+    conn: &mut Conn,
+    terms: Vec<i64>,
+) -> Result<(TermsBelow, TermBitsOf), StoreError> {
+    let (a, b) = (Alias::new("a"), Alias::new("b"));
+    let mut bits = TermBitsOf::new();
+    let below: TermsBelow = conn
+        .query(
+            Query::select()
+                .column((a.clone(), TermAncestors::AncestorId))
+                .column((a.clone(), TermAncestors::TermId))
+                .column((Alias::new("t"), Terms::Count))
+                .column((b.clone(), TermBits::Bit))
+                .from_as(TermAncestors::Table, a.clone())
+                .join_as(
+                    JoinType::InnerJoin,
+                    Terms::Table,
+                    Alias::new("t"),
+                    Expr::col((Alias::new("t"), Terms::Id))
+                        .equals((a.clone(), TermAncestors::TermId)),
+                )
+                .join_as(
+                    JoinType::LeftJoin,
+                    TermBits::Table,
+                    b.clone(),
+                    Expr::col((b, TermBits::TermId)).equals((a.clone(), TermAncestors::AncestorId)),
+                )
+                .and_where(Expr::col((a, TermAncestors::AncestorId)).is_in(terms)),
+            |r| {
+                let named = r.i64(0)?;
+                bits.insert(named, r.opt_i64(3)?);
+                Ok((named, r.i64(1)?, u64::try_from(r.i64(2)?).unwrap_or(0)))
+            },
+        )
+        .await?;
+    Ok((below, bits))
 }
 
 /// A driver of several terms' weight: its terms' events (an event of two counted
