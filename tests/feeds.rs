@@ -363,7 +363,7 @@ both!(
         outlook.assert(200);
         assert!(!outlook.text.contains("X-WR-CALNAME"));
         assert_eq!(summaries(&outlook.text), vec!["Night\\, across the change"]);
-        // Without a feed asked for, the URL is the calendar page (tests/pages.rs).
+        // Without a feed asked for, the URL is the calendar page (tests/pages/).
         let page = app.get("/events/").await;
         page.assert(200);
         assert_eq!(

@@ -8,11 +8,10 @@
 
 #![allow(dead_code)]
 
-use std::io::Write;
-use std::sync::{Arc, Once, OnceLock};
+use std::sync::Arc;
 
 use axum::body::Body;
-use axum::http::{HeaderMap, Method, Request, StatusCode, header};
+use axum::http::{Method, Request, header};
 use base64::Engine;
 use calendar_events::config::Settings;
 use calendar_events::domain::permissions::Role;
@@ -23,11 +22,19 @@ use calendar_events::store::{Backend, Store};
 use serde_json::Value;
 use tower::ServiceExt;
 
+mod bodies;
 pub mod new_events;
 mod pages;
+mod postgres;
+mod resp;
 mod summaries;
 #[allow(unused_imports)]
+pub use bodies::{event, event_ids, keys, listed_in_category, tickets, titles, with};
+#[allow(unused_imports)]
 pub use pages::{every_page, ids_of};
+#[allow(unused_imports)]
+pub use postgres::{ci, pg_admin, pg_reachable, pg_url_as, pg_url_for};
+pub use resp::{Auth, Resp};
 #[allow(unused_imports)]
 pub use summaries::assert_summaries_hold;
 
@@ -85,77 +92,6 @@ macro_rules! both_with {
     };
 }
 
-/// A response as a client sees it.
-#[derive(Debug)]
-pub struct Resp {
-    pub status: StatusCode,
-    pub headers: HeaderMap,
-    pub body: Value,
-    pub text: String,
-}
-
-impl Resp {
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
-    }
-
-    /// The error code of an error body.
-    pub fn code(&self) -> &str {
-        self.body["code"].as_str().unwrap_or("")
-    }
-
-    #[track_caller]
-    pub fn assert(&self, status: u16) -> &Self {
-        assert_eq!(
-            self.status.as_u16(),
-            status,
-            "unexpected status; body: {}",
-            self.text
-        );
-        self
-    }
-
-    #[track_caller]
-    pub fn assert_error(&self, status: u16, code: &str) -> &Self {
-        self.assert(status);
-        assert_eq!(
-            self.code(),
-            code,
-            "unexpected error code; body: {}",
-            self.text
-        );
-        assert_eq!(
-            self.body["data"]["status"], status,
-            "data.status; body: {}",
-            self.text
-        );
-        self
-    }
-
-    /// An error body without its per-request `data.request_id`, for exact comparisons.
-    pub fn error_body(&self) -> Value {
-        let mut body = self.body.clone();
-        if let Some(data) = body["data"].as_object_mut() {
-            data.remove("request_id");
-        }
-        body
-    }
-
-    pub fn id(&self) -> i64 {
-        self.body["id"]
-            .as_i64()
-            .unwrap_or_else(|| panic!("no id in {}", self.text))
-    }
-}
-
-/// Credentials a request carries.
-#[derive(Clone, Debug)]
-pub enum Auth {
-    None,
-    Basic(String, String),
-    Bearer(String),
-}
-
 /// A user made for a test, with a working application password.
 #[derive(Clone, Debug)]
 pub struct TestUser {
@@ -211,148 +147,6 @@ pub fn settings() -> Settings {
     }
 }
 
-/// The administrator's PostgreSQL URL when the server is reachable; `None` (with the
-/// usual notice) when it is not, outside CI.
-pub fn pg_reachable() -> Option<String> {
-    pg_template().map(|_| pg_admin_url())
-}
-
-/// `url` with its user replaced by `user` (and no password).
-pub fn pg_url_as(url: &str, user: &str) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("postgres", url));
-    let host = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
-    format!("{scheme}://{user}@{host}")
-}
-
-fn pg_admin_url() -> String {
-    std::env::var("CALENDAR_TEST_PG_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
-}
-
-pub fn pg_url_for(db: &str) -> String {
-    let admin = pg_admin_url();
-    match admin.rfind('/') {
-        Some(i) if i > admin.find("://").map_or(0, |s| s + 2) => format!("{}/{db}", &admin[..i]),
-        _ => format!("{admin}/{db}"),
-    }
-}
-
-pub fn ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
-}
-
-/// Runs `work` on an admin connection of its own, on a thread and runtime of its
-/// own (outside any test's runtime, which may be single-threaded or ending).
-fn with_admin<T: Send + 'static>(
-    work: impl AsyncFnOnce(&tokio_postgres::Client) -> Result<T, String> + Send + 'static,
-) -> Result<T, String> {
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| e.to_string())?;
-        rt.block_on(async move {
-            let mut cfg: tokio_postgres::Config =
-                pg_admin_url().parse().map_err(|e| format!("{e}"))?;
-            cfg.connect_timeout(std::time::Duration::from_secs(3));
-            let (client, conn) = cfg
-                .connect(tokio_postgres::NoTls)
-                .await
-                .map_err(|e| e.to_string())?;
-            let handle = tokio::spawn(conn);
-            let result = work(&client).await;
-            drop(client);
-            let _ = handle.await;
-            result
-        })
-    })
-    .join()
-    .map_err(|_| "admin thread panicked".to_string())?
-}
-
-/// Runs admin statements, one at a time: CREATE/DROP DATABASE refuse implicit
-/// transactions.
-pub fn pg_admin(sql: String) -> Result<(), String> {
-    with_admin(async move |client: &tokio_postgres::Client| {
-        for stmt in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-            client.batch_execute(stmt).await.map_err(|e| {
-                e.as_db_error()
-                    .map_or_else(|| e.to_string(), |d| d.message().to_string())
-            })?;
-        }
-        Ok(())
-    })
-}
-
-/// Drops test databases left by test processes that no longer run (a killed
-/// `cargo test` cannot clean up after itself).
-fn drop_stale_databases() {
-    let Ok(names) =
-        pg_admin_names("SELECT datname FROM pg_database WHERE datname LIKE 'cal\\_test\\_%'")
-    else {
-        return;
-    };
-    for name in names {
-        // Names are cal_test_<pid>_<n>, cal_test_tmpl_<pid> and cal_test_crash_<pid>.
-        let rest = name.trim_start_matches("cal_test_");
-        let rest = rest
-            .strip_prefix("tmpl_")
-            .or_else(|| rest.strip_prefix("crash_"))
-            .unwrap_or(rest);
-        let pid = rest.split('_').next().and_then(|p| p.parse::<u32>().ok());
-        let owner_alive = pid.is_some_and(|p| std::path::Path::new(&format!("/proc/{p}")).exists());
-        if pid.is_some() && !owner_alive {
-            let _ = pg_admin(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
-        }
-    }
-}
-
-/// Runs a query on the admin connection and returns its first column.
-fn pg_admin_names(sql: &'static str) -> Result<Vec<String>, String> {
-    with_admin(async move |client: &tokio_postgres::Client| {
-        let rows = client.query(sql, &[]).await.map_err(|e| e.to_string())?;
-        Ok(rows.iter().map(|r| r.get::<_, String>(0)).collect())
-    })
-}
-
-/// A migrated template database, made once per test process; each test copies it.
-fn pg_template() -> Option<&'static str> {
-    static TEMPLATE: OnceLock<Option<String>> = OnceLock::new();
-    TEMPLATE
-        .get_or_init(|| {
-            let name = format!("cal_test_tmpl_{}", std::process::id());
-            drop_stale_databases();
-            if let Err(e) = pg_admin(format!("DROP DATABASE IF EXISTS {name}; CREATE DATABASE {name}")) {
-                if ci() {
-                    panic!("CI=true but PostgreSQL is not reachable at {}: {e}", pg_admin_url());
-                }
-                static NOTICE: Once = Once::new();
-                NOTICE.call_once(|| {
-                    // Written past the test harness's capture so it is always seen.
-                    let _ = writeln!(
-                        std::io::stderr(),
-                        "\nNOTE: PostgreSQL is not reachable at {} ({e}); the PostgreSQL half of the suite is SKIPPED. \
-                         Set CALENDAR_TEST_PG_URL, or run .ci/run, to test both backends.\n",
-                        pg_admin_url()
-                    );
-                });
-                return None;
-            }
-            let url = pg_url_for(&name);
-            std::thread::spawn(move || {
-                let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-                rt.block_on(async {
-                    let store = Store::open(&url).await.expect("migrating the template database");
-                    drop(store);
-                });
-            })
-            .join()
-            .expect("template migration thread");
-            Some(name)
-        })
-        .as_deref()
-}
-
 static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl TestApp {
@@ -377,7 +171,7 @@ impl TestApp {
 
     /// A PostgreSQL-backed app with custom settings.
     pub async fn postgres_with(settings: Settings) -> Option<TestApp> {
-        let template = pg_template()?;
+        let template = postgres::pg_template()?;
         let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let name = format!("cal_test_{}_{n}", std::process::id());
         pg_admin(format!("CREATE DATABASE {name} TEMPLATE {template}"))
@@ -724,68 +518,6 @@ impl TestApp {
         r.assert(201);
         r.id()
     }
-}
-
-/// A minimal event body; more fields can be merged in with [`with`].
-pub fn event(title: &str, start: &str, end: &str) -> Value {
-    serde_json::json!({"title": title, "start_date": start, "end_date": end})
-}
-
-/// `base` with the members of `extra` added or replaced.
-pub fn with(mut base: Value, extra: Value) -> Value {
-    if let (Some(b), Value::Object(e)) = (base.as_object_mut(), extra) {
-        b.extend(e);
-    }
-    base
-}
-
-/// One ticket of 5 EUR: an event's `tickets` that makes it ticketed.
-pub fn tickets() -> Value {
-    serde_json::json!([{"name": "GA", "url": "https://t.example.com/", "price": "5", "currency": "EUR"}])
-}
-
-/// The keys of a JSON object, in order.
-pub fn keys(v: &Value) -> Vec<&str> {
-    v.as_object()
-        .map(|o| o.keys().map(String::as_str).collect())
-        .unwrap_or_default()
-}
-
-/// The titles of an event list, in order.
-pub fn titles(r: &Resp) -> Vec<String> {
-    r.body["events"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no events in {}", r.text))
-        .iter()
-        .map(|e| e["title"].as_str().unwrap_or_default().to_string())
-        .collect()
-}
-
-/// The IDs of an event list, in order.
-pub fn event_ids(r: &Resp) -> Vec<i64> {
-    r.body["events"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no events in {}", r.text))
-        .iter()
-        .map(|e| e["id"].as_i64().unwrap_or_default())
-        .collect()
-}
-
-/// The events of 2027 a category filter lists for the administrator, sorted; the
-/// list's total agrees with them.
-pub async fn listed_in_category(app: &TestApp, category: i64) -> Vec<i64> {
-    let r = app
-        .get_as(
-            &format!("events?start_date=2027-01-01&end_date=2027-12-31&categories={category}"),
-            &app.admin.auth(),
-        )
-        .await;
-    r.assert(200);
-    let mut ids = event_ids(&r);
-    ids.sort_unstable();
-    let total: usize = r.header("X-WP-Total").unwrap().parse().unwrap();
-    assert_eq!(total, ids.len(), "total of categories={category}");
-    ids
 }
 
 /// Whether an outside tool a test drives is installed. In CI it must be (`.ci/run`

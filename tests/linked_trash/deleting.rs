@@ -1,0 +1,111 @@
+//! A deletion for good of a post of many events.
+
+use super::*;
+
+both_with!(
+    deleting_for_good_a_post_of_many_events_unlinks_them_first,
+    in_batches_of_two(),
+    |app| async move {
+        let cal = setup(&app).await;
+        // Not in the trash: trashed, unlinked, deleted with its last batch.
+        let r = app.delete(&format!("venues/{}?force=true", cal.hall)).await;
+        r.assert(200);
+        assert_eq!(r.body["venue"], "Hall");
+        app.wait_for_work_in_steps().await;
+        app.get_as(&format!("venues/{}", cal.hall), &app.admin.auth())
+            .await
+            .assert_error(400, "rest_invalid_param");
+        // In the trash with its events still linked.
+        trash_queued(&app, cal.acme).await;
+        app.delete(&format!("organizers/{}?force=true", cal.acme))
+            .await
+            .assert(200);
+        app.wait_for_work_in_steps().await;
+        app.get_as(&format!("organizers/{}", cal.acme), &app.admin.auth())
+            .await
+            .assert_error(400, "rest_invalid_param");
+        let queued = {
+            let mut conn = app.store.pool.read().await.unwrap();
+            linked_unlinks::queued(&mut conn).await.unwrap()
+        };
+        assert!(queued.is_empty(), "{queued:?}");
+        assert_eq!(linked_to(&app, cal.hall).await, 0);
+        assert_eq!(linked_to(&app, cal.acme).await, 0);
+        assert_eq!(
+            links_of(&app, cal.at_club).await,
+            (Some(cal.club), vec![cal.other])
+        );
+        assert_summaries_hold(&app, "deleted").await;
+    }
+);
+
+both_with!(
+    a_post_deleted_for_good_in_steps_goes_with_its_last_batch,
+    in_batches_of_two(),
+    |app| async move {
+        let cal = setup(&app).await;
+        let hall = cal.hall;
+        // Marked as its deletion for good marks it; no batch runs until the test
+        // runs one.
+        let again = restored_with_a_kept_link(&app, hall).await;
+        let path = format!("venues/{hall}");
+        {
+            let mut tx = app.store.pool.write().await.unwrap();
+            let post = posts::get(&mut tx, hall).await.unwrap().expect("the venue");
+            let marked = linked_unlinks::delete_when_unlinked(&mut tx, &post, 1_800_000_000);
+            assert!(marked.await.unwrap());
+            tx.commit().await.unwrap();
+        }
+        assert_eq!(links_of(&app, again).await.0, None);
+        // Until its last batch it reads as in the trash, and no write changes it.
+        let shown = app.get_as(&path, &app.admin.auth()).await;
+        shown.assert(200);
+        assert_eq!(shown.body["status"], "trash");
+        app.post(&path, json!({"status": "publish"}))
+            .await
+            .assert_error(400, "rest_invalid_param");
+        app.post(&path, json!({"venue": "Renamed"}))
+            .await
+            .assert_error(400, "rest_invalid_param");
+        let shown = app.get_as(&path, &app.admin.auth()).await;
+        assert_eq!(
+            (&shown.body["status"], &shown.body["venue"]),
+            (&json!("trash"), &json!("Hall"))
+        );
+        assert!(!one_batch(&app, hall).await);
+        app.get_as(&path, &app.admin.auth()).await.assert(200);
+        // Deleted for good again, it answers as the first time, and the batches
+        // left run behind the answer.
+        let again_deleted = app.delete(&format!("{path}?force=true")).await;
+        again_deleted.assert(200);
+        assert_eq!(again_deleted.body["venue"], "Hall");
+        app.wait_for_work_in_steps().await;
+        // Gone, with every link to it, that of the event linked meanwhile too.
+        app.get_as(&path, &app.admin.auth())
+            .await
+            .assert_error(400, "rest_invalid_param");
+        assert!(queued(&app).await.is_empty());
+        assert_eq!(linked_to(&app, hall).await, 0);
+        assert_eq!(links_of(&app, again).await.0, None);
+        // Sync hears of it as of any post deleted for good.
+        let synced = app
+            .get_as(
+                "venues?modified_after=2000-01-01&per_page=50",
+                &app.admin.auth(),
+            )
+            .await;
+        synced.assert(200);
+        let tombstone = synced.body["venues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["id"] == hall);
+        assert_eq!(
+            tombstone.map(|v| &v["status"]),
+            Some(&json!("deleted")),
+            "{}",
+            synced.text
+        );
+        assert_summaries_hold(&app, "deleted in steps").await;
+    }
+);

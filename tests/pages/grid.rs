@@ -1,0 +1,200 @@
+//! The month grid and the day view.
+
+use super::*;
+
+both!(
+    the_month_grid_shows_events_on_every_day_they_cover,
+    |app| async move {
+        long_festival(&app).await;
+        slug_of(
+            &app,
+            with(
+                event("Craft Fair", "2027-03-20 00:00:00", "2027-03-21 23:59:59"),
+                json!({"all_day": true}),
+            ),
+        )
+        .await;
+        let html = ok(&app, "/events/month/2027-03/").await;
+        assert!(
+            html.contains("<table") && html.contains(r#"<th scope="col">Monday</th>"#),
+            "{html}"
+        );
+        assert_eq!(
+            html.matches(r#"href="/event/long-festival/""#).count(),
+            3,
+            "{html}"
+        );
+        assert_eq!(
+            html.matches(r#"href="/event/craft-fair/""#).count(),
+            2,
+            "{html}"
+        );
+        assert!(
+            html.contains(r#"href="/events/month/2027-02/""#)
+                && html.contains(r#"href="/events/month/2027-04/""#)
+        );
+        let feed = app
+            .get("/events/month/2027-03/?ical=1&category=music")
+            .await;
+        assert_eq!(
+            feed.header("location"),
+            Some("/events/month/?tribe-bar-date=2027-03&categories=music&ical=1"),
+            "a month's own URL with ?ical=1 is that month's feed"
+        );
+        let day_feed = app.get("/fr/events/2027-03-10/?ical=1").await;
+        assert_eq!(
+            day_feed.header("location"),
+            Some("/fr/events/2027-03-10/ical/")
+        );
+        let same = ok(&app, "/events/month/?tribe-bar-date=2027-03").await;
+        assert_eq!(same.matches(r#"href="/event/long-festival/""#).count(), 3);
+    }
+);
+
+both!(the_month_grid_marks_today, |app| async move {
+    let today = chrono::Utc::now().date_naive();
+    let html = ok(&app, "/events/month/").await;
+    let cell = html
+        .split(r#"aria-current="date">"#)
+        .nth(1)
+        .expect("a cell marked today");
+    assert!(
+        cell.contains(&format!(r#"<time datetime="{today}">"#)),
+        "{html}"
+    );
+});
+
+both!(
+    a_crowded_day_links_its_overflow_to_the_day_view,
+    |app| async move {
+        five_sessions_on_the_15th(&app).await;
+        let html = ok(&app, "/events/month/2027-03/").await;
+        assert!(
+            html.contains(r#"<a class="more" href="/events/2027-03-15/">+2 more</a>"#),
+            "{html}"
+        );
+        let day = ok(&app, "/events/2027-03-15/").await;
+        assert_eq!(day.matches("Session ").count(), 5, "{day}");
+    }
+);
+
+both!(the_day_view_shows_what_runs_that_day, |app| async move {
+    long_festival(&app).await;
+    slug_of(
+        &app,
+        event("Later Talk", "2027-03-15 10:00:00", "2027-03-15 11:00:00"),
+    )
+    .await;
+    let html = ok(&app, "/events/2027-03-11/").await;
+    assert!(
+        html.contains("Long Festival") && !html.contains("Later Talk"),
+        "{html}"
+    );
+    assert!(html.contains("Thursday, March 11, 2027"), "{html}");
+    assert!(
+        html.contains(r#"href="/events/2027-03-10/""#)
+            && html.contains(r#"href="/events/2027-03-12/""#)
+    );
+    let festival = ok(&app, "/event/long-festival/").await;
+    assert!(
+        festival.contains(r#"<a rel="next" href="/event/later-talk/">Later Talk »</a>"#),
+        "{festival}"
+    );
+    let talk = ok(&app, "/event/later-talk/").await;
+    assert!(
+        talk.contains(r#"<a rel="prev" href="/event/long-festival/">« Long Festival</a>"#),
+        "{talk}"
+    );
+    let other = ok(&app, "/events/day/?tribe-bar-date=2027-03-15").await;
+    assert!(other.contains("Later Talk") && !other.contains("Long Festival"));
+    ok(&app, "/events/today/").await;
+    page(&app, "/events/2027-13-45/").await.assert(404);
+});
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_month_busier_than_one_list_is_read_day_by_day() {
+    // 102 events in the grid, more than it reads as one list (100), with a feed
+    // bound that would take them all: every day still shows its first three and
+    // its own count.
+    let app = TestApp::sqlite_with(calendar_events::config::Settings {
+        feed_max_events: 1000,
+        ..settings()
+    })
+    .await;
+    five_sessions_on_the_15th(&app).await;
+    slug_of(
+        &app,
+        event("Late Fair", "2027-03-28 10:00:00", "2027-03-29 12:00:00"),
+    )
+    .await;
+    for n in 0..96 {
+        let start = format!("2027-03-02 {:02}:{:02}:00", 8 + n / 12, n % 12 * 5);
+        let end = format!("2027-03-02 {:02}:{:02}:00", 8 + n / 12, n % 12 * 5 + 1);
+        slug_of(&app, event(&format!("Stall {n}"), &start, &end)).await;
+    }
+    let html = ok(&app, "/events/month/2027-03/").await;
+    assert!(
+        html.contains(r#"<a class="more" href="/events/2027-03-02/">+93 more</a>"#),
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"<a class="more" href="/events/2027-03-15/">+2 more</a>"#),
+        "{html}"
+    );
+    assert_eq!(html.matches("Session ").count(), 3, "{html}");
+    assert_eq!(html.matches("Stall ").count(), 3, "{html}");
+    assert_eq!(
+        html.matches(r#"href="/event/late-fair/""#).count(),
+        2,
+        "{html}"
+    );
+}
+
+both!(
+    an_event_that_started_last_month_is_on_this_months_days,
+    |app| async move {
+        slug_of(
+            &app,
+            event(
+                "Winter residency",
+                "2027-02-20 10:00:00",
+                "2027-03-04 18:00:00",
+            ),
+        )
+        .await;
+        let day = ok(&app, "/events/2027-03-03/").await;
+        assert!(day.contains("Winter residency"), "{day}");
+        let month = ok(&app, "/events/month/2027-03/").await;
+        // Monday 1 March (the grid's first day) to Thursday 4 March.
+        assert_eq!(month.matches("Winter residency").count(), 4, "{month}");
+        assert!(
+            !ok(&app, "/events/2027-03-05/")
+                .await
+                .contains("Winter residency")
+        );
+    }
+);
+
+both!(
+    a_busy_day_is_paged_then_leads_on_to_the_next_day,
+    |app| async move {
+        for n in 0..53 {
+            let start = format!("2027-04-02 {:02}:{:02}:00", 8 + n / 6, (n % 6) * 10);
+            let end = format!("2027-04-02 {:02}:{:02}:00", 8 + n / 6, (n % 6) * 10 + 5);
+            app.event(event(&format!("Talk {n:02}"), &start, &end))
+                .await;
+        }
+        let first = ok(&app, "/events/2027-04-02/").await;
+        assert_eq!(first.matches("Talk ").count(), 50, "{first}");
+        assert!(
+            first.contains("href=\"/events/2027-04-02/?page=2\""),
+            "{first}"
+        );
+        assert!(first.contains("href=\"/events/2027-04-01/\""), "{first}");
+        let second = ok(&app, "/events/2027-04-02/?page=2").await;
+        assert_eq!(second.matches("Talk ").count(), 3, "{second}");
+        assert!(second.contains("Talk 52"), "{second}");
+        assert!(second.contains("href=\"/events/2027-04-03/\""), "{second}");
+        page(&app, "/events/2027-04-02/?page=3").await.assert(404);
+    }
+);
