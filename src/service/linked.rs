@@ -46,15 +46,24 @@ pub struct LinkedPage {
     pub total: Total,
 }
 
-/// The venue or organizer a target names; an unknown one is a 400 on its parameter.
+/// The venue or organizer a target names; an unknown one is a 400 on its parameter,
+/// as is one deleted for good whose events are still being unlinked.
 async fn find(conn: &mut Conn, t: PostType, target: &Target) -> Result<Post, Error> {
     let found = match target {
         Target::Id(id) => posts::get(conn, *id).await?,
         Target::Slug(slug) => posts::get_by_slug(conn, t, slug).await?,
     };
-    found
+    let unknown = || Error::invalid(target.param());
+    let post = found
         .filter(|p| p.post_type == Some(t))
-        .ok_or_else(|| Error::invalid(target.param()))
+        .ok_or_else(unknown)?;
+    // Only a post in the trash can be marked.
+    if post.status() == Some(Status::Trash)
+        && linked_unlinks::reads_as_deleted(conn, post.id).await?
+    {
+        return Err(unknown());
+    }
+    Ok(post)
 }
 
 /// The event whose venue or organizers are listed. One the caller may not read in

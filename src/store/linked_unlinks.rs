@@ -12,8 +12,8 @@
 //! write that names it by ID links it at once and keeps that link (migration 47,
 //! [`keep_links`]): the batches pass over it, and the event's own links show it
 //! ([`links_shown_to`]). Its deletion for good marks it: the batch that unlinks its
-//! last event deletes it ([`delete_when_unlinked`]), and meanwhile it reads as in
-//! the trash and no write changes it.
+//! last event deletes it ([`delete_when_unlinked`]), and meanwhile it is gone to
+//! every read and write ([`reads_as_deleted`]).
 
 use sea_query::{
     Expr, ExprTrait, IntoColumnRef, LockType, OnConflict, Order, Query, SelectStatement, SimpleExpr,
@@ -237,16 +237,37 @@ async fn forget_kept(conn: &mut Conn, post_id: i64) -> Result<(), StoreError> {
 /// the deletion's mark comes wholly before the write or after it.
 pub async fn is_being_deleted(conn: &mut Conn, post_id: i64) -> Result<bool, StoreError> {
     let marked = conn
-        .query_opt(
-            Query::select()
-                .column(LinkedUnlinks::ThenDelete)
-                .from(LinkedUnlinks::Table)
-                .and_where(Expr::col(LinkedUnlinks::PostId).eq(post_id))
-                .lock(LockType::Share),
-            |r| r.bool(0),
-        )
+        .query_opt(mark_of(post_id).lock(LockType::Share), |r| r.bool(0))
         .await?;
     Ok(marked.unwrap_or(false))
+}
+
+/// Whether a read finds the post deleted for good: marked, it is gone to every
+/// read as it is to every write, though the batches have not deleted it yet.
+pub async fn reads_as_deleted(conn: &mut Conn, post_id: i64) -> Result<bool, StoreError> {
+    let marked = conn.query_opt(&mark_of(post_id), |r| r.bool(0)).await?;
+    Ok(marked.unwrap_or(false))
+}
+
+/// The post's mark, if it is queued.
+fn mark_of(post_id: i64) -> SelectStatement {
+    Query::select()
+        .column(LinkedUnlinks::ThenDelete)
+        .from(LinkedUnlinks::Table)
+        .and_where(Expr::col(LinkedUnlinks::PostId).eq(post_id))
+        .take()
+}
+
+/// Whether the statement's `posts` row is not marked for deletion: the lists that
+/// show the trash leave a marked post out, as reads by ID do ([`reads_as_deleted`]).
+pub(super) fn not_marked_for_deletion() -> SimpleExpr {
+    Expr::col((Posts::Table, Posts::Id)).not_in_subquery(
+        Query::select()
+            .column(LinkedUnlinks::PostId)
+            .from(LinkedUnlinks::Table)
+            .and_where(Expr::col(LinkedUnlinks::ThenDelete).eq(true))
+            .take(),
+    )
 }
 
 /// The posts whose events are still being unlinked.

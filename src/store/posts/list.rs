@@ -85,6 +85,9 @@ fn linked_filters(
         q.and_where(col(Posts::PostType).eq(Expr::cust(literal)));
     }
     status_filters(q, &lq.statuses, &lq.visibility, lq.now_utc);
+    if lq.statuses.contains(&Status::Trash) {
+        q.and_where(crate::store::linked_unlinks::not_marked_for_deletion());
+    }
     if let Some(word) = &word {
         search_filter(q, lq, backend, word, indexed.is_some());
     }
