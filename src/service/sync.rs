@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::events::{ShownEvent, readable_links};
 use crate::domain::args::SyncArgs;
-use crate::domain::post::{Post, PostType, Reveal};
+use crate::domain::post::{Post, PostType, Reveal, Status};
 use crate::domain::sync::{
     Audience, ChangeRow, START_MARGIN_SECONDS, SyncCursor, SyncQuery, SyncStart, sync_query,
 };
@@ -14,7 +14,7 @@ use crate::domain::term::{Taxonomy, Term};
 use crate::domain::validation::{Invalid, Problems};
 use crate::service::{Asking, Error, Refusal, Service};
 use crate::store::sync::{self, ChangeSet};
-use crate::store::{Conn, events, posts, terms};
+use crate::store::{Conn, events, linked_unlinks, posts, terms};
 
 /// One change: the item as the caller may read it now, or its tombstone.
 pub enum Synced<T> {
@@ -176,6 +176,13 @@ impl Service {
             .change_rows(&mut conn, ChangeSet::Posts(t), asking, args, given, invalid)
             .await?;
         let found = posts::get_many(&mut conn, &rows.live_ids()).await?;
+        // Only a post in the trash can be marked for deletion.
+        let trashed: Vec<i64> = found
+            .iter()
+            .filter(|p| p.status() == Some(Status::Trash))
+            .map(|p| p.id)
+            .collect();
+        let marked = linked_unlinks::marked_among(&mut conn, &trashed).await?;
         drop(conn);
         let mut by_id: HashMap<i64, Post> = found
             .into_iter()
@@ -185,7 +192,9 @@ impl Service {
         let (caller, now) = (asking.caller, asking.now);
         Ok(rows.into_page(|id| {
             let post = by_id.remove(&id)?;
-            Some(caller.can_read(&post, now).then(|| {
+            // Deleted for good, its row waiting for its last batch: gone.
+            let shown = caller.can_read(&post, now) && !marked.contains(&id);
+            Some(shown.then(|| {
                 let reveal = caller.reveal(&post, None);
                 (post, reveal)
             }))

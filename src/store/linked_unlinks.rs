@@ -249,6 +249,23 @@ pub async fn reads_as_deleted(conn: &mut Conn, post_id: i64) -> Result<bool, Sto
     Ok(marked.unwrap_or(false))
 }
 
+/// Those of these posts marked for deletion: sync reports them deleted, as their
+/// reads by ID find them ([`reads_as_deleted`]).
+pub async fn marked_among(conn: &mut Conn, post_ids: &[i64]) -> Result<Vec<i64>, StoreError> {
+    if post_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    conn.query(
+        Query::select()
+            .column(LinkedUnlinks::PostId)
+            .from(LinkedUnlinks::Table)
+            .and_where(Expr::col(LinkedUnlinks::PostId).is_in(post_ids.iter().copied()))
+            .and_where(Expr::col(LinkedUnlinks::ThenDelete).eq(true)),
+        |r| r.i64(0),
+    )
+    .await
+}
+
 /// The post's mark, if it is queued.
 fn mark_of(post_id: i64) -> SelectStatement {
     Query::select()
