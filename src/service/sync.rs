@@ -182,7 +182,7 @@ impl Service {
             .filter(|p| p.status() == Some(Status::Trash))
             .map(|p| p.id)
             .collect();
-        let marked = linked_unlinks::marked_among(&mut conn, &trashed).await?;
+        let marked = linked_unlinks::being_deleted_among(&mut conn, &trashed).await?;
         drop(conn);
         let mut by_id: HashMap<i64, Post> = found
             .into_iter()

@@ -251,7 +251,10 @@ pub async fn reads_as_deleted(conn: &mut Conn, post_id: i64) -> Result<bool, Sto
 
 /// Those of these posts marked for deletion: sync reports them deleted, as their
 /// reads by ID find them ([`reads_as_deleted`]).
-pub async fn marked_among(conn: &mut Conn, post_ids: &[i64]) -> Result<Vec<i64>, StoreError> {
+pub async fn being_deleted_among(
+    conn: &mut Conn,
+    post_ids: &[i64],
+) -> Result<Vec<i64>, StoreError> {
     if post_ids.is_empty() {
         return Ok(Vec::new());
     }
@@ -277,7 +280,7 @@ fn mark_of(post_id: i64) -> SelectStatement {
 
 /// Whether the statement's `posts` row is not marked for deletion: the lists that
 /// show the trash leave a marked post out, as reads by ID do ([`reads_as_deleted`]).
-pub(super) fn not_marked_for_deletion() -> SimpleExpr {
+pub(super) fn not_being_deleted() -> SimpleExpr {
     Expr::col((Posts::Table, Posts::Id)).not_in_subquery(
         Query::select()
             .column(LinkedUnlinks::PostId)

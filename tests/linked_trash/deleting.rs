@@ -60,9 +60,11 @@ both_with!(
         // From the mark on it is gone to every read and write, though its row stays
         // in the trash until its last batch.
         let admin = app.admin.auth();
-        app.get_as(&path, &admin)
-            .await
-            .assert_error(400, "rest_invalid_param");
+        for read in [path.clone(), format!("events?venue={hall}")] {
+            app.get_as(&read, &admin)
+                .await
+                .assert_error(400, "rest_invalid_param");
+        }
         let trash = app.get_as("venues?status=trash", &admin).await;
         trash.assert(200);
         assert_eq!(

@@ -275,8 +275,8 @@ async fn term_ids(conn: &mut Conn, taxonomy: Taxonomy, keys: &[String]) -> Resul
         .ok_or_else(|| Error::invalid(taxonomy.collection()))
 }
 
-/// The IDs, if each names a post of type `t` the caller may read: a hidden one
-/// answers as an unknown ID does.
+/// The IDs, if each names a post of type `t` the caller may read: a hidden one, or
+/// one deleted for good, answers as an unknown ID does.
 async fn readable(
     conn: &mut Conn,
     asking: Asking<'_>,
@@ -301,10 +301,19 @@ async fn readable_posts(
         return Ok(Vec::new());
     }
     let found = linked_unlinks::posts_marked(conn, ids).await?;
+    // Deleted for good, its row waiting for its last batch: gone (only a post in the
+    // trash can be).
+    let trashed: Vec<i64> = found
+        .iter()
+        .filter(|(p, _)| p.status() == Some(Status::Trash))
+        .map(|(p, _)| p.id)
+        .collect();
+    let gone = linked_unlinks::being_deleted_among(conn, &trashed).await?;
     let ok = |id: &i64| {
-        found.iter().any(|(p, _)| {
-            p.id == *id && p.post_type == Some(t) && asking.caller.can_read(p, asking.now)
-        })
+        !gone.contains(id)
+            && found.iter().any(|(p, _)| {
+                p.id == *id && p.post_type == Some(t) && asking.caller.can_read(p, asking.now)
+            })
     };
     match ids.iter().all(ok) {
         true => Ok(found),

@@ -86,7 +86,7 @@ fn linked_filters(
     }
     status_filters(q, &lq.statuses, &lq.visibility, lq.now_utc);
     if lq.statuses.contains(&Status::Trash) {
-        q.and_where(crate::store::linked_unlinks::not_marked_for_deletion());
+        q.and_where(crate::store::linked_unlinks::not_being_deleted());
     }
     if let Some(word) = &word {
         search_filter(q, lq, backend, word, indexed.is_some());
