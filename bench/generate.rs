@@ -227,22 +227,7 @@ async fn generate(args: GenerateArgs) -> Result<()> {
     let url = args.database_url.clone();
     let postgres = is_postgres(&url);
     if args.replace {
-        if postgres {
-            pg_connect(&url)
-                .await?
-                .batch_execute("DROP SCHEMA public CASCADE; CREATE SCHEMA public;")
-                .await?;
-        } else {
-            let path = sqlite_path(&url);
-            for suffix in ["", "-wal", "-shm"] {
-                let mut p = path.clone().into_os_string();
-                p.push(suffix);
-                match std::fs::remove_file(&p) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
-                    _ => {}
-                }
-            }
-        }
+        empty_database(&url, postgres).await?;
     }
     let mut timings = Timings::new();
     let store = Store::open(&url).await?;
@@ -308,26 +293,63 @@ async fn generate(args: GenerateArgs) -> Result<()> {
             load_sqlite(&path, load, rx, &mut timings).map(|()| timings)
         })
         .await??;
-        // The venues and organizers the load queued for search (migration 12),
-        // indexed as the server's writer indexes its queue, on the store's own
-        // connection: the index holds text lowered by the server's `lower()`, which
-        // the loader's connection lacks.
-        let store = Store::open(&url).await?;
-        let mut tx = store.pool.write().await?;
-        for sql in calendar_events::store::posts::INDEX_QUEUED_LINKED {
-            tx.batch(sql).await?;
-        }
-        for sql in search_grams_fill(Backend::Sqlite) {
-            tx.batch(sql).await?;
-        }
-        tx.commit().await?;
-        drop(store);
+        index_queued_linked(&url).await?;
         timings.lap("venue and organizer search index");
     }
     producer
         .join()
         .map_err(|_| "the event generator panicked")?;
 
+    report(&args, shape, &timings, postgres)?;
+    println!(
+        "administrator {} (id {}), application password (shown once):",
+        admin.login, admin.id
+    );
+    println!("{password}");
+    Ok(())
+}
+
+/// Empties the database a `--replace` names: its schema, or its file.
+async fn empty_database(url: &str, postgres: bool) -> Result<()> {
+    if postgres {
+        pg_connect(url)
+            .await?
+            .batch_execute("DROP SCHEMA public CASCADE; CREATE SCHEMA public;")
+            .await?;
+    } else {
+        let path = sqlite_path(url);
+        for suffix in ["", "-wal", "-shm"] {
+            let mut p = path.clone().into_os_string();
+            p.push(suffix);
+            match std::fs::remove_file(&p) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The venues and organizers the load queued for search (migration 12), indexed as
+/// the server's writer indexes its queue, on the store's own connection: the index
+/// holds text lowered by the server's `lower()`, which the loader's connection lacks.
+async fn index_queued_linked(url: &str) -> Result<()> {
+    let store = Store::open(url).await?;
+    let mut tx = store.pool.write().await?;
+    for sql in calendar_events::store::posts::INDEX_QUEUED_LINKED {
+        tx.batch(sql).await?;
+    }
+    for sql in search_grams_fill(Backend::Sqlite) {
+        tx.batch(sql).await?;
+    }
+    tx.commit().await?;
+    drop(store);
+    Ok(())
+}
+
+/// Prints what was generated and how long each phase took, and writes the summary
+/// `--summary-json` asks for.
+fn report(args: &GenerateArgs, shape: Shape, timings: &Timings, postgres: bool) -> Result<()> {
     let total = timings.started.elapsed();
     let mut line = format!(
         "generated {} events, {} venues, {} organizers, {} categories and {} tags in {:.1} s (",
@@ -366,10 +388,5 @@ async fn generate(args: GenerateArgs) -> Result<()> {
         });
         std::fs::write(file, serde_json::to_string_pretty(&summary)? + "\n")?;
     }
-    println!(
-        "administrator {} (id {}), application password (shown once):",
-        admin.login, admin.id
-    );
-    println!("{password}");
     Ok(())
 }

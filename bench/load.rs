@@ -65,7 +65,65 @@ pub(crate) fn load_sqlite(
          PRAGMA cache_size = -524288;",
     )?;
     let shape = load.shape;
-    let fts_triggers: Vec<(String, String)> = if load.fts_triggers {
+    let (fts_triggers, key_triggers) = sqlite_set_triggers_aside(&conn, load.fts_triggers)?;
+    sqlite_insert(&conn, &TERMS, &load.terms, &shape)?;
+    sqlite_insert(&conn, &LINKED, &load.venues, &shape)?;
+    sqlite_insert(&conn, &LINKED, &load.organizers, &shape)?;
+    timings.lap("venues, organizers, terms");
+
+    let mut in_tx = 0usize;
+    while let Some(events) = rx.blocking_recv() {
+        sqlite_insert(&conn, &EVENTS, &events, &shape)?;
+        sqlite_insert(&conn, &TERM_LINKS, &term_links(&events), &shape)?;
+        sqlite_insert(&conn, &ORGANIZER_LINKS, &organizer_links(&events), &shape)?;
+        in_tx += events.len();
+        if in_tx >= load.batch {
+            conn.execute_batch("COMMIT; BEGIN")?;
+            in_tx = 0;
+        }
+        load.progress.inc(events.len() as u64);
+    }
+    load.progress.finish();
+    timings.lap("events");
+
+    if !fts_triggers.is_empty() {
+        sqlite_fill_search_index(&conn, &fts_triggers)?;
+        timings.lap("search index");
+    }
+
+    // The counts first: the keys' fill gives the most used terms their bits.
+    let pb = spinner("term counts");
+    conn.execute_batch(&count_terms_sql(shape.now))?;
+    pb.finish_and_clear();
+    timings.lap("term counts");
+
+    let pb = spinner("event keys");
+    conn.execute_batch(&event_keys_fill_sql(Backend::Sqlite)?)?;
+    for sql in &key_triggers {
+        conn.execute_batch(sql)?;
+    }
+    conn.execute_batch("COMMIT")?;
+    pb.finish_and_clear();
+    timings.lap("event keys");
+
+    let pb = spinner("finishing");
+    sqlite_finish(&conn, load.analyze, shape.events)?;
+    pb.finish_and_clear();
+    timings.lap("finish");
+    Ok(())
+}
+
+/// Triggers by name, each with the SQL that creates it.
+type NamedTriggers = Vec<(String, String)>;
+
+/// The triggers the load sets aside, in a transaction it begins, to do their work in
+/// bulk after it: the search index's insert trigger (unless `--fts-triggers` keeps
+/// it) and the event keys' triggers, each with the SQL that creates it again.
+fn sqlite_set_triggers_aside(
+    conn: &rusqlite::Connection,
+    keep_fts: bool,
+) -> Result<(NamedTriggers, Vec<String>)> {
+    let fts_triggers: NamedTriggers = if keep_fts {
         Vec::new()
     } else {
         let mut stmt = conn.prepare(
@@ -94,68 +152,41 @@ pub(crate) fn load_sqlite(
     for (_, name) in EVENT_KEYS_TRIGGERS.iter().chain(&SQLITE_KEYS_TRIGGERS) {
         conn.execute_batch(&format!("DROP TRIGGER {name}"))?;
     }
-    sqlite_insert(&conn, &TERMS, &load.terms, &shape)?;
-    sqlite_insert(&conn, &LINKED, &load.venues, &shape)?;
-    sqlite_insert(&conn, &LINKED, &load.organizers, &shape)?;
-    timings.lap("venues, organizers, terms");
+    Ok((fts_triggers, key_triggers))
+}
 
-    let mut in_tx = 0usize;
-    while let Some(events) = rx.blocking_recv() {
-        sqlite_insert(&conn, &EVENTS, &events, &shape)?;
-        sqlite_insert(&conn, &TERM_LINKS, &term_links(&events), &shape)?;
-        sqlite_insert(&conn, &ORGANIZER_LINKS, &organizer_links(&events), &shape)?;
-        in_tx += events.len();
-        if in_tx >= load.batch {
-            conn.execute_batch("COMMIT; BEGIN")?;
-            in_tx = 0;
-        }
-        load.progress.inc(events.len() as u64);
-    }
-    load.progress.finish();
-    timings.lap("events");
-
-    if !fts_triggers.is_empty() {
-        let pb = spinner("search index");
-        // What the insert trigger would have done row by row, in one pass. Not
-        // `'rebuild'`: that would index venues and organizers too, which the triggers
-        // never do. A 256 MiB term buffer (default 1 MiB) means far fewer segments to
-        // write and merge; the setting is removed again so the server runs with defaults.
-        // `'optimize'` then merges the big segments into one: left unmerged, FTS5's
-        // incremental merging would make every later write pay for them (seconds per
-        // commit at 1M events).
-        conn.execute_batch(&format!(
-            "INSERT INTO posts_fts(posts_fts, rank) VALUES ('hashsize', 268435456);
-             INSERT INTO posts_fts(rowid, title, excerpt, description)
-             SELECT id, title, excerpt, description FROM posts
-             WHERE post_type = '{}' ORDER BY id;
-             DELETE FROM posts_fts_config WHERE k = 'hashsize';
-             INSERT INTO posts_fts(posts_fts) VALUES ('optimize');",
-            PostType::Event.as_str()
-        ))?;
-        for (_, sql) in &fts_triggers {
-            conn.execute_batch(sql)?;
-        }
-        pb.finish_and_clear();
-        timings.lap("search index");
-    }
-
-    // The counts first: the keys' fill gives the most used terms their bits.
-    let pb = spinner("term counts");
-    conn.execute_batch(&count_terms_sql(shape.now))?;
-    pb.finish_and_clear();
-    timings.lap("term counts");
-
-    let pb = spinner("event keys");
-    conn.execute_batch(&event_keys_fill_sql(Backend::Sqlite)?)?;
-    for sql in &key_triggers {
+/// What the search index's insert trigger would have done row by row, in one pass,
+/// and the trigger back.
+fn sqlite_fill_search_index(
+    conn: &rusqlite::Connection,
+    fts_triggers: &[(String, String)],
+) -> Result<()> {
+    let pb = spinner("search index");
+    // Not `'rebuild'`: that would index venues and organizers too, which the triggers
+    // never do. A 256 MiB term buffer (default 1 MiB) means far fewer segments to
+    // write and merge; the setting is removed again so the server runs with defaults.
+    // `'optimize'` then merges the big segments into one: left unmerged, FTS5's
+    // incremental merging would make every later write pay for them (seconds per
+    // commit at 1M events).
+    conn.execute_batch(&format!(
+        "INSERT INTO posts_fts(posts_fts, rank) VALUES ('hashsize', 268435456);
+         INSERT INTO posts_fts(rowid, title, excerpt, description)
+         SELECT id, title, excerpt, description FROM posts
+         WHERE post_type = '{}' ORDER BY id;
+         DELETE FROM posts_fts_config WHERE k = 'hashsize';
+         INSERT INTO posts_fts(posts_fts) VALUES ('optimize');",
+        PostType::Event.as_str()
+    ))?;
+    for (_, sql) in fts_triggers {
         conn.execute_batch(sql)?;
     }
-    conn.execute_batch("COMMIT")?;
     pb.finish_and_clear();
-    timings.lap("event keys");
+    Ok(())
+}
 
-    let pb = spinner("finishing");
-    if load.analyze {
+/// Statistics if asked for, the journal back to WAL, and the events counted.
+fn sqlite_finish(conn: &rusqlite::Connection, analyze: bool, expected: u64) -> Result<()> {
+    if analyze {
         conn.execute_batch("ANALYZE")?;
     }
     let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
@@ -163,11 +194,9 @@ pub(crate) fn load_sqlite(
         return Err(format!("could not switch the database back to WAL (got {mode})").into());
     }
     let events: i64 = conn.query_row(&count_events_sql(), [], |r| r.get(0))?;
-    if events as u64 != shape.events {
-        return Err(format!("expected {} events, found {events}", shape.events).into());
+    if events as u64 != expected {
+        return Err(format!("expected {expected} events, found {events}").into());
     }
-    pb.finish_and_clear();
-    timings.lap("finish");
     Ok(())
 }
 
@@ -331,16 +360,8 @@ pub(crate) async fn load_postgres(
         )
         .await?;
     client.batch_execute("BEGIN").await?;
-    for (table, trigger) in EVENT_KEYS_TRIGGERS.iter().chain(&POSTGRES_KEYS_TRIGGERS) {
-        client
-            .batch_execute(&format!("ALTER TABLE {table} DISABLE TRIGGER {trigger}"))
-            .await?;
-    }
-    for trigger in SEARCH_KEY_TRIGGERS {
-        client
-            .batch_execute(&format!("ALTER TABLE posts DISABLE TRIGGER {trigger}"))
-            .await?;
-    }
+    pg_key_triggers(&client, "DISABLE").await?;
+    pg_search_key_triggers(&client, "DISABLE").await?;
     pg_copy(&client, &TERMS, &load.terms, &shape).await?;
     pg_copy(&client, &LINKED, &load.venues, &shape).await?;
     pg_copy(&client, &LINKED, &load.organizers, &shape).await?;
@@ -376,38 +397,7 @@ pub(crate) async fn load_postgres(
     timings.lap("events");
 
     let pb = spinner("term counts");
-    // The events of this transaction have their search rows written now rather than at
-    // its commit (migration 30's deferred trigger): PostgreSQL refuses to alter a table
-    // with trigger events pending, as enabling the triggers below does.
-    client
-        .batch_execute("SET CONSTRAINTS ALL IMMEDIATE")
-        .await?;
-    client.batch_execute(&count_terms_sql(shape.now)).await?;
-    client
-        .batch_execute(&event_keys_fill_sql(Backend::Postgres)?)
-        .await?;
-    client.batch_execute(event_search_terms_fill_sql()?).await?;
-    for (table, trigger) in EVENT_KEYS_TRIGGERS.iter().chain(&POSTGRES_KEYS_TRIGGERS) {
-        client
-            .batch_execute(&format!("ALTER TABLE {table} ENABLE TRIGGER {trigger}"))
-            .await?;
-    }
-    for sql in search_grams_fill(Backend::Postgres) {
-        client.batch_execute(sql).await?;
-    }
-    for trigger in SEARCH_KEY_TRIGGERS {
-        client
-            .batch_execute(&format!("ALTER TABLE posts ENABLE TRIGGER {trigger}"))
-            .await?;
-    }
-    // The explicit IDs above bypassed the identity sequences.
-    client
-        .batch_execute(
-            "SELECT setval(pg_get_serial_sequence('posts', 'id'), (SELECT MAX(id) FROM posts));
-             SELECT setval(pg_get_serial_sequence('terms', 'id'), (SELECT MAX(id) FROM terms));
-             COMMIT;",
-        )
-        .await?;
+    pg_fill_derived(&client, shape.now).await?;
     pb.finish_and_clear();
     timings.lap("term counts");
 
@@ -431,5 +421,57 @@ pub(crate) async fn load_postgres(
     }
     pb.finish_and_clear();
     timings.lap("finish");
+    Ok(())
+}
+
+/// The term counts, the events' keys and search terms, the trigram index's grams
+/// and the identity sequences, filled in bulk after the load, with the triggers that
+/// keep them from then on enabled again.
+async fn pg_fill_derived(client: &tokio_postgres::Client, now: i64) -> Result<()> {
+    // The events of this transaction have their search rows written now rather than at
+    // its commit (migration 30's deferred trigger): PostgreSQL refuses to alter a table
+    // with trigger events pending, as enabling the triggers below does.
+    client
+        .batch_execute("SET CONSTRAINTS ALL IMMEDIATE")
+        .await?;
+    client.batch_execute(&count_terms_sql(now)).await?;
+    client
+        .batch_execute(&event_keys_fill_sql(Backend::Postgres)?)
+        .await?;
+    client.batch_execute(event_search_terms_fill_sql()?).await?;
+    pg_key_triggers(client, "ENABLE").await?;
+    for sql in search_grams_fill(Backend::Postgres) {
+        client.batch_execute(sql).await?;
+    }
+    pg_search_key_triggers(client, "ENABLE").await?;
+    // The explicit IDs above bypassed the identity sequences.
+    client
+        .batch_execute(
+            "SELECT setval(pg_get_serial_sequence('posts', 'id'), (SELECT MAX(id) FROM posts));
+             SELECT setval(pg_get_serial_sequence('terms', 'id'), (SELECT MAX(id) FROM terms));
+             COMMIT;",
+        )
+        .await?;
+    Ok(())
+}
+
+/// Enables or disables (`action`) the triggers that keep the events' keys.
+async fn pg_key_triggers(client: &tokio_postgres::Client, action: &str) -> Result<()> {
+    for (table, trigger) in EVENT_KEYS_TRIGGERS.iter().chain(&POSTGRES_KEYS_TRIGGERS) {
+        client
+            .batch_execute(&format!("ALTER TABLE {table} {action} TRIGGER {trigger}"))
+            .await?;
+    }
+    Ok(())
+}
+
+/// Enables or disables (`action`) the triggers that keep `search_chars` and
+/// `event_symbols`.
+async fn pg_search_key_triggers(client: &tokio_postgres::Client, action: &str) -> Result<()> {
+    for trigger in SEARCH_KEY_TRIGGERS {
+        client
+            .batch_execute(&format!("ALTER TABLE posts {action} TRIGGER {trigger}"))
+            .await?;
+    }
     Ok(())
 }

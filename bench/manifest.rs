@@ -97,39 +97,7 @@ pub(crate) async fn manifest(args: ManifestArgs) -> Result<()> {
     )
     .await?;
     write_lines(&args.out, "removable_ids", &removable, 0)?;
-    let categories = text_rows(
-        url,
-        &format!(
-            "SELECT CAST(id AS TEXT), CAST(count AS TEXT) FROM terms
-             WHERE taxonomy = '{}' ORDER BY count DESC, id",
-            Taxonomy::Category.as_str()
-        ),
-    )
-    .await?;
-    write_lines(&args.out, "category_ids", &categories, 0)?;
-    let tags = text_rows(
-        url,
-        &format!(
-            "SELECT CAST(id AS TEXT) FROM terms WHERE taxonomy = '{}' ORDER BY id",
-            Taxonomy::Tag.as_str()
-        ),
-    )
-    .await?;
-    write_lines(&args.out, "tag_ids", &tags, 0)?;
-    for (post_type, file) in [
-        (PostType::Venue.as_str(), "venue_ids"),
-        (PostType::Organizer.as_str(), "organizer_ids"),
-    ] {
-        let rows = text_rows(
-            url,
-            &format!(
-                "SELECT CAST(id AS TEXT) FROM posts
-                 WHERE post_type = '{post_type}' AND status = '{publish}' ORDER BY id LIMIT 1000"
-            ),
-        )
-        .await?;
-        write_lines(&args.out, file, &rows, 0)?;
-    }
+    let categories = write_terms_and_linked(url, &args.out).await?;
     let totals = text_rows(
         url,
         &format!(
@@ -158,4 +126,44 @@ pub(crate) async fn manifest(args: ManifestArgs) -> Result<()> {
     )?;
     println!("{}", serde_json::to_string(&manifest)?);
     Ok(())
+}
+
+/// Writes the IDs of the categories (most used first), the tags and up to 1,000
+/// published venues and organizers; returns the categories with their counts.
+async fn write_terms_and_linked(url: &str, out: &Path) -> Result<Vec<Vec<String>>> {
+    let publish = Status::Publish.as_str();
+    let categories = text_rows(
+        url,
+        &format!(
+            "SELECT CAST(id AS TEXT), CAST(count AS TEXT) FROM terms
+             WHERE taxonomy = '{}' ORDER BY count DESC, id",
+            Taxonomy::Category.as_str()
+        ),
+    )
+    .await?;
+    write_lines(out, "category_ids", &categories, 0)?;
+    let tags = text_rows(
+        url,
+        &format!(
+            "SELECT CAST(id AS TEXT) FROM terms WHERE taxonomy = '{}' ORDER BY id",
+            Taxonomy::Tag.as_str()
+        ),
+    )
+    .await?;
+    write_lines(out, "tag_ids", &tags, 0)?;
+    for (post_type, file) in [
+        (PostType::Venue.as_str(), "venue_ids"),
+        (PostType::Organizer.as_str(), "organizer_ids"),
+    ] {
+        let rows = text_rows(
+            url,
+            &format!(
+                "SELECT CAST(id AS TEXT) FROM posts
+                 WHERE post_type = '{post_type}' AND status = '{publish}' ORDER BY id LIMIT 1000"
+            ),
+        )
+        .await?;
+        write_lines(out, file, &rows, 0)?;
+    }
+    Ok(categories)
 }
