@@ -11,7 +11,8 @@
 //! restored post shows no events and de-duplication does not find it. An event
 //! write that names it by ID links it at once and keeps that link (migration 47,
 //! [`keep_links`]): the batches pass over it, and the event's own links show it
-//! ([`links_shown_to`]). Its deletion for good marks it: the batch that unlinks its
+//! ([`links_shown_to`]), as does a filter naming only such posts ([`kept_events`]).
+//! Its deletion for good marks it: the batch that unlinks its
 //! last event deletes it ([`delete_when_unlinked`]), and meanwhile it is gone to
 //! every read and write ([`reads_as_deleted`]).
 
@@ -192,6 +193,30 @@ pub async fn keep_links(conn: &mut Conn, queued: &[i64], event_id: i64) -> Resul
     }
     conn.execute(&insert).await?;
     Ok(())
+}
+
+/// The events whose links to these posts their writes kept ([`keep_links`]), up to
+/// `limit`, in ID order: a filter by posts restored before their last batch lists
+/// them.
+pub async fn kept_events(
+    conn: &mut Conn,
+    post_ids: &[i64],
+    limit: u64,
+) -> Result<Vec<i64>, StoreError> {
+    if post_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    conn.query(
+        Query::select()
+            .distinct()
+            .column(LinkedUnlinksKept::EventId)
+            .from(LinkedUnlinksKept::Table)
+            .and_where(Expr::col(LinkedUnlinksKept::PostId).is_in(post_ids.iter().copied()))
+            .order_by(LinkedUnlinksKept::EventId, Order::Asc)
+            .limit(limit),
+        |r| r.i64(0),
+    )
+    .await
 }
 
 /// Marks the queued post to be deleted for good by the batch that unlinks its last

@@ -188,16 +188,17 @@ async fn queued(app: &TestApp) -> Vec<i64> {
     ids
 }
 
-/// The venue or organizer, published, shows none of its events: they read
-/// unlinked, filters by it list nothing, the lists of venues or organizers count
-/// none of its events.
+/// The venue or organizer, published, shows none of these events: they read
+/// unlinked, filters by it list none of them, the lists of venues or organizers
+/// count none of its events.
 async fn assert_shows_no_events(app: &TestApp, collection: &str, id: i64, events: &[i64]) {
     for &e in events {
         let (venue, organizers) = links_of(app, e).await;
         assert!(venue != Some(id) && !organizers.contains(&id), "event {e}");
     }
     let filter = &collection[..collection.len() - 1];
-    assert_eq!(listed(app, &format!("{filter}={id}")).await, (vec![], 0));
+    let (by_it, _) = listed(app, &format!("{filter}={id}")).await;
+    assert!(events.iter().all(|e| !by_it.contains(e)), "{by_it:?}");
     let published = "status=publish";
     let listed_with = |params: String| async move {
         posts_listed(app, collection, &format!("{published}&{params}"))

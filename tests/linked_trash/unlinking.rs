@@ -131,7 +131,31 @@ both_with!(
         let of_again = format!("status=publish&event={again}");
         assert_eq!(posts_listed(&app, "venues", &of_again).await, vec![hall]);
         assert_shows_no_events(&app, "venues", hall, &cal.at_hall).await;
-        assert_eq!(listed(&app, &format!("venue={hall}")).await, (vec![], 0));
+        // A filter by it lists the events linked since, in its window only.
+        let later = event(
+            "Hall next year",
+            "2028-03-01 20:00:00",
+            "2028-03-01 23:00:00",
+        );
+        let next_year = app.event(with(later, json!({"venue": hall}))).await;
+        let by_hall = format!("venue={hall}");
+        assert_eq!(listed(&app, &by_hall).await, (vec![again], 1));
+        let named = format!("{by_hall}&include={again},{next_year},{}", cal.at_hall[0]);
+        let r = app
+            .get_as(&format!("events?{named}"), &app.admin.auth())
+            .await;
+        let mut shown = event_ids(&r);
+        shown.sort_unstable();
+        assert_eq!(shown, vec![again, next_year], "{}", r.text);
+        // Named, an event not unlinked yet is not among them.
+        let not_kept = format!("{by_hall}&include={}", cal.at_hall[0]);
+        let r = app
+            .get_as(&format!("events?{not_kept}"), &app.admin.auth())
+            .await;
+        assert_eq!((event_ids(&r), &r.body["total"]), (vec![], &json!(0)));
+        app.delete(&format!("events/{next_year}?force=true"))
+            .await
+            .assert(200);
         while !one_batch(&app, hall).await {}
         assert_eq!(queued(&app).await, vec![acme]);
         assert_eq!(linked_to(&app, hall).await, 1);
@@ -162,6 +186,12 @@ both_with!(
             .unwrap_or_default();
         assert_eq!(shown, vec![acme, cal.other]);
         assert_eq!(queued(&app).await, vec![acme], "no batch ran");
+        assert_eq!(
+            listed(&app, &format!("organizer={acme}")).await,
+            (vec![again], 1)
+        );
+        let both = format!("organizer={acme}&venue={}", cal.club);
+        assert_eq!(listed(&app, &both).await, (vec![], 0));
         while !one_batch(&app, acme).await {}
         assert!(queued(&app).await.is_empty());
         assert_eq!(linked_to(&app, acme).await, 1);

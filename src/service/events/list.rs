@@ -137,6 +137,26 @@ impl Service {
     }
 }
 
+/// The events a list names: those of `include`, and among them (or alone) those kept
+/// linked to the restored posts a filter names ([`Linked::kept`]), whose window
+/// stays (`include`'s alone drops it); and whether that leaves none.
+fn named_events(include: &[i64], linked: [&Linked; 2]) -> (Vec<i64>, bool) {
+    let mut named: Option<Vec<i64>> = (!include.is_empty()).then(|| include.to_vec());
+    for kept in linked.into_iter().filter_map(|l| l.kept.as_ref()) {
+        named = Some(match named {
+            None => kept.clone(),
+            Some(earlier) => earlier
+                .into_iter()
+                .filter(|e| kept.binary_search(e).is_ok())
+                .collect(),
+        });
+    }
+    match named {
+        Some(events) if events.is_empty() => (events, true),
+        named => (named.unwrap_or_default(), false),
+    }
+}
+
 /// The page's tally, when writes after it move only its total: a full page,
 /// followed by more, of a list of every public event of its window.
 fn tally(f: &EventFilter, items: &[Event], total: Total, seen: Seen) -> Option<Tally> {
@@ -195,6 +215,7 @@ async fn resolve(
 }
 
 fn filter(q: &EventQuery, r: Resolved, asking: Asking<'_>) -> EventFilter {
+    let (include, none_named) = named_events(&q.include, [&r.venues, &r.organizers]);
     EventFilter {
         page: q.page,
         per_page: q.per_page,
@@ -207,7 +228,7 @@ fn filter(q: &EventQuery, r: Resolved, asking: Asking<'_>) -> EventFilter {
         search_words: q.search_words.clone(),
         categories: r.categories,
         tags: r.tags,
-        names_only_unlinked: r.venues.only_unlinked || r.organizers.only_unlinked,
+        names_only_unlinked: r.venues.only_unlinked || r.organizers.only_unlinked || none_named,
         venues: r.venues.ids,
         organizers: r.organizers.ids,
         featured: q.featured,
@@ -215,7 +236,7 @@ fn filter(q: &EventQuery, r: Resolved, asking: Asking<'_>) -> EventFilter {
         visibility: asking.caller.visibility(),
         geoloc: q.geoloc,
         near_venues: r.near_venues,
-        include: q.include.clone(),
+        include,
         post_parent: r.post_parent,
         ticketed: q.ticketed,
         now_utc: asking.now,
@@ -324,13 +345,23 @@ async fn readable_posts(
 /// The venues or organizers a list names, resolved.
 #[derive(Default)]
 struct Linked {
-    /// Those that show their links: a post in the trash, or restored before the
-    /// last batch of its trash, has no events (its links are being undone,
-    /// `store::linked_unlinks`).
+    /// Those whose events the list shows: those that show their links. A post in
+    /// the trash, or restored before the last batch of its trash, has no events (its
+    /// links are being undone, `store::linked_unlinks`) but for those that writes
+    /// linked to it since its restore: when every post named is such, those (`kept`).
     ids: Vec<i64>,
-    /// Some were named, none of them showing its links.
+    /// The events whose writes kept their links to the restored posts of `ids`,
+    /// when those are all the list names: its events are among them.
+    kept: Option<Vec<i64>>,
+    /// Some were named, none of them showing its links or keeping one.
     only_unlinked: bool,
 }
+
+/// The most events kept linked to restored posts ([`Linked::kept`]) that a filter
+/// by those posts lists: a write of each event named them within a minute or so,
+/// and each is checked for the other filters. Past it, the list shows none until
+/// the last batch, as for a post with no kept link.
+const MAX_KEPT_LISTED: u64 = 1_000;
 
 /// The venues or organizers a list names, as [`readable`] finds them.
 async fn linked(
@@ -341,12 +372,32 @@ async fn linked(
     t: PostType,
 ) -> Result<Linked, Error> {
     let named = readable_posts(conn, asking, name, ids, t).await?;
-    let (unlinked, kept): (Vec<_>, Vec<_>) = named
+    let (unlinked, shown): (Vec<_>, Vec<_>) = named
         .into_iter()
         .partition(|(p, unlinking)| *unlinking || p.status() == Some(Status::Trash));
+    if !shown.is_empty() || unlinked.is_empty() {
+        return Ok(Linked {
+            ids: shown.into_iter().map(|(p, _)| p.id).collect(),
+            ..Linked::default()
+        });
+    }
+    // A trash forgets the kept links: only the restored posts keep any.
+    let restored: Vec<i64> = unlinked
+        .iter()
+        .filter(|(p, _)| p.status() != Some(Status::Trash))
+        .map(|(p, _)| p.id)
+        .collect();
+    let kept = linked_unlinks::kept_events(conn, &restored, MAX_KEPT_LISTED + 1).await?;
+    if kept.is_empty() || kept.len() as u64 > MAX_KEPT_LISTED {
+        return Ok(Linked {
+            only_unlinked: true,
+            ..Linked::default()
+        });
+    }
     Ok(Linked {
-        only_unlinked: kept.is_empty() && !unlinked.is_empty(),
-        ids: kept.into_iter().map(|(p, _)| p.id).collect(),
+        ids: restored,
+        kept: Some(kept),
+        only_unlinked: false,
     })
 }
 
