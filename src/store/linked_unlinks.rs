@@ -165,15 +165,21 @@ pub async fn share_queued(conn: &mut Conn, post_ids: &[i64]) -> Result<Vec<i64>,
         return Ok(Vec::new());
     }
     conn.query(
-        Query::select()
-            .column(LinkedUnlinks::PostId)
-            .from(LinkedUnlinks::Table)
-            .and_where(Expr::col(LinkedUnlinks::PostId).is_in(post_ids.iter().copied()))
+        queued_among(post_ids)
             .order_by(LinkedUnlinks::PostId, Order::Asc)
             .lock(LockType::Share),
         |r| r.i64(0),
     )
     .await
+}
+
+/// Those of these posts still queued.
+fn queued_among(post_ids: &[i64]) -> SelectStatement {
+    Query::select()
+        .column(LinkedUnlinks::PostId)
+        .from(LinkedUnlinks::Table)
+        .and_where(Expr::col(LinkedUnlinks::PostId).is_in(post_ids.iter().copied()))
+        .take()
 }
 
 /// Keeps the event's links to these queued posts ([`share_queued`]'s, in the
@@ -284,11 +290,7 @@ pub async fn being_deleted_among(
         return Ok(Vec::new());
     }
     conn.query(
-        Query::select()
-            .column(LinkedUnlinks::PostId)
-            .from(LinkedUnlinks::Table)
-            .and_where(Expr::col(LinkedUnlinks::PostId).is_in(post_ids.iter().copied()))
-            .and_where(Expr::col(LinkedUnlinks::ThenDelete).eq(true)),
+        queued_among(post_ids).and_where(Expr::col(LinkedUnlinks::ThenDelete).eq(true)),
         |r| r.i64(0),
     )
     .await
