@@ -288,20 +288,20 @@ impl Service {
             return Err(Error::forbidden(caller));
         }
         let in_trash = post.status() == Some(Status::Trash);
-        if in_trash && !force {
-            return Err(Error::Refused(Refusal::InTrash(t)));
-        }
-        let mut condition = asking.condition;
-        if !in_trash && (!force || self.has_many_events(&post).await?) {
-            let (trashed, in_steps) = self.trash_linked(&post, condition, asking.now).await?;
-            if !force {
-                self.follow_work_in_steps(in_steps).await;
-                return trashed.ok_or_else(|| Error::invalid(target.param()));
+        let (condition, now) = (asking.condition, asking.now);
+        if !force {
+            if in_trash {
+                return Err(Error::Refused(Refusal::InTrash(t)));
             }
-            // The trash checked it.
-            condition = Condition::default();
+            let (trashed, in_steps) = self.trash_linked(&post, condition, now).await?;
+            self.follow_work_in_steps(in_steps).await;
+            return trashed.ok_or_else(|| Error::invalid(target.param()));
         }
-        if self.delete_linked_now(&post, condition, asking.now).await? {
+        let queue_first = !in_trash && self.has_many_events(&post).await?;
+        if self
+            .delete_linked_now(&post, condition, now, queue_first)
+            .await?
+        {
             self.follow_work_in_steps(true).await;
         }
         // Shown as it was when it is deleted for good.
@@ -349,13 +349,16 @@ impl Service {
     }
 
     /// Deletes the post for good, with what links to it; or, when its events are
-    /// still being unlinked in steps, marks it for the batch that unlinks the last
-    /// one to delete it (`store::linked_unlinks`). Whether it was marked.
+    /// still being unlinked in steps, or are to be (`queue_first`: more than a
+    /// batch), queues and marks it for the batch that unlinks the last one to delete
+    /// it (`store::linked_unlinks`), moving it to the trash in the same transaction.
+    /// Whether it was marked.
     async fn delete_linked_now(
         &self,
         post: &Post,
         condition: Condition,
         now: i64,
+        queue_first: bool,
     ) -> Result<bool, Error> {
         let (store, target) = (self.store.clone(), post.clone());
         let forget_before = now.saturating_sub(self.tombstone_retention);
@@ -363,11 +366,19 @@ impl Service {
             with_retry::<_, StoreError, _, _>(|| async {
                 let mut tx = store.pool.write().await?;
                 // The queue's row before the post's, as the batches and the writes
-                // of the post take them.
-                let in_steps = linked_unlinks::delete_when_unlinked(&mut tx, &target, now).await?;
+                // of the post take them; the post as the caller sent it checked
+                // before the mark moves it to the trash.
+                let queued = match queue_first {
+                    true => linked_unlinks::queue(&mut tx, target.id)
+                        .await
+                        .map(|()| true)?,
+                    false => linked_unlinks::lock_queued(&mut tx, target.id).await?,
+                };
                 if let Err(stale) = check_revision(&mut tx, target.id, condition).await? {
                     return Ok(Err(stale));
                 }
+                let in_steps =
+                    queued && linked_unlinks::delete_when_unlinked(&mut tx, &target, now).await?;
                 if !in_steps {
                     posts::delete(&mut tx, &target).await?;
                     sync::forget_before(&mut tx, forget_before).await?;

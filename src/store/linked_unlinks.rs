@@ -173,6 +173,13 @@ pub async fn share_queued(conn: &mut Conn, post_ids: &[i64]) -> Result<Vec<i64>,
     .await
 }
 
+/// Whether the post is queued, its queue row locked for the rest of the
+/// transaction (on PostgreSQL): a deletion for good takes it before the post's.
+pub async fn lock_queued(conn: &mut Conn, post_id: i64) -> Result<bool, StoreError> {
+    let row = queued_among(&[post_id]).lock(LockType::Update).take();
+    Ok(conn.query_opt(&row, |r| r.i64(0)).await?.is_some())
+}
+
 /// Those of these posts still queued.
 fn queued_among(post_ids: &[i64]) -> SelectStatement {
     Query::select()

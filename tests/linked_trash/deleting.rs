@@ -121,3 +121,50 @@ async fn synced_status(app: &TestApp, venue: i64) -> Option<Value> {
         .find(|v| v["id"] == venue);
     found.map(|v| v["status"].clone())
 }
+
+both_with!(
+    a_conditional_deletion_for_good_of_a_restored_post_checks_the_post_as_sent,
+    in_batches_of_two(),
+    |app| async move {
+        let cal = setup(&app).await;
+        let (hall, acme) = (cal.hall, cal.acme);
+        // Restored with fewer events than a batch still linked, and with more; the
+        // first deletion sets the batches going, so it comes first.
+        restored_with_a_kept_link(&app, hall).await;
+        trash_queued(&app, acme).await;
+        let acme_path = format!("organizers/{acme}");
+        app.post(&acme_path, json!({"status": "publish"}))
+            .await
+            .assert(200);
+        while linked_to(&app, acme).await > 2 {
+            assert!(!one_batch(&app, acme).await);
+        }
+        assert_eq!(queued(&app).await, vec![hall, acme]);
+        let admin = app.admin.auth();
+        for path in [acme_path, format!("venues/{hall}")] {
+            let read = app.get_as(&path, &admin).await;
+            read.assert(200);
+            let tag = read.header("etag").expect("an ETag").to_string();
+            // Its trash, in the same transaction, is no change the condition sees.
+            let delete = |tag: String| {
+                let (app, path, admin) = (&app, &path, &admin);
+                async move {
+                    let forced = format!("{path}?force=true");
+                    let headers = [("if-match", tag.as_str())];
+                    app.call_with(axum::http::Method::DELETE, &forced, None, admin, &headers)
+                        .await
+                }
+            };
+            delete("\"stale\"".into())
+                .await
+                .assert_error(412, "rest_precondition_failed");
+            delete(tag).await.assert(200);
+            app.get_as(&path, &admin)
+                .await
+                .assert_error(400, "rest_invalid_param");
+        }
+        app.wait_for_work_in_steps().await;
+        assert_eq!(linked_to(&app, hall).await, 0);
+        assert_eq!(linked_to(&app, acme).await, 0);
+    }
+);
