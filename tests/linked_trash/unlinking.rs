@@ -153,9 +153,24 @@ both_with!(
             .get_as(&format!("events?{not_kept}"), &app.admin.auth())
             .await;
         assert_eq!((event_ids(&r), &r.body["total"]), (vec![], &json!(0)));
-        app.delete(&format!("events/{next_year}?force=true"))
-            .await
-            .assert(200);
+        // As each caller may see them: a draft for its readers only.
+        let drafted = json!({"venue": hall, "status": "draft"});
+        let draft = app.event(with(at_day("Hall draft", 26), drafted)).await;
+        assert_eq!(listed(&app, &by_hall).await, (vec![again, draft], 2));
+        let public = app
+            .get(&format!(
+                "events?start_date=2027-01-01&end_date=2027-12-31&{by_hall}"
+            ))
+            .await;
+        assert_eq!(
+            (event_ids(&public), &public.body["total"]),
+            (vec![again], &json!(1))
+        );
+        for e in [next_year, draft] {
+            app.delete(&format!("events/{e}?force=true"))
+                .await
+                .assert(200);
+        }
         while !one_batch(&app, hall).await {}
         assert_eq!(queued(&app).await, vec![acme]);
         assert_eq!(linked_to(&app, hall).await, 1);

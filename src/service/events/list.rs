@@ -358,9 +358,9 @@ struct Linked {
 }
 
 /// The most events kept linked to restored posts ([`Linked::kept`]) that a filter
-/// by those posts lists: a write of each event named them within a minute or so,
-/// and each is checked for the other filters. Past it, the list shows none until
-/// the last batch, as for a post with no kept link.
+/// by those posts lists, each checked for the list's other arguments: they were
+/// written during the posts' batches (a minute or so at 100,000 events). Past it,
+/// the list shows none until the last batch, as for a post with no kept link.
 const MAX_KEPT_LISTED: u64 = 1_000;
 
 /// The venues or organizers a list names, as [`readable`] finds them.
