@@ -278,6 +278,10 @@ pub struct LinkedPostQuery {
     pub event: Option<i64>,
     pub has_events: Option<bool>,
     pub only_with_upcoming: bool,
+    /// Some venue or organizer restored before the last batch of its trash has
+    /// events whose writes kept their links to it (`store::linked_unlinks`):
+    /// `has_events` and `only_with_upcoming` count those events too.
+    pub kept_links: bool,
     /// Explicit statuses; empty means "any but trash".
     pub statuses: Vec<Status>,
     pub visibility: Visibility,

@@ -103,6 +103,8 @@ impl Service {
             None => None,
         };
         p.finish::<Error>()?;
+        let counts_events = args.has_events.is_some() || args.only_with_upcoming;
+        let kept_links = counts_events && linked_unlinks::any_kept(&mut conn).await?;
         let query = LinkedPostQuery {
             post_type: t,
             page,
@@ -111,6 +113,7 @@ impl Service {
             event,
             has_events: args.has_events,
             only_with_upcoming: args.only_with_upcoming,
+            kept_links,
             statuses: statuses.unwrap_or_default(),
             visibility: asking.caller.visibility(),
             now_utc: asking.now,

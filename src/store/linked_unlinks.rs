@@ -11,7 +11,8 @@
 //! restored post shows no events and de-duplication does not find it. An event
 //! write that names it by ID links it at once and keeps that link (migration 47,
 //! [`keep_links`]): the batches pass over it, and the event's own links show it
-//! ([`links_shown_to`]), as does a filter naming only such posts ([`kept_events`]).
+//! ([`links_shown_to`]), as do a filter naming only such posts ([`kept_events`])
+//! and the venue and organizer lists by events ([`any_kept`]).
 //! Its deletion for good marks it: the batch that unlinks its
 //! last event deletes it ([`delete_when_unlinked`]), and meanwhile it is gone to
 //! every read and write ([`reads_as_deleted`]).
@@ -206,6 +207,17 @@ pub async fn keep_links(conn: &mut Conn, queued: &[i64], event_id: i64) -> Resul
     }
     conn.execute(&insert).await?;
     Ok(())
+}
+
+/// Whether any event keeps its link to a post restored before its last batch: the
+/// venue and organizer lists by events then count those events too.
+pub async fn any_kept(conn: &mut Conn) -> Result<bool, StoreError> {
+    let one = Query::select()
+        .column(LinkedUnlinksKept::EventId)
+        .from(LinkedUnlinksKept::Table)
+        .limit(1)
+        .take();
+    Ok(conn.query_opt(&one, |r| r.i64(0)).await?.is_some())
 }
 
 /// The events whose links to these posts their writes kept ([`keep_links`]), up to
