@@ -152,18 +152,13 @@ fn linked_events(t: PostType, extra: SimpleExpr) -> SelectStatement {
 
 /// `event`, `has_events` and `only_with_upcoming`; `as_array`: see [`summarized`].
 /// A post in the trash, or restored before its last batch, has no events: they are
-/// being unlinked from it (`linked_unlinks`), and its keys with them; but `event`
-/// finds it for an event whose link to it was written meanwhile.
+/// being unlinked from it (`linked_unlinks`), and its keys with them; but for the
+/// events whose links to it were written meanwhile, which `event` finds and which
+/// `has_events` and `only_with_upcoming` count ([`or_kept`]).
 fn event_filters(q: &mut SelectStatement, lq: &LinkedPostQuery, as_array: bool) {
     let summarized = |summaries| summarized(as_array, summaries);
     let ev = |c: EventKeys| Expr::col((Alias::new("ev"), c));
     let links_shown = crate::store::linked_unlinks::links_shown;
-    // A post restored before its last batch shows the events kept linked to it:
-    // looked for beside the summaries only while there are any.
-    let or_kept = |shown: SimpleExpr, events: SimpleExpr| match lq.kept_links {
-        true => shown.or(kept_linked(lq.post_type, events)),
-        false => shown,
-    };
     if lq.has_events != Some(true)
         && !lq.only_with_upcoming
         && let Some(event_id) = lq.event
@@ -187,7 +182,7 @@ fn event_filters(q: &mut SelectStatement, lq: &LinkedPostQuery, as_array: bool) 
     if let Some(has) = lq.has_events {
         let with_events = stats(lq.post_type, Expr::col(LinkedEventStats::Counted).gt(0));
         q.and_where(if has {
-            or_kept(links_shown().and(summarized(with_events)), counted())
+            or_kept(lq, links_shown().and(summarized(with_events)), counted())
         } else {
             let none = col(Posts::Id)
                 .not_in_subquery(with_events)
@@ -199,36 +194,53 @@ fn event_filters(q: &mut SelectStatement, lq: &LinkedPostQuery, as_array: bool) 
         });
     }
     if lq.only_with_upcoming {
-        let latest = |c: LinkedEventStats| stats(lq.post_type, Expr::col(c).gte(lq.now_utc));
-        let listed = |visible: SimpleExpr| {
-            visible
-                .and(ev(EventKeys::StartUtc).gte(lq.now_utc))
-                .and(ev(EventKeys::Hidden).eq(false))
-        };
-        let (summaries, visible) = match lq.visibility {
-            Visibility::All => (
-                Some(latest(LinkedEventStats::ListedLast)),
-                ev(EventKeys::Status).ne(Status::Trash.as_str()),
-            ),
-            Visibility::Published => (
-                Some(latest(LinkedEventStats::PublicLast)),
-                ev(EventKeys::Status).eq(Status::Publish.as_str()),
-            ),
-            // Published events, or the author's own: not summarized, so looked for.
-            Visibility::PublishedOrOwn(author) => (
-                None,
-                ev(EventKeys::Status)
-                    .eq(Status::Publish.as_str())
-                    .or(ev(EventKeys::Author)
-                        .eq(author)
-                        .and(ev(EventKeys::Status).ne(Status::Trash.as_str()))),
-            ),
-        };
-        let shown = match summaries {
-            Some(summaries) => summarized(summaries),
-            None => crate::store::exists(linked_events(lq.post_type, listed(visible.clone()))),
-        };
-        q.and_where(or_kept(links_shown().and(shown), listed(visible)));
+        q.and_where(upcoming_filter(lq, as_array));
+    }
+}
+
+/// `only_with_upcoming`: the post has an upcoming event the caller may see, from the
+/// summaries where they serve the caller (see [`event_filters`]).
+fn upcoming_filter(lq: &LinkedPostQuery, as_array: bool) -> SimpleExpr {
+    let ev = |c: EventKeys| Expr::col((Alias::new("ev"), c));
+    let links_shown = crate::store::linked_unlinks::links_shown;
+    let latest = |c: LinkedEventStats| stats(lq.post_type, Expr::col(c).gte(lq.now_utc));
+    let listed = |visible: SimpleExpr| {
+        visible
+            .and(ev(EventKeys::StartUtc).gte(lq.now_utc))
+            .and(ev(EventKeys::Hidden).eq(false))
+    };
+    let (summaries, visible) = match lq.visibility {
+        Visibility::All => (
+            Some(latest(LinkedEventStats::ListedLast)),
+            ev(EventKeys::Status).ne(Status::Trash.as_str()),
+        ),
+        Visibility::Published => (
+            Some(latest(LinkedEventStats::PublicLast)),
+            ev(EventKeys::Status).eq(Status::Publish.as_str()),
+        ),
+        // Published events, or the author's own: not summarized, so looked for.
+        Visibility::PublishedOrOwn(author) => (
+            None,
+            ev(EventKeys::Status)
+                .eq(Status::Publish.as_str())
+                .or(ev(EventKeys::Author)
+                    .eq(author)
+                    .and(ev(EventKeys::Status).ne(Status::Trash.as_str()))),
+        ),
+    };
+    let shown = match summaries {
+        Some(summaries) => summarized(as_array, summaries),
+        None => crate::store::exists(linked_events(lq.post_type, listed(visible.clone()))),
+    };
+    or_kept(lq, links_shown().and(shown), listed(visible))
+}
+
+/// `shown`, or, for a post restored before its last batch, an event kept linked to
+/// it that meets `events`: looked for beside the summaries only while there are any.
+fn or_kept(lq: &LinkedPostQuery, shown: SimpleExpr, events: SimpleExpr) -> SimpleExpr {
+    match lq.kept_links {
+        true => shown.or(kept_linked(lq.post_type, events)),
+        false => shown,
     }
 }
 
