@@ -57,9 +57,9 @@ async fn find(conn: &mut Conn, t: PostType, target: &Target) -> Result<Post, Err
     let post = found
         .filter(|p| p.post_type == Some(t))
         .ok_or_else(unknown)?;
-    // Only a post in the trash can be marked.
-    if post.status() == Some(Status::Trash)
-        && linked_unlinks::reads_as_deleted(conn, post.id).await?
+    if !linked_unlinks::deleted_among(conn, [&post])
+        .await?
+        .is_empty()
     {
         return Err(unknown());
     }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::events::{ShownEvent, readable_links};
 use crate::domain::args::SyncArgs;
-use crate::domain::post::{Post, PostType, Reveal, Status};
+use crate::domain::post::{Post, PostType, Reveal};
 use crate::domain::sync::{
     Audience, ChangeRow, START_MARGIN_SECONDS, SyncCursor, SyncQuery, SyncStart, sync_query,
 };
@@ -176,13 +176,7 @@ impl Service {
             .change_rows(&mut conn, ChangeSet::Posts(t), asking, args, given, invalid)
             .await?;
         let found = posts::get_many(&mut conn, &rows.live_ids()).await?;
-        // Only a post in the trash can be marked for deletion.
-        let trashed: Vec<i64> = found
-            .iter()
-            .filter(|p| p.status() == Some(Status::Trash))
-            .map(|p| p.id)
-            .collect();
-        let marked = linked_unlinks::being_deleted_among(&mut conn, &trashed).await?;
+        let marked = linked_unlinks::deleted_among(&mut conn, &found).await?;
         drop(conn);
         let mut by_id: HashMap<i64, Post> = found
             .into_iter()

@@ -15,7 +15,7 @@
 //! and the venue and organizer lists by events ([`any_kept`]).
 //! Its deletion for good marks it: the batch that unlinks its
 //! last event deletes it ([`delete_when_unlinked`]), and meanwhile it is gone to
-//! every read and write ([`reads_as_deleted`]).
+//! every read and write ([`deleted_among`]).
 
 use sea_query::{
     Expr, ExprTrait, IntoColumnRef, LockType, OnConflict, Order, Query, SelectStatement, SimpleExpr,
@@ -292,24 +292,23 @@ pub async fn is_being_deleted(conn: &mut Conn, post_id: i64) -> Result<bool, Sto
     Ok(marked.unwrap_or(false))
 }
 
-/// Whether a read finds the post deleted for good: marked, it is gone to every
-/// read as it is to every write, though the batches have not deleted it yet.
-pub async fn reads_as_deleted(conn: &mut Conn, post_id: i64) -> Result<bool, StoreError> {
-    let marked = conn.query_opt(&mark_of(post_id), |r| r.bool(0)).await?;
-    Ok(marked.unwrap_or(false))
-}
-
-/// Those of these posts marked for deletion: sync reports them deleted, as their
-/// reads by ID find them ([`reads_as_deleted`]).
-pub async fn being_deleted_among(
+/// Those of these posts deleted for good whose rows wait for their last batch: a
+/// read finds them gone, as every write does (reads by ID, the event lists' filters,
+/// sync). Only a post in the trash can be marked: the others cost no lookup.
+pub async fn deleted_among<'a>(
     conn: &mut Conn,
-    post_ids: &[i64],
+    posts: impl IntoIterator<Item = &'a Post>,
 ) -> Result<Vec<i64>, StoreError> {
+    let post_ids: Vec<i64> = posts
+        .into_iter()
+        .filter(|p| p.status() == Some(Status::Trash))
+        .map(|p| p.id)
+        .collect();
     if post_ids.is_empty() {
         return Ok(Vec::new());
     }
     conn.query(
-        queued_among(post_ids).and_where(Expr::col(LinkedUnlinks::ThenDelete).eq(true)),
+        queued_among(&post_ids).and_where(Expr::col(LinkedUnlinks::ThenDelete).eq(true)),
         |r| r.i64(0),
     )
     .await
@@ -325,7 +324,7 @@ fn mark_of(post_id: i64) -> SelectStatement {
 }
 
 /// Whether the statement's `posts` row is not marked for deletion: the lists that
-/// show the trash leave a marked post out, as reads by ID do ([`reads_as_deleted`]).
+/// show the trash leave a marked post out, as reads by ID do ([`deleted_among`]).
 pub(super) fn not_being_deleted() -> SimpleExpr {
     Expr::col((Posts::Table, Posts::Id)).not_in_subquery(
         Query::select()

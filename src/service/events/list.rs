@@ -322,14 +322,8 @@ async fn readable_posts(
         return Ok(Vec::new());
     }
     let found = linked_unlinks::posts_marked(conn, ids).await?;
-    // Deleted for good, its row waiting for its last batch: gone (only a post in the
-    // trash can be).
-    let trashed: Vec<i64> = found
-        .iter()
-        .filter(|(p, _)| p.status() == Some(Status::Trash))
-        .map(|(p, _)| p.id)
-        .collect();
-    let gone = linked_unlinks::being_deleted_among(conn, &trashed).await?;
+    // Deleted for good, its row waiting for its last batch: gone.
+    let gone = linked_unlinks::deleted_among(conn, found.iter().map(|(p, _)| p)).await?;
     let ok = |id: &i64| {
         !gone.contains(id)
             && found.iter().any(|(p, _)| {
