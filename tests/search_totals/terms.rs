@@ -308,3 +308,172 @@ both_with!(
         );
     }
 );
+
+both_with!(
+    a_search_of_terms_read_from_a_set_of_its_matches_pages_them_in_order,
+    // The window's first 21 events (the probe at this limit) hold no match, and the
+    // word's matches elsewhere are many beside the tags' rows: SQLite counts the
+    // tags' rows against the set of the word's matches, value by value, and keeps
+    // the rows it read for the page (`search::in_set`). Each page must hold the
+    // next matches of both tags merged in list order, an event of both once.
+    Settings {
+        search_count_limit: 42,
+        ..settings()
+    },
+    |app| async move {
+        let crowd = app.post("tags", json!({"name": "crowd"})).await.id();
+        let niche = app.post("tags", json!({"name": "niche"})).await.id();
+        let crowd_events = (0..300u32).map(|n| {
+            let app = &app;
+            let okapi = n >= 40 && n % 4 == 0;
+            let tags = if okapi && n % 40 == 0 {
+                json!([crowd, niche])
+            } else {
+                json!([crowd])
+            };
+            let title = if okapi {
+                format!("Okapi crowd {n}")
+            } else {
+                format!("Filler {n}")
+            };
+            async move {
+                let id = create(app, &title, n, 12, json!({ "tags": tags })).await;
+                okapi.then_some((n, 12, id))
+            }
+        });
+        let both_tags: Vec<(u32, u32, i64)> = futures_util::future::join_all(crowd_events)
+            .await
+            .into_iter()
+            .flatten()
+            .collect();
+        // The niche's own matches, between the crowd's, at hours of their own.
+        let mut niche_only = Vec::new();
+        for n in (45..300u32).step_by(20) {
+            let id = create(&app, "Okapi niche", n, 8, json!({ "tags": [niche] })).await;
+            niche_only.push((n, 8, id));
+        }
+        // Matches out of the window and the tags: the set is cheaper than looking up
+        // each match's keys.
+        let elsewhere = (0..60).map(|_| {
+            app.event(event(
+                "Okapi elsewhere",
+                "2029-03-01 10:00:00",
+                "2029-03-01 11:00:00",
+            ))
+        });
+        futures_util::future::join_all(elsewhere).await;
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+        create(&app, "Indexing trigger", 340, 10, json!({})).await;
+
+        let in_order = |events: Vec<(u32, u32, i64)>| {
+            let mut events = events;
+            events.sort();
+            events.into_iter().map(|(_, _, id)| id).collect::<Vec<_>>()
+        };
+        let crowd_ids = in_order(both_tags.clone());
+        let niche_ids = in_order(
+            both_tags
+                .iter()
+                .copied()
+                .filter(|(n, _, _)| n % 40 == 0)
+                .chain(niche_only.iter().copied())
+                .collect(),
+        );
+        let either = in_order([both_tags, niche_only].concat());
+        assert!(either.len() > 42 + 7, "{} matches", either.len());
+        for (tags, expected) in [
+            (format!("{crowd},{niche}"), &either),
+            (format!("{niche},{crowd}"), &either),
+            (crowd.to_string(), &crowd_ids),
+            (niche.to_string(), &niche_ids),
+        ] {
+            let q = format!("{WINDOW}&tags={tags}&search=okapi&per_page=7");
+            let (all, totals) = every_page(&app, "events", &q, &Auth::None).await;
+            assert_eq!(&all, expected, "{q}: each match once, in list order");
+            let first = if expected.len() > 42 {
+                (42, true)
+            } else {
+                (expected.len() as u64, false)
+            };
+            assert_eq!(totals[0], first, "{q}");
+            assert_eq!(
+                *totals.last().unwrap(),
+                (expected.len() as u64, false),
+                "{q}"
+            );
+        }
+    }
+);
+
+both_with!(
+    a_rare_word_among_many_terms_events_is_looked_up_on_their_keys,
+    // Eight tags held by each of 900 events: more of the filter's events than a
+    // search at this limit sorts (150 per match counted), so every event's key
+    // drives and the tags are probed; a word too rare for the set of its matches
+    // to be cheaper than looking each one up, in a window longer than a walk reads
+    // (`20 × 42`). SQLite looks each match up among the tags' own keys
+    // (`search::index_keys`): the matches without the tags, or out of the window,
+    // are not listed.
+    Settings {
+        search_count_limit: 42,
+        ..settings()
+    },
+    |app| async move {
+        let mut tags = Vec::new();
+        for n in 0..8 {
+            tags.push(
+                app.post("tags", json!({ "name": format!("mood {n}") }))
+                    .await
+                    .id(),
+            );
+        }
+        let events = (0..900u32).map(|n| {
+            let app = &app;
+            // From the 40th day, every 30th event holds the word: none among the
+            // probe's first events.
+            let okapi = n >= 120 && n % 30 == 0;
+            let title = if okapi {
+                format!("Okapi mood {n}")
+            } else {
+                format!("Filler {n}")
+            };
+            let terms = json!({ "tags": tags });
+            async move {
+                let id = create(app, &title, n / 3, 6 + n % 3, terms).await;
+                okapi.then_some((n, id))
+            }
+        });
+        let mut tagged: Vec<(u32, i64)> = futures_util::future::join_all(events)
+            .await
+            .into_iter()
+            .flatten()
+            .collect();
+        tagged.sort();
+        let expected: Vec<i64> = tagged.into_iter().map(|(_, id)| id).collect();
+        // The word without the tags in the window, and with them out of it.
+        for n in 0..5u32 {
+            create(&app, "Okapi untagged", 100 + n, 20, json!({})).await;
+            app.event(with(
+                event("Okapi later", "2029-03-01 10:00:00", "2029-03-01 11:00:00"),
+                json!({ "tags": [tags[n as usize]] }),
+            ))
+            .await;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+        create(&app, "Indexing trigger", 340, 10, json!({})).await;
+
+        let named = tags
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        let q = format!("{WINDOW}&tags={named}&search=okapi&per_page=7");
+        let (all, totals) = every_page(&app, "events", &q, &Auth::None).await;
+        assert_eq!(all, expected, "{q}");
+        assert_eq!(
+            totals,
+            vec![(expected.len() as u64, false); totals.len()],
+            "{q}"
+        );
+    }
+);

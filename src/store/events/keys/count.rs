@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 
-use sea_query::{Alias, Expr, ExprTrait, JoinType, Query, SelectStatement, UnionType};
+use sea_query::{
+    Alias, Asterisk, Expr, ExprTrait, JoinType, Order, Query, SelectStatement, UnionType,
+};
 
 use super::{arms, bits, code, driver, has_key, has_key_probed, keyed, merged, merges};
 use crate::domain::dates;
@@ -331,7 +333,46 @@ pub(in crate::store::events) fn count_up_to(
     if !keys[0].may_repeat() {
         return counted(keyed(backend, eq, keys), limit);
     }
-    value_counts(backend, eq, keys, 0, limit, Probes::AsPlanned).expect("a filter has a value")
+    value_counts(backend, eq, keys, 0, Probes::AsPlanned, |q| {
+        counted(q, limit)
+    })
+    .expect("a filter has a value")
+}
+
+/// The rows [`count_up_to`] counts, as each one's start and event, up to `limit + 1`
+/// of each value of the driver, each value's in list order: the list's first
+/// `limit` events are among them, so a count of at most `limit` keeps its page.
+/// `None` for a driver whose values are merged ([`merges`]), which that count
+/// reads as one range.
+pub(in crate::store::events) fn rows_up_to(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    limit: u64,
+) -> Option<SelectStatement> {
+    if merges(backend, keys) {
+        return None;
+    }
+    if !keys[0].may_repeat() {
+        return Some(first_rows(keyed(backend, eq, keys), limit));
+    }
+    value_counts(backend, eq, keys, 0, Probes::AsPlanned, |q| {
+        first_rows(q, limit)
+    })
+}
+
+/// The first `limit + 1` rows of `q` (which selects nothing yet) in list order, as
+/// their start and event: a subquery, which a compound of several takes.
+fn first_rows(mut q: SelectStatement, limit: u64) -> SelectStatement {
+    q.column((driver(), EventKeys::StartUtc))
+        .column((driver(), EventKeys::EventId))
+        .order_by((driver(), EventKeys::StartUtc), Order::Asc)
+        .order_by((driver(), EventKeys::EventId), Order::Asc)
+        .limit(limit.saturating_add(1));
+    Query::select()
+        .column(Asterisk)
+        .from_subquery(q, Alias::new("first"))
+        .take()
 }
 
 /// How the counts of several values look up each event's earlier values.
@@ -363,14 +404,15 @@ fn counted(mut q: SelectStatement, limit: Option<u64>) -> SelectStatement {
 }
 
 /// The counts of [`count_up_to`] from the `skip`-th value of the driver on: each
-/// value's events that no value before it has. `None` when no value is left.
+/// value's events that no value before it has, read by `tally` (a count, or the
+/// rows). `None` when no value is left.
 fn value_counts(
     backend: Backend,
     eq: &EventFilter,
     keys: &[KeyFilter],
     skip: usize,
-    limit: Option<u64>,
     probes: Probes,
+    tally: impl Fn(SelectStatement) -> SelectStatement,
 ) -> Option<SelectStatement> {
     let mut counts = arms(keys)
         .into_iter()
@@ -399,7 +441,7 @@ fn value_counts(
                 };
                 q.and_where(held.not());
             }
-            counted(q, limit)
+            tally(q)
         });
     let mut first = counts.next()?;
     for q in counts {
@@ -452,7 +494,7 @@ pub(in crate::store::events) fn other_value_counts(
     keys: &[KeyFilter],
     probes: Probes,
 ) -> SelectStatement {
-    value_counts(backend, eq, keys, 1, None, probes).expect("several values")
+    value_counts(backend, eq, keys, 1, probes, |q| counted(q, None)).expect("several values")
 }
 
 #[cfg(test)]

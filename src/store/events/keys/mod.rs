@@ -24,7 +24,7 @@ mod page;
 pub(super) use bits::{MASKED_PAGE_FROM, driver_mask, masked_count, masked_page_ids};
 pub(super) use count::{
     Probes, Weighed, aggregate_window, count, count_up_to, distinct_count, each_value_window,
-    other_value_counts, unset_flag_windows, value_windows, weigh_terms,
+    other_value_counts, rows_up_to, unset_flag_windows, value_windows, weigh_terms,
 };
 pub(super) use page::{after_row, first_merged, page_ids};
 

@@ -22,9 +22,11 @@ use crate::domain::post::Visibility;
 use crate::store::{Backend, Conn, StoreError};
 
 mod index;
+mod set;
 mod walk;
 
 use index::{Index, bounded_count, index_count, index_page, kept_page};
+use set::{as_set, in_set, set_route};
 use walk::{Probed, probe, walk_count_after, walk_page, walked_page};
 
 /// How many matches are counted per event of the window the probe reads: it
@@ -71,22 +73,6 @@ const DATED_WALK_ROWS_PER_MATCH: u64 = 2;
 /// default, 600,000 events there), whose bitmap would cost more than it saves:
 /// `jazz` in them took 81 ms so, 29 ms without.
 const DATED_EVENTS: u64 = 100_000;
-
-/// How many rows in the window a driver may hold, per match counted, for SQLite to
-/// check them against the index's matches as a set (see [`in_set`]) rather than
-/// look up each match's keys: the rows are read in the order of their index, some
-/// hundredths of a microsecond each, and each match's keys take a lookup of a few
-/// microseconds. Two tags of 86,000 events in the window with `jazz` at a million:
-/// 15 ms to count 1,000 matches so, 24 ms by the matches' keys; 200,000 rows are
-/// read in 14 ms, however rare the words.
-const SET_ROWS_PER_MATCH: u64 = 200;
-
-/// How many matches in the whole calendar the index may give for SQLite to hold
-/// them as a set (see [`in_set`]), in memory (`temp_store`) and built in the request:
-/// about a megabyte and 5 ms. They are counted first, up to this (`jazz`, 20,000 at a
-/// million events: 1 ms); a word rare in the window but common elsewhere (`the` in a
-/// window of texts in French) has its matches' keys looked up instead.
-const MAX_SET_MATCHES: u64 = 50_000;
 
 /// How many values of the driver [`window_rows`] counts the window of, one by one.
 const COUNTED_VALUES: usize = 16;
@@ -218,8 +204,7 @@ async fn counting_way<'k>(conn: &mut Conn, s: &Search<'k>) -> Result<Way<'k>, St
     }
     let mut window = None;
     if backend == Backend::Sqlite && as_set(&s.eq.search_words) {
-        let (set_keys, lists_window) =
-            set_route(conn, s.eq, s.keys, &matches, s.count_limit).await?;
+        let (set_keys, lists_window) = set_route(conn, s, &matches).await?;
         if let Some(set_keys) = set_keys {
             return Ok(Way::Set(set_keys));
         }
@@ -288,10 +273,24 @@ async fn index_count_or_walk(
         matches: dated.map_or(matches, |d| Box::new(d.matches)),
         joined,
     };
-    let (counted, kept) = index_count(conn, s.eq, s.keys, &index, s.limit).await?;
+    let keys = index_keys(backend, s);
+    let (counted, kept) = index_count(conn, s.eq, keys, &index, s.limit).await?;
     let total = up_to(counted, s.limit);
     let kept = kept.filter(|_| !total.at_least);
     Ok(Counted::Indexed { total, kept, index })
+}
+
+/// The keys the index's matches are checked against. On SQLite, a filter of many
+/// terms' events made a probe of every event's key ([`without_every_driver`]) is
+/// checked on its own keys, which the index of each event's keys holds, where the
+/// own key's bits of those terms are read from the table's row: two tags with
+/// `jazz` at a million events, 6,700 matches looked up, 200 ms so, 15 ms on the
+/// term keys.
+fn index_keys<'k>(backend: Backend, s: &Search<'k>) -> &'k [KeyFilter] {
+    match backend {
+        Backend::Sqlite => without_every_driver(s.eq, s.keys),
+        Backend::Postgres => s.keys,
+    }
 }
 
 /// The page's IDs, the page holding matches. A walk stops at the page's last
@@ -328,7 +327,13 @@ async fn found_page(
         return Ok(kept_page(backend, s.eq, kept, s.offset));
     }
     if !total.at_least {
-        return Ok(index_page(backend, s.eq, s.keys, &index, s.offset));
+        return Ok(index_page(
+            backend,
+            s.eq,
+            index_keys(backend, s),
+            &index,
+            s.offset,
+        ));
     }
     // More matches than counted. A set of the words' matches costs a lookup and a
     // check of each one's text again (`salsa lantern` at a million events: 189,000
@@ -347,30 +352,6 @@ async fn found_page(
     Ok(super::keys::page_ids(backend, s.eq, s.keys, s.offset))
 }
 
-/// A search of words rare in a window of a few hundred thousand rows at most, on
-/// SQLite: the window's keys, each checked against the index's matches as a set of
-/// IDs, which SQLite builds once, counted up to the limit. No event's text is read:
-/// a walk reads each event of the window (a month of the biggest category with
-/// `jazz` at a million events: 11,000 events, 30 ms, or 150 ms with their pages out
-/// of the OS cache, against 5 ms so), and a driver of several values is read in
-/// list order without sorting its window first (see [`walk::walk`]). The set holds every
-/// match in the calendar: at most [`MAX_SET_MATCHES`] (`the`, in every event, took
-/// 250 ms to build). Words shorter than a trigram alone are not looked up so: the
-/// set of one letter may be every event.
-async fn in_set(conn: &mut Conn, s: &Search<'_>, keys: &[KeyFilter]) -> Result<Found, StoreError> {
-    let backend = conn.backend();
-    let counts = super::keys::count_up_to(backend, s.eq, keys, Some(s.limit));
-    let matched: u64 = conn
-        .query(&counts, |r| r.i64(0))
-        .await?
-        .into_iter()
-        .map(|n| u64::try_from(n).unwrap_or(0))
-        .sum();
-    let total = up_to(matched, s.limit);
-    let ids = (s.offset < matched).then(|| super::keys::page_ids(backend, s.eq, keys, s.offset));
-    Ok(Found { ids, total })
-}
-
 /// A count of matches, reported up to `limit`: past it, a floor.
 fn up_to(counted: u64, limit: u64) -> Total {
     if counted > limit {
@@ -378,37 +359,6 @@ fn up_to(counted: u64, limit: u64) -> Total {
     } else {
         Total::exact(counted)
     }
-}
-
-/// The keys SQLite reads a search with from a set of the index's `matches` (see
-/// [`in_set`]), `None` when it should not; and the window of `keys`' driver, when it
-/// was counted for them (the set's keys are the list's), for the walk to reuse. A set
-/// is read for a window of at most [`SET_ROWS_PER_MATCH`] rows per match counted and
-/// at most [`MAX_SET_MATCHES`] matches in the calendar.
-async fn set_route<'k>(
-    conn: &mut Conn,
-    eq: &EventFilter,
-    keys: &'k [KeyFilter],
-    matches: &SelectStatement,
-    count_limit: u64,
-) -> Result<(Option<&'k [KeyFilter]>, Option<u64>), StoreError> {
-    let set_keys = without_every_driver(eq, keys);
-    let window = window_rows(conn, eq, set_keys).await?;
-    let lists_window = window.filter(|_| set_keys.len() == keys.len());
-    if window.is_none_or(|n| n > count_limit.saturating_mul(SET_ROWS_PER_MATCH)) {
-        return Ok((None, lists_window));
-    }
-    let found = count(conn, bounded_count(matches.clone(), MAX_SET_MATCHES)).await?;
-    Ok(((found <= MAX_SET_MATCHES).then_some(set_keys), lists_window))
-}
-
-/// Whether SQLite's index gives the words' matches as a set cheaply: some word is
-/// a phrase, and none is of two characters, whose trigrams with each character
-/// next to it are OR-ed, each list read whole (`lantern zz` in a month of a
-/// category: 100 ms as a set, 24 ms walked). A letter is OR-ed so only when few
-/// pairs hold it, and otherwise left to the rows (see `words::sqlite_match_query`).
-fn as_set(words: &[String]) -> bool {
-    words.iter().any(|w| super::words::indexed(w)) && words.iter().all(|w| w.chars().count() != 2)
 }
 
 /// The keys without every event's, when a filter of many terms' events was made a
