@@ -73,3 +73,46 @@ both_with!(
         assert_summaries_hold(&app, "trashed again").await;
     }
 );
+
+both_with!(
+    a_link_written_while_a_batch_is_in_flight_waits_for_it_and_is_kept,
+    in_batches_of_two(),
+    |app| async move {
+        let cal = setup(&app).await;
+        let hall = cal.hall;
+        trash_queued(&app, hall).await;
+        app.post(&format!("venues/{hall}"), json!({"status": "publish"}))
+            .await
+            .assert(200);
+        // A batch in flight holds its locks until it commits (on PostgreSQL the
+        // queue's row among them; on SQLite, the writer): an event linked to the
+        // venue meanwhile is written after it, its link kept, and no later batch
+        // unlinks it.
+        let mut batch = app.store.pool.write().await.unwrap();
+        let done = linked_unlinks::unlink_batch(&mut batch, hall, 2)
+            .await
+            .unwrap();
+        assert!(!done, "more batches to come");
+        let create = app.post(
+            "events",
+            with(at_day("Meanwhile", 26), json!({"venue": hall})),
+        );
+        tokio::pin!(create);
+        let early = tokio::time::timeout(std::time::Duration::from_millis(300), &mut create).await;
+        assert!(early.is_err(), "the write waits for the batch in flight");
+        batch.commit().await.unwrap();
+        let event = create.await.assert(201).id();
+        assert_eq!(links_of(&app, event).await.0, Some(hall));
+        while !one_batch(&app, hall).await {}
+        assert!(queued(&app).await.is_empty());
+        assert_eq!(links_of(&app, event).await.0, Some(hall));
+        for &unlinked in &cal.at_hall {
+            assert_eq!(links_of(&app, unlinked).await.0, None);
+        }
+        assert_eq!(
+            listed(&app, &format!("venue={hall}")).await,
+            (vec![event], 1)
+        );
+        assert_summaries_hold(&app, "a link written during a batch").await;
+    }
+);
