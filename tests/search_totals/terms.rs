@@ -352,6 +352,13 @@ both_with!(
             let id = create(&app, "Okapi niche", n, 8, json!({ "tags": [niche] })).await;
             niche_only.push((n, 8, id));
         }
+        // Matches a visitor may not see, among the crowd's: a draft, and a protected
+        // event whose description alone holds the word.
+        let draft = json!({ "tags": [crowd, niche], "status": "draft" });
+        let draft = create(&app, "Okapi draft", 101, 7, draft).await;
+        let protected =
+            json!({ "tags": [crowd], "password": "pw", "description": "An okapi visits" });
+        let protected = create(&app, "Members only", 103, 7, protected).await;
         // Matches out of the window and the tags: the set is cheaper than looking up
         // each match's keys.
         let elsewhere = (0..60).map(|_| {
@@ -402,6 +409,11 @@ both_with!(
                 "{q}"
             );
         }
+        // The administrator, who may read them, is shown both.
+        let q = format!("{WINDOW}&tags={crowd},{niche}&search=okapi&per_page=7");
+        let (all, _) = every_page(&app, "events", &q, &app.admin.auth()).await;
+        assert!(all.contains(&draft) && all.contains(&protected), "{q}");
+        assert_eq!(all.len(), either.len() + 2, "{q}");
     }
 );
 

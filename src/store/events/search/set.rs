@@ -27,11 +27,12 @@ const MAX_SET_MATCHES: u64 = 50_000;
 
 /// A search of words rare in a window of a few hundred thousand rows at most, on
 /// SQLite: the window's keys, each checked against the index's matches as a set of
-/// IDs, which SQLite builds once, counted up to the limit. No event's text is read:
-/// a walk reads each event of the window (a month of the biggest category with
-/// `jazz` at a million events: 11,000 events, 30 ms, or 150 ms with their pages out
-/// of the OS cache, against 5 ms so), and a driver of several values is read in
-/// list order without sorting its window first (see [`walk::walk`]). The set holds every
+/// IDs, which SQLite builds for each value's count, read up to the limit (as the
+/// rows the page is taken from, or counted). No event's text is read: a walk reads
+/// each event of the window (a month of the biggest category with `jazz` at a
+/// million events: 11,000 events, 30 ms, or 150 ms with their pages out of the OS
+/// cache, against 5 ms so), and a driver of several values is read in list order
+/// without sorting its window first (see [`super::walk::walk`]). The set holds every
 /// match in the calendar: at most [`MAX_SET_MATCHES`] (`the`, in every event, took
 /// 250 ms to build). Words shorter than a trigram alone are not looked up so: the
 /// set of one letter may be every event.
