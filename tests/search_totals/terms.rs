@@ -409,6 +409,15 @@ both_with!(
                 "{q}"
             );
         }
+        // A page deeper than the rows a count keeps for it (two tags' 4,051 each) is
+        // counted, and past the last.
+        let deep = app
+            .get(&format!(
+                "events?{WINDOW}&tags={crowd},{niche}&search=okapi&per_page=50&page=81"
+            ))
+            .await;
+        deep.assert(404);
+        assert_eq!(deep.body["code"], "event-archive-page-not-found");
         // The administrator, who may read them, is shown both.
         let q = format!("{WINDOW}&tags={crowd},{niche}&search=okapi&per_page=7");
         let (all, _) = every_page(&app, "events", &q, &app.admin.auth()).await;
