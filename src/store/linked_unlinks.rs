@@ -26,7 +26,7 @@ use super::schema::{EventOrganizers, LinkedUnlinks, LinkedUnlinksKept, Posts};
 use super::{Conn, Row, StoreError};
 use crate::domain::post::{Post, PostType, Status};
 
-/// The queued posts, as a subquery.
+/// The queued posts: a subquery, or the select the queue's other reads narrow.
 fn unlinking() -> SelectStatement {
     Query::select()
         .column(LinkedUnlinks::PostId)
@@ -183,9 +183,7 @@ pub async fn lock_queued(conn: &mut Conn, post_id: i64) -> Result<bool, StoreErr
 
 /// Those of these posts still queued.
 fn queued_among(post_ids: &[i64]) -> SelectStatement {
-    Query::select()
-        .column(LinkedUnlinks::PostId)
-        .from(LinkedUnlinks::Table)
+    unlinking()
         .and_where(Expr::col(LinkedUnlinks::PostId).is_in(post_ids.iter().copied()))
         .take()
 }
@@ -327,9 +325,7 @@ fn mark_of(post_id: i64) -> SelectStatement {
 /// show the trash leave a marked post out, as reads by ID do ([`deleted_among`]).
 pub(super) fn not_being_deleted() -> SimpleExpr {
     Expr::col((Posts::Table, Posts::Id)).not_in_subquery(
-        Query::select()
-            .column(LinkedUnlinks::PostId)
-            .from(LinkedUnlinks::Table)
+        unlinking()
             .and_where(Expr::col(LinkedUnlinks::ThenDelete).eq(true))
             .take(),
     )
@@ -337,13 +333,7 @@ pub(super) fn not_being_deleted() -> SimpleExpr {
 
 /// The posts whose events are still being unlinked.
 pub async fn queued(conn: &mut Conn) -> Result<Vec<i64>, StoreError> {
-    conn.query(
-        Query::select()
-            .column(LinkedUnlinks::PostId)
-            .from(LinkedUnlinks::Table),
-        |r| r.i64(0),
-    )
-    .await
+    conn.query(&unlinking(), |r| r.i64(0)).await
 }
 
 /// Unlinks up to `batch` events from the queued post, passing over those whose links
