@@ -191,7 +191,10 @@ async fn a_create_reads_what_it_links_in_a_fixed_number_of_statements() {
 /// plan of a search can be a scan of every event), but lets the reads marked as
 /// looking rows up by key, for their flight only, and every write transaction keep
 /// generic plans: their statements and their triggers' look rows up by their keys.
-/// A plan mode in the database URL's own options is the operator's, everywhere.
+/// A read marked as having one plan for every value (a search's count through the
+/// trigram index alone) is planned once and keeps it, for its flight only; a write
+/// keeps its own mode. A plan mode in the database URL's own options is the
+/// operator's, everywhere.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keyed_reads_and_writes_keep_generic_plans_and_other_reads_plan_for_their_values() {
     use calendar_events::store::Store;
@@ -208,7 +211,16 @@ async fn keyed_reads_and_writes_keep_generic_plans_and_other_reads_plan_for_thei
         let mut tx = store.pool.write().await.unwrap();
         let written = tx.by_key().query(&setting, |r| r.string(0)).await.unwrap();
         let written_after = tx.query(&setting, |r| r.string(0)).await.unwrap();
+        let written_one_plan = tx
+            .one_plan()
+            .query(&setting, |r| r.string(0))
+            .await
+            .unwrap();
         assert_eq!(written, written_after, "a write keeps its mode throughout");
+        assert_eq!(
+            written, written_one_plan,
+            "a write keeps its mode throughout"
+        );
         tx.commit().await.unwrap();
         let mut conn = store.pool.read().await.unwrap();
         let keyed = conn
@@ -217,20 +229,27 @@ async fn keyed_reads_and_writes_keep_generic_plans_and_other_reads_plan_for_thei
             .await
             .unwrap();
         let after = conn.query(&setting, |r| r.string(0)).await.unwrap();
+        let one_plan = conn
+            .one_plan()
+            .query(&setting, |r| r.string(0))
+            .await
+            .unwrap();
+        let after_one_plan = conn.query(&setting, |r| r.string(0)).await.unwrap();
         let mut conn = store.pool.read().await.unwrap();
         let plain = conn.query(&setting, |r| r.string(0)).await.unwrap();
-        [written, keyed, after, plain].map(|m| m.concat())
+        [written, keyed, after, one_plan, after_one_plan, plain].map(|m| m.concat())
     };
-    let (auto, custom) = ("auto", "force_custom_plan");
-    assert_eq!(modes(&app.store).await, [auto, auto, custom, custom]);
+    let (auto, custom, generic) = ("auto", "force_custom_plan", "force_generic_plan");
+    let expected = [auto, auto, custom, generic, custom, custom];
+    assert_eq!(modes(&app.store).await, expected);
     // Twice: the connections used read as before.
-    assert_eq!(modes(&app.store).await, [auto, auto, custom, custom]);
+    assert_eq!(modes(&app.store).await, expected);
     let url = format!(
         "{}?options=-c%20plan_cache_mode%3Dforce_generic_plan",
         app.database_url()
     );
     let operators = Store::open(&url).await.unwrap();
-    assert_eq!(modes(&operators).await, ["force_generic_plan"; 4]);
+    assert_eq!(modes(&operators).await, [generic; 6]);
 }
 
 /// A keyed read that fails still has its `RESET` run after it, in the same flight:

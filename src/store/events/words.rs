@@ -105,6 +105,13 @@ fn served(backend: Backend, word: &str) -> Served {
     }
 }
 
+/// Whether the trigram index serves every word as itself ([`Served::Phrase`]), so
+/// that a search's matches are its `LIKE`s alone, none a lookup of neighbours or
+/// symbols in other tables.
+pub(super) fn phrases_only(backend: Backend, words: &[String]) -> bool {
+    words.iter().all(|w| served(backend, w) == Served::Phrase)
+}
+
 /// A symbol of PostgreSQL's `event_symbols`: any character but the space,
 /// ASCII's lower-case letters and its digits.
 fn is_symbol(c: char) -> bool {

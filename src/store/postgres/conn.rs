@@ -42,8 +42,30 @@ pub enum CommitOutcome {
 #[derive(Default)]
 struct Deferred {
     begin: bool,
-    generic_plans: bool,
+    plans: PlanMode,
     locks: Vec<String>,
+}
+
+/// How the next flight's statements are planned.
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum PlanMode {
+    /// As the connection plans them: for their values, at every run.
+    #[default]
+    Connection,
+    /// PostgreSQL's own choice (`auto`): generic plans kept where they cost no more.
+    Auto,
+    /// One generic plan, made at the first run and kept.
+    Generic,
+}
+
+impl PlanMode {
+    fn setting(self) -> Option<&'static str> {
+        match self {
+            PlanMode::Connection => None,
+            PlanMode::Auto => Some("SET plan_cache_mode = auto"),
+            PlanMode::Generic => Some("SET plan_cache_mode = force_generic_plan"),
+        }
+    }
 }
 
 /// Takes the advisory lock of each key, in order; a key naming [`STRIPE`] takes
@@ -99,7 +121,20 @@ impl PgConn {
     /// Planning was most of the cost of such statements (0.1-0.35 ms each). A write
     /// transaction keeps generic plans already.
     pub fn by_key(&mut self) {
-        self.deferred.generic_plans = self.plan_mode_ours && !self.in_transaction;
+        self.plan_next(PlanMode::Auto);
+    }
+
+    /// The next flight's statements have one plan that serves every value they are
+    /// given, which PostgreSQL makes at their first run and keeps (see
+    /// `store::Conn::one_plan`).
+    pub fn one_plan(&mut self) {
+        self.plan_next(PlanMode::Generic);
+    }
+
+    fn plan_next(&mut self, mode: PlanMode) {
+        if self.plan_mode_ours && !self.in_transaction {
+            self.deferred.plans = mode;
+        }
     }
 
     /// Held back with the others, and taken in the order asked, in one statement.
@@ -120,10 +155,10 @@ impl PgConn {
     {
         let Deferred {
             begin,
-            generic_plans,
+            plans,
             locks,
         } = std::mem::take(&mut self.deferred);
-        if !begin && !generic_plans && locks.is_empty() {
+        if !begin && plans == PlanMode::Connection && locks.is_empty() {
             return then(&self.client).await;
         }
         // unnest yields the keys in order, and each row takes its lock as it is produced.
@@ -147,8 +182,9 @@ impl PgConn {
         // plan mode is set before the flight and reset after it whatever becomes of
         // it, so that nothing else this connection runs is planned generically.
         let begin = send(begin);
-        let generic = send(generic_plans.then_some("SET plan_cache_mode = auto"));
-        let custom_again = send(generic_plans.then_some("RESET plan_cache_mode"));
+        let planned = plans != PlanMode::Connection;
+        let generic = send(plans.setting());
+        let custom_again = send(planned.then_some("RESET plan_cache_mode"));
         let lock = async {
             match &lock {
                 Some(lock) => client.execute(lock, &[&locks]).await.map(drop),

@@ -24,6 +24,12 @@ pub(super) struct Index {
     /// chooses (a hash of those rows: cheap for a few thousand, not for a window
     /// of 600,000), rather than probing each match's keys.
     pub(super) joined: bool,
+    /// PostgreSQL reads the matches through the trigram index alone, whatever the
+    /// words: the count keeps one plan for every search of its shape
+    /// (`Conn::one_plan`) rather than estimating each word against the column's
+    /// statistics at every run. Not where PostgreSQL chooses, by those estimates,
+    /// a join or an AND with the start index.
+    pub(super) one_plan: bool,
 }
 
 /// The index's matches that the list shows, counted up to `limit`, and read as IDs
@@ -36,6 +42,9 @@ pub(super) async fn index_count(
     limit: u64,
 ) -> Result<(u64, Option<Vec<i64>>), StoreError> {
     let shown = shown_matches(conn.backend(), eq, keys, index);
+    if index.one_plan {
+        conn.one_plan();
+    }
     if limit > KEPT_MATCHES {
         return Ok((count(conn, bounded_count(shown, limit)).await?, None));
     }

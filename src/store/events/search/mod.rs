@@ -15,7 +15,7 @@ use sea_query::SelectStatement;
 
 use super::keys::listed_on_rows;
 use super::list::start_range;
-use super::words::{dated_index_matches, index_matches};
+use super::words::{dated_index_matches, index_matches, phrases_only};
 use crate::domain::event::{EventFilter, Total};
 use crate::domain::event_keys::{KeyFilter, KeyKind};
 use crate::domain::post::Visibility;
@@ -269,9 +269,14 @@ async fn index_count_or_walk(
         && s.keys[0].may_repeat()
         && !listed_on_rows(s.keys)
         && window.is_some_and(|n| n <= s.count_limit.saturating_mul(JOINED_ROWS_PER_MATCH));
+    let through_start_index = dated.as_ref().is_some_and(|d| d.through_start_index);
     let index = Index {
         matches: dated.map_or(matches, |d| Box::new(d.matches)),
         joined,
+        one_plan: backend == Backend::Postgres
+            && !joined
+            && !through_start_index
+            && phrases_only(backend, &s.eq.search_words),
     };
     let keys = index_keys(backend, s);
     let (counted, kept) = index_count(conn, s.eq, keys, &index, s.limit).await?;
@@ -442,6 +447,9 @@ struct Dated {
     /// Expected fewer than half the window's events (see
     /// [`DATED_WALK_ROWS_PER_MATCH`]): the window is not walked.
     unwalked: bool,
+    /// PostgreSQL may AND the start index with the trigram index, as their
+    /// estimates say.
+    through_start_index: bool,
 }
 
 /// PostgreSQL: the index's matches among the events of the list's dates
@@ -462,6 +470,7 @@ async fn dated(
     let on_rows = |matches| Dated {
         matches,
         unwalked: false,
+        through_start_index: false,
     };
     if range.0.is_none() || range.1.is_none() {
         return Ok(dated_index_matches(&eq.search_words, range, false).map(on_rows));
@@ -477,8 +486,13 @@ async fn dated(
     let walked_up_to = Ord::max(eq.count_limit, 1).saturating_mul(DATED_WALK_ROWS_PER_MATCH);
     let unwalked =
         window.is_some_and(|n| n > walked_up_to && at_rate(dates).saturating_mul(2) <= n);
-    Ok(dated_index_matches(&eq.search_words, range, true)
-        .map(|matches| Dated { matches, unwalked }))
+    Ok(
+        dated_index_matches(&eq.search_words, range, true).map(|matches| Dated {
+            matches,
+            unwalked,
+            through_start_index: true,
+        }),
+    )
 }
 
 async fn count(conn: &mut Conn, q: SelectStatement) -> Result<u64, StoreError> {
