@@ -197,7 +197,7 @@ async fn a_create_reads_what_it_links_in_a_fixed_number_of_statements() {
 /// operator's, everywhere.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keyed_reads_and_writes_keep_generic_plans_and_other_reads_plan_for_their_values() {
-    use calendar_events::store::Store;
+    use calendar_events::store::{Conn, Store};
     use sea_query::{Expr, Query};
 
     let Some(app) = TestApp::postgres().await else {
@@ -206,38 +206,27 @@ async fn keyed_reads_and_writes_keep_generic_plans_and_other_reads_plan_for_thei
     let setting = Query::select()
         .expr(Expr::cust("current_setting('plan_cache_mode')"))
         .to_owned();
-    // (a write, a keyed read, the read after it on the same connection, a plain read)
+    // The plan mode the next statement of `conn` runs with.
+    let mode = async |conn: &mut Conn| {
+        let rows = conn.query(&setting, |r| r.string(0)).await.unwrap();
+        rows.concat()
+    };
+    // (a write, a keyed read, the read after it on the same connection, a read of one
+    // plan, the read after it, a plain read)
     let modes = async |store: &Store| {
         let mut tx = store.pool.write().await.unwrap();
-        let written = tx.by_key().query(&setting, |r| r.string(0)).await.unwrap();
-        let written_after = tx.query(&setting, |r| r.string(0)).await.unwrap();
-        let written_one_plan = tx
-            .one_plan()
-            .query(&setting, |r| r.string(0))
-            .await
-            .unwrap();
-        assert_eq!(written, written_after, "a write keeps its mode throughout");
-        assert_eq!(
-            written, written_one_plan,
-            "a write keeps its mode throughout"
-        );
+        let written = mode(tx.by_key()).await;
+        assert_eq!(written, mode(&mut tx).await, "a write keeps its mode");
+        assert_eq!(written, mode(tx.one_plan()).await, "a write keeps its mode");
         tx.commit().await.unwrap();
         let mut conn = store.pool.read().await.unwrap();
-        let keyed = conn
-            .by_key()
-            .query(&setting, |r| r.string(0))
-            .await
-            .unwrap();
-        let after = conn.query(&setting, |r| r.string(0)).await.unwrap();
-        let one_plan = conn
-            .one_plan()
-            .query(&setting, |r| r.string(0))
-            .await
-            .unwrap();
-        let after_one_plan = conn.query(&setting, |r| r.string(0)).await.unwrap();
+        let keyed = mode(conn.by_key()).await;
+        let after = mode(&mut conn).await;
+        let one_plan = mode(conn.one_plan()).await;
+        let after_one_plan = mode(&mut conn).await;
         let mut conn = store.pool.read().await.unwrap();
-        let plain = conn.query(&setting, |r| r.string(0)).await.unwrap();
-        [written, keyed, after, one_plan, after_one_plan, plain].map(|m| m.concat())
+        let plain = mode(&mut conn).await;
+        [written, keyed, after, one_plan, after_one_plan, plain]
     };
     let (auto, custom, generic) = ("auto", "force_custom_plan", "force_generic_plan");
     let expected = [auto, auto, custom, generic, custom, custom];
