@@ -264,67 +264,6 @@ async fn batches_larger_than_a_statement_are_written_whole(app: TestApp) {
 
 on_both_backends!(batches_larger_than_a_statement_are_written_whole);
 
-/// On PostgreSQL every writer of term counts takes one lock, held until its commit.
-/// A batch takes it only once its relations (the heaviest of its triggers) are
-/// written: while another writer holds it, the batch waits with its relations in,
-/// and counts its terms once that writer is done.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_batch_takes_the_term_counts_lock_after_its_relations() {
-    let Some(app) = TestApp::postgres().await else {
-        return;
-    };
-    let jazz = app.post("categories", json!({"name": "Jazz"})).await.id();
-    let db = app.pg_database.clone().expect("a PostgreSQL app");
-    let (holder, connection) = tokio_postgres::connect(&pg_url_for(&db), tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    let driver = tokio::spawn(connection);
-    let counts_lock = "hashtextextended('term-counts', 0)";
-    holder
-        .execute(&format!("SELECT pg_advisory_lock({counts_lock})"), &[])
-        .await
-        .unwrap();
-
-    let batcher = CreateBatcher::new(app.store.pool.clone());
-    let mut event = new_event("Jazz Night", Status::Publish, app.admin.id, 1);
-    event.terms = vec![jazz];
-    let create = tokio::spawn(async move { batcher.create(event).await });
-
-    let waiting = "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted";
-    let mut waits = false;
-    for _ in 0..400 {
-        waits = holder.query_opt(waiting, &[]).await.unwrap().is_some();
-        if waits {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-    }
-    assert!(waits, "the batch waits for the term counts' lock");
-    // Its relation to the term is written: the check of its foreign key holds the
-    // term's row (`FOR KEY SHARE`) until the batch ends.
-    let term_row = holder
-        .query(
-            "SELECT id FROM terms WHERE id = $1 FOR UPDATE NOWAIT",
-            &[&jazz],
-        )
-        .await;
-    assert_eq!(
-        term_row.err().and_then(|e| e.code().cloned()),
-        Some(tokio_postgres::error::SqlState::LOCK_NOT_AVAILABLE),
-        "the batch waits with its relations written"
-    );
-
-    holder
-        .execute(&format!("SELECT pg_advisory_unlock({counts_lock})"), &[])
-        .await
-        .unwrap();
-    let created = create.await.unwrap().unwrap();
-    assert_eq!(*created.counts, HashMap::from([(jazz, 1)]));
-    assert_eq!(count_of(&app, jazz).await, 1);
-    drop(holder);
-    let _ = driver.await;
-}
-
 /// One batch of creates holding every kind of key: featured and ticketed events in
 /// subcategories and tags, at located and unlocated venues, with organizers; hidden,
 /// protected, drafts, and events sharing their days. PostgreSQL writes their keys

@@ -248,14 +248,11 @@ async fn write(pool: &Pool, events: &[NewEvent]) -> Result<Written, BatchError> 
                 )
         }),
     ));
-    let lock = (!links.counts.is_empty()).then_some(events::COUNTS_LOCK);
+    if !links.counts.is_empty() {
+        events::lock_counts(&mut tx).await.map_err(not_written)?;
+    }
     let (counts, settled) = tx
-        .commit_after_unsettled(
-            &links.statements,
-            lock,
-            &links.counts,
-            events::count_from_row,
-        )
+        .commit_after_unsettled(&links.statements, &links.counts, events::count_from_row)
         .await
         .map_err(|e| match e {
             CommitError::NotCommitted(e) => not_written(e),

@@ -67,7 +67,7 @@ impl Tx {
         }
         self.changes = Some(changes);
         // The announce, with the record of the changes, travels with the COMMIT.
-        self.commit_after_now::<()>(&[], None, &[], |_| Ok(()))
+        self.commit_after_now::<()>(&[], &[], |_| Ok(()))
             .await
             .map_err(StoreError::from)?;
         Unsettled::committed_now().settle().await;
@@ -95,12 +95,11 @@ impl Tx {
     pub async fn commit_after_unsettled<T>(
         self,
         stmts: &[Box<dyn Statement>],
-        lock: Option<&str>,
         queries: &[Box<dyn Statement>],
         map: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
     ) -> Result<(Vec<T>, Unsettled), CommitError> {
         let postgres = matches!(self.conn, Some(Conn::Postgres(_)));
-        let rows = self.commit_after_now(stmts, lock, queries, map).await?;
+        let rows = self.commit_after_now(stmts, queries, map).await?;
         let settled = if postgres {
             Unsettled::committed_now()
         } else {
@@ -108,22 +107,16 @@ impl Tx {
         };
         Ok((rows, settled))
     }
-    /// Runs `stmts`, then takes the advisory lock of `lock` (as
-    /// [`Conn::lock_key`]), then runs `queries` (their rows mapped), then commits:
-    /// in one flight on PostgreSQL. Holds the rows the statements lock, and the
-    /// lock, only as long as PostgreSQL takes to run what follows them, not for a
-    /// round trip more: a lock that serialises writers (the term counts') is held
-    /// for the queries and the commit, not for the statements before it.
+    /// Runs `stmts`, then `queries` (their rows mapped), then commits: in one flight
+    /// on PostgreSQL. Holds the rows the statements lock only as long as PostgreSQL
+    /// takes to run them, not for a round trip more.
     pub async fn commit_after<T>(
         self,
         stmts: &[Box<dyn Statement>],
-        lock: Option<&str>,
         queries: &[Box<dyn Statement>],
         map: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
     ) -> Result<Vec<T>, CommitError> {
-        let (rows, settled) = self
-            .commit_after_unsettled(stmts, lock, queries, map)
-            .await?;
+        let (rows, settled) = self.commit_after_unsettled(stmts, queries, map).await?;
         settled.settle().await;
         Ok(rows)
     }
@@ -131,14 +124,12 @@ impl Tx {
     async fn commit_after_now<T>(
         mut self,
         stmts: &[Box<dyn Statement>],
-        lock: Option<&str>,
         queries: &[Box<dyn Statement>],
         mut map: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
     ) -> Result<Vec<T>, CommitError> {
         let changes = self.take_changes();
         let postgres = match self.conn() {
             Conn::Postgres(c) => c,
-            // SQLite's one writer needs no lock.
             conn => {
                 let written = async {
                     conn.execute_all(stmts).await?;
@@ -152,13 +143,8 @@ impl Tx {
         };
         let stmts: Vec<&dyn Statement> = stmts.iter().map(|s| s.as_ref()).collect();
         let queries: Vec<&dyn Statement> = queries.iter().map(|q| q.as_ref()).collect();
-        let lock_keys: Vec<String> = lock.into_iter().map(str::to_string).collect();
         let prepared = async {
             let stmts = prepare_pg(postgres, &stmts).await?;
-            let lock = match lock {
-                Some(_) => Some(postgres.prepare_lock().await?),
-                None => None,
-            };
             let queries = prepare_pg(postgres, &queries).await?;
             let announce = Announce {
                 stamp: postgres.prepare(changes::STAMP).await?,
@@ -166,16 +152,16 @@ impl Tx {
                 changes: changes::to_json(&changes),
                 prune: changes::prune_now(),
             };
-            Ok((stmts, lock, queries, announce))
+            Ok((stmts, queries, announce))
         };
-        let ((stmts, stmt_values), lock, (queries, query_values), announce) =
+        let ((stmts, stmt_values), (queries, query_values), announce) =
             prepared.await.map_err(CommitError::NotCommitted)?;
-        let mut batch = pg_batch(stmts, &stmt_values);
-        if let Some(lock) = lock {
-            batch.push((lock, vec![&lock_keys]));
-        }
         let outcome = postgres
-            .execute_all_then_commit(&batch, &pg_batch(queries, &query_values), &announce)
+            .execute_all_then_commit(
+                &pg_batch(stmts, &stmt_values),
+                &pg_batch(queries, &query_values),
+                &announce,
+            )
             .await
             .map_err(CommitError::Unknown)?;
         let rows = match outcome {

@@ -10,22 +10,16 @@ use crate::store::db::Statement;
 use crate::store::schema::Terms;
 use crate::store::{Conn, Row, StoreError, pieces};
 
-/// The lock that serialises the writers that change term counts, until their
-/// transactions end.
+/// Serialises the writers that change term counts, until their transactions end.
 ///
 /// An `UPDATE … WHERE id IN …` locks its rows in the order its scan meets them,
 /// and on a table as small as `terms` PostgreSQL scans it whole, in an order that
 /// changes as updates move rows: two writers whose terms overlap could lock them in
 /// opposite orders and deadlock (a one-second stall before PostgreSQL notices).
-/// Every writer takes it last of its locks, after everything else it writes, and
-/// changes the counts just before the commit, so that it is held briefly: a
-/// create's relations (the heaviest of its triggers) run before it, in the same
-/// flight (`Tx::commit_after`).
-pub(in crate::store) const COUNTS_LOCK: &str = "term-counts";
-
-/// Takes [`COUNTS_LOCK`] before the next statement.
+/// Callers take this first and change counts last, just before the commit, so it
+/// is held briefly.
 pub(in crate::store) async fn lock_counts(conn: &mut Conn) -> Result<(), StoreError> {
-    conn.lock_key(COUNTS_LOCK).await
+    conn.lock_key("term-counts").await
 }
 
 /// Adds to each term's count the events it `gained`, returning each term's count as
@@ -76,7 +70,7 @@ pub(super) fn change_counts(
 /// counts as published, then commits: on PostgreSQL the count updates travel with
 /// the `COMMIT`. Returns each counted term's count as it then is.
 pub async fn commit_new_event_links(
-    tx: crate::store::Tx,
+    mut tx: crate::store::Tx,
     event_id: i64,
     relations: &super::Relations<'_>,
     counted: bool,
@@ -90,8 +84,10 @@ pub async fn commit_new_event_links(
         false => BTreeMap::new(),
     };
     let increments = add_to_counts(&gained);
-    let lock = (!increments.is_empty()).then_some(COUNTS_LOCK);
-    tx.commit_after(&stmts, lock, &increments, count_from_row)
+    if !increments.is_empty() {
+        lock_counts(&mut tx).await?;
+    }
+    tx.commit_after(&stmts, &increments, count_from_row)
         .await
         .map_err(StoreError::from)
 }

@@ -146,13 +146,6 @@ impl PgConn {
         Ok(self.client.prepare_cached(sql).await?)
     }
 
-    /// The statement that takes the advisory locks of its one parameter's keys (a
-    /// `TEXT[]`), as [`PgConn::lock_later`]'s do: for a flight that takes a lock
-    /// between two of its statements rather than before them all.
-    pub async fn prepare_lock(&self) -> Result<Statement, StoreError> {
-        self.prepare(&LOCK_KEYS).await
-    }
-
     /// Sends what was held back, in order, together with the statements `then` sends,
     /// and returns `then`'s result. Statements are prepared before anything is sent,
     /// so that nothing overtakes a preparation round trip.
