@@ -182,19 +182,19 @@ impl PgConn {
         // plan mode is set before the flight and reset after it whatever becomes of
         // it, so that nothing else this connection runs is planned generically.
         let begin = send(begin);
-        let planned = plans != PlanMode::Connection;
-        let generic = send(plans.setting());
-        let custom_again = send(planned.then_some("RESET plan_cache_mode"));
+        let setting = plans.setting();
+        let set_mode = send(setting);
+        let custom_again = send(setting.map(|_| "RESET plan_cache_mode"));
         let lock = async {
             match &lock {
                 Some(lock) => client.execute(lock, &[&locks]).await.map(drop),
                 None => Ok(()),
             }
         };
-        let (begun, generic, locked, result, custom_again) =
-            futures_util::future::join5(begin, generic, lock, then(client), custom_again).await;
+        let (begun, mode_set, locked, result, custom_again) =
+            futures_util::future::join5(begin, set_mode, lock, then(client), custom_again).await;
         begun?;
-        generic?;
+        mode_set?;
         locked?;
         custom_again?;
         result
