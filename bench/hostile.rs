@@ -12,11 +12,12 @@
 
 use std::path::Path;
 
-use calendar_events::api::table::NAMESPACE;
 use calendar_events::domain::term::Taxonomy;
 
 use crate::Result;
-use crate::sweep::{Kind, Values, admin, anon, strings, terms_by_count, values, write_kinds};
+use crate::sweep::{
+    Kind, Values, admin, anon, request_path, strings, terms_by_count, values, write_kinds,
+};
 
 /// The most values a list argument takes (`include`, `categories`, `tags`).
 const MAX_ITEMS: usize = 100;
@@ -165,9 +166,5 @@ async fn hostile_values(url: &str, event_ids: &[String]) -> Result<Values> {
 /// `hostile/kinds.tsv` (kind, caller, file) into `dir`.
 pub async fn write_plan(url: &str, dir: &Path, event_ids: &[String]) -> Result<usize> {
     let values = hostile_values(url, event_ids).await?;
-    let path = |template: &str| match template.starts_with('/') {
-        true => template.to_string(),
-        false => format!("/{NAMESPACE}/{template}"),
-    };
-    write_kinds(&dir.join("hostile"), KINDS, &values, &path)
+    write_kinds(&dir.join("hostile"), KINDS, &values, &request_path)
 }

@@ -361,7 +361,7 @@ sweep_first_pass() {
     [[ $caller == administrator ]] && auth=(-H "$(admin_authorization)")
     # A request that fails counts as the 30 s it may take.
     while IFS= read -r path; do
-        curl -s -o /dev/null -w '%{time_total}\n' --max-time 30 "${auth[@]}" "$BASE$API$path" || echo 30
+        curl -s -o /dev/null -w '%{time_total}\n' --max-time 30 "${auth[@]}" "$BASE$path" || echo 30
     done <"$paths" | sort -g | tail -n1 | awk '{ printf "%.2f\n", $1 * 1000 }'
 }
 # Restarts the server with its response cache off, on a fresh copy when a write scenario

@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use calendar_events::api::table::NAMESPACE;
 use calendar_events::domain::post::PostType;
 use calendar_events::domain::term::Taxonomy;
 use chrono::Datelike as _;
@@ -25,7 +26,8 @@ pub(crate) enum Caller {
 pub(crate) struct Kind {
     pub(crate) name: &'static str,
     pub(crate) caller: Caller,
-    /// Path below the API root; `{name}` placeholders take the values of `Values`.
+    /// Path from the server's root when it starts with `/` (the calendar's pages),
+    /// else below the API root; `{name}` placeholders take the values of `Values`.
     pub(crate) template: &'static str,
 }
 
@@ -154,6 +156,23 @@ const KINDS: &[Kind] = &[
         "events_tags_two_search",
         "events?tags={tag_big},{tag_small}&search={word_rare}",
     ),
+    // The calendar's pages, as a visitor's browser asks for them: a month's grid
+    // places the events of six weeks, a day lists what runs on it.
+    anon("page_list", "/events/list/?page={event_page}"),
+    anon("page_month", "/events/month/{month}/"),
+    anon(
+        "page_month_category",
+        "/events/month/{month}/?category={category_slug}",
+    ),
+    anon(
+        "page_month_search",
+        "/events/month/{month}/?search={word_medium}",
+    ),
+    anon(
+        "page_month_rare_search",
+        "/events/month/{month}/?search={word_rare}",
+    ),
+    anon("page_day", "/events/{day}/"),
     anon("feed", "events?ical=1"),
     anon(
         "feed_month",
@@ -403,6 +422,21 @@ pub(crate) async fn values(url: &str, event_ids: &[String]) -> Result<Values> {
             months.iter().map(ToString::to_string).collect(),
         ),
         ("month_end", ends),
+        (
+            "month",
+            months
+                .iter()
+                .map(|m| m.format("%Y-%m").to_string())
+                .collect(),
+        ),
+        (
+            "day",
+            months
+                .iter()
+                .filter_map(|m| m.with_day(15))
+                .map(|d| d.to_string())
+                .collect(),
+        ),
         // "the" is in nearly every description, "music" in most; a genre or a noun in
         // about a third; "jazz" only in 2 % of titles; the last words in none.
         ("word_common", strings(&["the", "music"])),
@@ -446,13 +480,19 @@ pub(crate) async fn values(url: &str, event_ids: &[String]) -> Result<Values> {
     ]))
 }
 
-/// Writes `sweep/<kind>.paths` (request paths below the API root) and `sweep/kinds.tsv`
+/// Writes `sweep/<kind>.paths` (request paths from the server's root) and `sweep/kinds.tsv`
 /// (kind, caller, file) into `dir`.
 pub async fn write_plan(url: &str, dir: &Path, event_ids: &[String]) -> Result<usize> {
     let values = values(url, event_ids).await?;
-    write_kinds(&dir.join("sweep"), KINDS, &values, &|path| {
-        format!("/{path}")
-    })
+    write_kinds(&dir.join("sweep"), KINDS, &values, &request_path)
+}
+
+/// A kind's path from the server's root: a page's as it is, else below the API root.
+pub(crate) fn request_path(template: &str) -> String {
+    match template.starts_with('/') {
+        true => template.to_string(),
+        false => format!("/{NAMESPACE}/{template}"),
+    }
 }
 
 /// Writes `<kind>.paths` (each variant of the kind's template, as `path` makes it a

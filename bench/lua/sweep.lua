@@ -17,7 +17,7 @@ function init(args)
   end
   requests = {}
   for i, path in ipairs(common.lines(os.getenv("BENCH_SWEEP_PATHS"))) do
-    requests[i] = wrk.format("GET", common.api .. path, headers)
+    requests[i] = wrk.format("GET", path, headers)
   end
 end
 

@@ -208,9 +208,30 @@ impl EventFilter {
     }
 }
 
+/// Where an event of a list falls: its ID, its dates and its zone, without the
+/// rest of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventSpan {
+    pub id: i64,
+    pub start_utc: i64,
+    pub end_utc: i64,
+    pub timezone: String,
+}
+
+impl EventSpan {
+    /// The zone its wall times are in, as [`zone_of`] finds an event's.
+    pub fn zone(&self, site: chrono_tz::Tz) -> super::timezone::EventZone {
+        zone_named(&self.timezone, site)
+    }
+}
+
 /// The zone an event's wall times are in: its own, or the site's when it has none.
 pub fn zone_of(event: &Event, site: chrono_tz::Tz) -> super::timezone::EventZone {
-    super::timezone::parse_zone(&event.timezone).unwrap_or(super::timezone::EventZone::Named(site))
+    zone_named(&event.timezone, site)
+}
+
+fn zone_named(timezone: &str, site: chrono_tz::Tz) -> super::timezone::EventZone {
+    super::timezone::parse_zone(timezone).unwrap_or(super::timezone::EventZone::Named(site))
 }
 
 /// Whether an event in this status, published at `date_utc`, was counted in its

@@ -111,44 +111,120 @@ both!(the_day_view_shows_what_runs_that_day, |app| async move {
     page(&app, "/events/2027-13-45/").await.assert(404);
 });
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_month_busier_than_one_list_is_read_day_by_day() {
-    // 102 events in the grid, more than it reads as one list (100), with a feed
-    // bound that would take them all: every day still shows its first three and
-    // its own count.
-    let app = TestApp::sqlite_with(calendar_events::config::Settings {
-        feed_max_events: 1000,
-        ..settings()
-    })
-    .await;
-    five_sessions_on_the_15th(&app).await;
-    slug_of(
-        &app,
-        event("Late Fair", "2027-03-28 10:00:00", "2027-03-29 12:00:00"),
-    )
-    .await;
-    for n in 0..96 {
-        let start = format!("2027-03-02 {:02}:{:02}:00", 8 + n / 12, n % 12 * 5);
-        let end = format!("2027-03-02 {:02}:{:02}:00", 8 + n / 12, n % 12 * 5 + 1);
-        slug_of(&app, event(&format!("Stall {n}"), &start, &end)).await;
+both!(
+    a_crowded_month_shows_each_days_first_three_and_its_count,
+    |app| async move {
+        // 102 events in the grid: each day shows its first three and its own count.
+        five_sessions_on_the_15th(&app).await;
+        slug_of(
+            &app,
+            event("Late Fair", "2027-03-28 10:00:00", "2027-03-29 12:00:00"),
+        )
+        .await;
+        for n in 0..96 {
+            let start = format!("2027-03-02 {:02}:{:02}:00", 8 + n / 12, n % 12 * 5);
+            let end = format!("2027-03-02 {:02}:{:02}:00", 8 + n / 12, n % 12 * 5 + 1);
+            slug_of(&app, event(&format!("Stall {n}"), &start, &end)).await;
+        }
+        let html = ok(&app, "/events/month/2027-03/").await;
+        assert!(
+            html.contains(r#"<a class="more" href="/events/2027-03-02/">+93 more</a>"#),
+            "{html}"
+        );
+        assert!(
+            html.contains(r#"<a class="more" href="/events/2027-03-15/">+2 more</a>"#),
+            "{html}"
+        );
+        assert_eq!(html.matches("Session ").count(), 3, "{html}");
+        assert!(
+            ["Session 1<", "Session 2<", "Session 3<"]
+                .iter()
+                .all(|s| html.contains(s)),
+            "the day's first three, in list order: {html}"
+        );
+        assert_eq!(html.matches("Stall ").count(), 3, "{html}");
+        assert_eq!(
+            html.matches(r#"href="/event/late-fair/""#).count(),
+            2,
+            "{html}"
+        );
     }
-    let html = ok(&app, "/events/month/2027-03/").await;
-    assert!(
-        html.contains(r#"<a class="more" href="/events/2027-03-02/">+93 more</a>"#),
-        "{html}"
-    );
-    assert!(
-        html.contains(r#"<a class="more" href="/events/2027-03-15/">+2 more</a>"#),
-        "{html}"
-    );
-    assert_eq!(html.matches("Session ").count(), 3, "{html}");
-    assert_eq!(html.matches("Stall ").count(), 3, "{html}");
-    assert_eq!(
-        html.matches(r#"href="/event/late-fair/""#).count(),
-        2,
-        "{html}"
-    );
-}
+);
+
+both!(
+    a_month_shows_and_counts_only_what_a_visitor_may_see,
+    |app| async move {
+        let music = app.category("Music", None).await;
+        for n in 1..=3 {
+            let start = format!("2027-03-18 1{n}:00:00");
+            let end = format!("2027-03-18 1{n}:30:00");
+            let body = event(&format!("Open {n}"), &start, &end);
+            let body = match n {
+                1 => with(body, json!({"categories": [music]})),
+                _ => body,
+            };
+            slug_of(&app, body).await;
+        }
+        for (title, extra) in [
+            ("Closed draft", json!({"status": "draft"})),
+            ("Closed private", json!({"status": "private"})),
+            ("Closed unlisted", json!({"hide_from_listings": true})),
+        ] {
+            let body = event(title, "2027-03-18 08:00:00", "2027-03-18 09:00:00");
+            slug_of(&app, with(body, extra)).await;
+        }
+        let html = ok(&app, "/events/month/2027-03/").await;
+        assert_eq!(html.matches("Open ").count(), 3, "{html}");
+        assert!(!html.contains("Closed"), "{html}");
+        assert!(
+            !html.contains(r#"href="/events/2027-03-18/">+"#),
+            "no hidden event is counted: {html}"
+        );
+        let music_only = ok(&app, "/events/month/2027-03/?category=music").await;
+        assert!(music_only.contains("Open 1<"), "{music_only}");
+        assert!(
+            !music_only.contains("Open 2") && !music_only.contains("Open 3"),
+            "{music_only}"
+        );
+        assert!(
+            !music_only.contains(r#"href="/events/2027-03-18/?category=music">+"#),
+            "the filter counts too: {music_only}"
+        );
+    }
+);
+
+both_with!(
+    a_month_of_more_matches_than_a_search_counts_is_read_day_by_day,
+    calendar_events::config::Settings {
+        search_count_limit: 4,
+        ..settings()
+    },
+    |app| async move {
+        for n in 1..=5 {
+            let start = format!("2027-03-15 0{n}:00:00");
+            let end = format!("2027-03-15 0{n}:30:00");
+            slug_of(&app, event(&format!("Recital {n}"), &start, &end)).await;
+        }
+        slug_of(
+            &app,
+            event("Recital late", "2027-03-20 10:00:00", "2027-03-20 11:00:00"),
+        )
+        .await;
+        slug_of(
+            &app,
+            event("Session 9", "2027-03-20 12:00:00", "2027-03-20 13:00:00"),
+        )
+        .await;
+        let html = ok(&app, "/events/month/2027-03/?search=recital").await;
+        assert_eq!(html.matches("Recital ").count(), 4, "{html}");
+        assert!(html.contains("Recital late"), "{html}");
+        assert!(!html.contains("Session 9"), "{html}");
+        assert!(
+            html.contains(r#"href="/events/2027-03-15/?search=recital">+2 more</a>"#),
+            "{html}"
+        );
+    }
+);
 
 both!(
     an_event_that_started_last_month_is_on_this_months_days,

@@ -1,26 +1,29 @@
 //! `/events/month/` and `/events/month/YYYY-MM/`: a month as a grid of weeks,
 //! each event on every day it covers.
 
+use std::collections::HashMap;
+
 use askama::Template;
 use chrono::{Datelike, Days, Months, NaiveDate};
 
 use super::chrome::Chrome;
-use super::filters::{FilterForm, Filters};
-use super::list::{Link, running_events, visit_path};
+use super::dates::days_covered;
+use super::filters::{FilterForm, Filters, running};
+use super::list::{Link, items, running_events, visit_path};
 use super::text::Tr;
 use super::views::EventItem;
 use super::{PageError, Visit, dates};
+use crate::domain::args::EventListArgs;
+use crate::domain::event::{EventSpan, Total};
 use crate::http::urls::with_query;
 
 /// Events a cell shows; "+N more" links the rest to the day view.
 const SHOWN_PER_DAY: usize = 3;
 
-/// The most events a grid reads as one list; a busier grid is read one day at a
-/// time. From about a hundred events, a day's three events and its count cost
-/// less than loading every event of the grid (at a million events on SQLite, a
-/// grid of 435: 21-28 ms day by day, 33-43 ms as one list; of 107-212: the same
-/// either way; bench/HISTORY.md).
-const ONE_LIST_MAX_EVENTS: u64 = 100;
+/// The most events a grid places from one list of where they fall (their spans):
+/// it then reads the few events its cells show, by ID. A busier grid is read one
+/// day at a time, each day's first events and its count.
+const MAX_PLACED: u64 = 2_000;
 
 #[derive(Template)]
 #[template(path = "month.html")]
@@ -110,7 +113,8 @@ pub async fn month(visit: &Visit, month: Option<NaiveDate>) -> Result<String, Pa
 }
 
 /// The events a cell shows and how many run that day, for every day of the grid:
-/// from one list of the whole grid, or, for a busy grid, from one list a day.
+/// from where the grid's events fall, or, for a grid of more than [`MAX_PLACED`],
+/// from one list a day.
 async fn days(
     visit: &Visit,
     tr: &Tr,
@@ -118,28 +122,88 @@ async fn days(
     start: NaiveDate,
     end: NaiveDate,
 ) -> Result<Vec<(NaiveDate, (Vec<Shown>, u64))>, PageError> {
-    // The grid's count first (one event read): a busy month is read day by day,
-    // and loading a whole list of events only to learn that would cost more than it.
-    let (_, total) = running_events(visit, tr, filters, (start, end), 1).await?;
     let dates = start.iter_days().take_while(|d| *d <= end);
-    if total <= ONE_LIST_MAX_EVENTS {
-        let (events, _) =
-            running_events(visit, tr, filters, (start, end), ONE_LIST_MAX_EVENTS).await?;
-        return Ok(dates
-            .map(|d| {
-                let on: Vec<&EventItem> = events
-                    .iter()
-                    .filter(|e| e.first_day <= d && d <= e.last_day)
-                    .collect();
-                let shown = on
-                    .iter()
-                    .take(SHOWN_PER_DAY)
-                    .map(|e| Shown::of(e))
-                    .collect();
-                (d, (shown, on.len() as u64))
-            })
-            .collect());
-    }
+    let Some(spans) = placed(visit, filters, (start, end)).await? else {
+        return day_by_day(visit, tr, filters, dates).await;
+    };
+    let site = visit.settings().timezone;
+    let placed: Vec<(i64, NaiveDate, NaiveDate)> = spans
+        .iter()
+        .map(|s| {
+            let (first, last) = days_covered(&s.zone(site), s.start_utc, s.end_utc);
+            (s.id, first, last)
+        })
+        .collect();
+    let cells: Vec<(NaiveDate, Vec<i64>, u64)> = dates
+        .map(|d| {
+            let on = || placed.iter().filter(|(_, f, l)| *f <= d && d <= *l);
+            let first: Vec<i64> = on().take(SHOWN_PER_DAY).map(|(id, _, _)| *id).collect();
+            (d, first, on().count() as u64)
+        })
+        .collect();
+    let mut shown: Vec<i64> = cells.iter().flat_map(|(_, ids, _)| ids.clone()).collect();
+    shown.sort_unstable();
+    shown.dedup();
+    let items = by_id(visit, tr, filters, &shown).await?;
+    Ok(cells
+        .into_iter()
+        .map(|(d, ids, count)| {
+            let events = ids
+                .iter()
+                .filter_map(|id| items.get(id))
+                .map(Shown::of)
+                .collect();
+            (d, (events, count))
+        })
+        .collect())
+}
+
+/// Where the grid's events fall, unless it holds more than [`MAX_PLACED`]. A list
+/// is counted first, from its keys, so that a busy grid is not read twice; a search
+/// is read at once, as its count is its page's walk: up to its limit, past which
+/// its grid is busy.
+async fn placed(
+    visit: &Visit,
+    filters: &Filters,
+    grid: (NaiveDate, NaiveDate),
+) -> Result<Option<Vec<EventSpan>>, PageError> {
+    let most = match filters.search {
+        Some(_) => MAX_PLACED.min(visit.settings().search_count_limit),
+        None => {
+            let (_, total) = spans(visit, filters, grid, 1).await?;
+            if total.count > MAX_PLACED {
+                return Ok(None);
+            }
+            MAX_PLACED
+        }
+    };
+    let (spans, total) = spans(visit, filters, grid, most).await?;
+    Ok((!total.at_least && total.count <= spans.len() as u64).then_some(spans))
+}
+
+/// The first `most` events running in the grid, as their spans, and how many run.
+async fn spans(
+    visit: &Visit,
+    filters: &Filters,
+    (start, end): (NaiveDate, NaiveDate),
+    most: u64,
+) -> Result<(Vec<EventSpan>, Total), PageError> {
+    let mut args = running(start, end, most, visit.look_back().await?);
+    filters.apply(&mut args);
+    Ok(visit
+        .app
+        .service
+        .list_event_spans(visit.asking(), &args, most)
+        .await?)
+}
+
+/// A busy grid's days, one list each: its first events and its count.
+async fn day_by_day(
+    visit: &Visit,
+    tr: &Tr,
+    filters: &Filters,
+    dates: impl Iterator<Item = NaiveDate>,
+) -> Result<Vec<(NaiveDate, (Vec<Shown>, u64))>, PageError> {
     let mut out = Vec::new();
     for d in dates {
         let (events, total) =
@@ -147,6 +211,40 @@ async fn days(
         out.push((d, (events.iter().map(Shown::of).collect(), total)));
     }
     Ok(out)
+}
+
+/// The grid's events named, read as its list reads them (the caller's view, the
+/// filters), by ID: those that no longer match since they were placed are left out.
+async fn by_id(
+    visit: &Visit,
+    tr: &Tr,
+    filters: &Filters,
+    ids: &[i64],
+) -> Result<HashMap<i64, EventItem>, PageError> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let most = ids.len() as u64;
+    // `include` leaves out the list's dates: the events named are those placed.
+    let mut args = EventListArgs {
+        page: 1,
+        per_page: most as i64,
+        include: Some(ids.iter().map(i64::to_string).collect()),
+        ..Default::default()
+    };
+    filters.apply(&mut args);
+    let found = visit
+        .app
+        .service
+        .list_events_up_to(visit.asking(), &args, &[], most)
+        .await?;
+    let shown = items(visit, tr, &found.events);
+    Ok(found
+        .events
+        .iter()
+        .map(|e| e.event.post.id)
+        .zip(shown)
+        .collect())
 }
 
 impl Shown {

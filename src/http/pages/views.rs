@@ -19,16 +19,14 @@ pub struct EventItem {
     pub datetime: String,
     pub venue: Option<String>,
     pub featured: bool,
-    /// The local days it covers, in its own zone.
+    /// The local day it starts on, in its own zone.
     pub first_day: NaiveDate,
-    pub last_day: NaiveDate,
 }
 
 impl EventItem {
     pub fn new(shown: &ShownEvent, tr: &Tr, prefix: &str, site: chrono_tz::Tz) -> EventItem {
         let e = &shown.event;
         let zone = zone_of(e, site);
-        let (first_day, last_day) = dates::days_covered(&zone, e.start_utc, e.end_utc);
         EventItem {
             title: title_text(&e.post.title),
             href: event_path(prefix, &e.post.slug),
@@ -36,8 +34,7 @@ impl EventItem {
             datetime: dates::iso(&zone, e.start_utc),
             venue: shown.links.venue.as_ref().map(|v| title_text(&v.title)),
             featured: e.featured,
-            first_day,
-            last_day,
+            first_day: zone.local(e.start_utc).date(),
         }
     }
 }

@@ -5,7 +5,7 @@ use super::{ShownEvent, readable_links};
 use crate::domain::args::EventListArgs;
 use crate::domain::changes::{Reach, Seen, Tally};
 use crate::domain::event::{
-    Event, EventFilter, EventLinks, SEARCH_COUNT_LIMIT, Total, distance_km, search_depth,
+    Event, EventFilter, EventLinks, EventSpan, SEARCH_COUNT_LIMIT, Total, distance_km, search_depth,
 };
 use crate::domain::event_list::{EventQuery, ListContext, Near, event_query};
 use crate::domain::post::{Post, PostType, Status};
@@ -72,28 +72,12 @@ impl Service {
         invalid: &[Invalid],
         per_page_max: u64,
     ) -> Result<EventPage, Error> {
-        let cx = ListContext {
-            now: asking.now,
-            zone: self.zone,
-            per_page_max,
-            sees_unpublished: asking.caller.can_create_posts(),
-        };
-        let mut p = Problems::new(invalid);
-        let query = event_query(args, &cx, &mut p);
-        let depth = search_depth(self.search_depth, self.search_count_limit);
-        let offset = query.page.saturating_sub(1).saturating_mul(query.per_page);
-        let searched = !query.search_words.is_empty();
-        if searched && offset >= depth {
-            p.add(Invalid {
-                name: "page".into(),
-                reason: Reason::PastSearchDepth(depth),
-            });
-        }
-        let mut conn = self.store.pool.read().await?;
-        let resolved = resolve(&mut conn, &query, asking, &mut p).await?;
-        p.finish::<Error>()?;
-        let mut filter = filter(&query, resolved, asking);
-        filter.count_limit = self.search_count_limit;
+        let Prepared {
+            query,
+            filter,
+            at_search_depth,
+            mut conn,
+        } = self.prepare(asking, args, invalid, per_page_max).await?;
         let reach = Reach {
             window: filter.window(),
             terms: reached_terms(&mut conn, &filter).await?,
@@ -106,7 +90,6 @@ impl Service {
             seen,
         } = events::list(&mut conn, &filter).await?;
         let tally = seen.and_then(|seen| tally(&filter, &items, total, seen));
-        let at_search_depth = searched && offset.saturating_add(query.per_page) >= depth;
         if items.is_empty() && query.page > 1 {
             return Err(Error::Refused(Refusal::PageNotFound(PostType::Event)));
         }
@@ -135,6 +118,74 @@ impl Service {
             tally,
         })
     }
+
+    /// The first page of up to `most` events of a list, each as its [`EventSpan`], and
+    /// the list's total: a view that places many events and shows a few of them
+    /// (the month grid) reads where they all fall, then only those it shows.
+    pub async fn list_event_spans(
+        &self,
+        asking: Asking<'_>,
+        args: &EventListArgs,
+        most: u64,
+    ) -> Result<(Vec<EventSpan>, Total), Error> {
+        let args = EventListArgs {
+            page: 1,
+            per_page: i64::try_from(most).unwrap_or(i64::MAX),
+            ..args.clone()
+        };
+        let Prepared {
+            filter, mut conn, ..
+        } = self.prepare(asking, &args, &[], most).await?;
+        Ok(events::list_spans(&mut conn, &filter).await?)
+    }
+
+    /// A list request read, its references resolved and checked for the caller,
+    /// and the connection its page is to be read on.
+    async fn prepare(
+        &self,
+        asking: Asking<'_>,
+        args: &EventListArgs,
+        invalid: &[Invalid],
+        per_page_max: u64,
+    ) -> Result<Prepared, Error> {
+        let cx = ListContext {
+            now: asking.now,
+            zone: self.zone,
+            per_page_max,
+            sees_unpublished: asking.caller.can_create_posts(),
+        };
+        let mut p = Problems::new(invalid);
+        let query = event_query(args, &cx, &mut p);
+        let depth = search_depth(self.search_depth, self.search_count_limit);
+        let offset = query.page.saturating_sub(1).saturating_mul(query.per_page);
+        let searched = !query.search_words.is_empty();
+        if searched && offset >= depth {
+            p.add(Invalid {
+                name: "page".into(),
+                reason: Reason::PastSearchDepth(depth),
+            });
+        }
+        let mut conn = self.store.pool.read().await?;
+        let resolved = resolve(&mut conn, &query, asking, &mut p).await?;
+        p.finish::<Error>()?;
+        let mut filter = filter(&query, resolved, asking);
+        filter.count_limit = self.search_count_limit;
+        Ok(Prepared {
+            at_search_depth: searched && offset.saturating_add(query.per_page) >= depth,
+            query,
+            filter,
+            conn,
+        })
+    }
+}
+
+/// A list request ready to be read ([`Service::prepare`]).
+struct Prepared {
+    query: EventQuery,
+    filter: EventFilter,
+    /// A search's page at its depth ([`EventPage::at_search_depth`]).
+    at_search_depth: bool,
+    conn: Conn,
 }
 
 /// The events a list names: those of `include`, and among them (or alone) those kept

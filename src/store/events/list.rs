@@ -8,7 +8,7 @@ use sea_query::{Expr, ExprTrait, Order, Query, SelectStatement};
 use super::keys::{Probes, Weighed};
 use super::{event_from_row, select_events};
 use crate::domain::changes::Seen;
-use crate::domain::event::{Event, EventFilter, Total};
+use crate::domain::event::{Event, EventFilter, EventSpan, Total};
 use crate::domain::event_keys::{KeyFilter, KeyKind, TermMask, common_flag_drives, key_filters};
 use crate::domain::post::PostType;
 use crate::store::event_count::KeyWindow;
@@ -75,12 +75,49 @@ pub struct Listed {
 
 /// One page of events, ordered by start then ID, and the total.
 pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<Listed, StoreError> {
+    let (events, total, seen) = listed(conn, eq, select_events(), event_from_row).await?;
+    Ok(Listed {
+        events,
+        total,
+        seen,
+    })
+}
+
+/// One page of a list as [`list`] finds it, each event read as its [`EventSpan`]: a
+/// view that places many events and shows a few of them reads those few alone.
+pub async fn list_spans(
+    conn: &mut Conn,
+    eq: &EventFilter,
+) -> Result<(Vec<EventSpan>, Total), StoreError> {
+    let mut select = Query::select();
+    select.from(Posts::Table).columns([
+        (Posts::Table, Posts::Id),
+        (Posts::Table, Posts::StartUtc),
+        (Posts::Table, Posts::EndUtc),
+        (Posts::Table, Posts::Timezone),
+    ]);
+    let span = |r: &crate::store::Row<'_>| {
+        Ok(EventSpan {
+            id: r.i64(0)?,
+            start_utc: r.opt_i64(1)?.unwrap_or(0),
+            end_utc: r.opt_i64(2)?.unwrap_or(0),
+            timezone: r.string(3)?,
+        })
+    };
+    let (spans, total, _) = listed(conn, eq, select, span).await?;
+    Ok((spans, total))
+}
+
+/// One page of the list read with `select` (its rows of `posts`, in list order),
+/// its total, and the writes the total counted when the store can tell.
+async fn listed<T>(
+    conn: &mut Conn,
+    eq: &EventFilter,
+    select: SelectStatement,
+    row: impl FnMut(&crate::store::Row<'_>) -> Result<T, StoreError>,
+) -> Result<(Vec<T>, Total, Option<Seen>), StoreError> {
     let Some((mut keys, terms_events)) = planned_keys(conn, eq).await? else {
-        return Ok(Listed {
-            events: Vec::new(),
-            total: Total::exact(0),
-            seen: None,
-        });
+        return Ok((Vec::new(), Total::exact(0), None));
     };
     if !eq.search_words.is_empty()
         && terms_events
@@ -93,7 +130,7 @@ pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<Listed, StoreErro
     crate::store::sqlite::scanning(
         backend,
         may_scan,
-        page_and_total(conn, eq, &keys, terms_events),
+        page_and_total(conn, eq, &keys, terms_events, select, row),
     )
     .await
 }
@@ -181,12 +218,14 @@ const SMALL_TERMS_PER_MATCH: u64 = 150;
 /// `terms`: the weight of the driver when it is a filter of several terms, which
 /// decides whether its total and deep pages are read from the events' bits, and
 /// whether its total is counted as a set of events.
-async fn page_and_total(
+async fn page_and_total<T>(
     conn: &mut Conn,
     eq: &EventFilter,
     keys: &[KeyFilter],
     terms: Option<Weighed>,
-) -> Result<Listed, StoreError> {
+    mut page: SelectStatement,
+    row: impl FnMut(&crate::store::Row<'_>) -> Result<T, StoreError>,
+) -> Result<(Vec<T>, Total, Option<Seen>), StoreError> {
     // A search counts its matches up to a limit (`search`); nothing else does.
     let (ids, total, seen) = if !eq.search_words.is_empty() {
         let found = super::search::page(conn, eq, keys).await?;
@@ -200,22 +239,13 @@ async fn page_and_total(
         (ids, Total::exact(count), seen)
     };
     let Some(ids) = ids else {
-        return Ok(Listed {
-            events: Vec::new(),
-            total,
-            seen,
-        });
+        return Ok((Vec::new(), total, seen));
     };
-    let mut page = select_events();
     page.and_where(col(Posts::Id).in_subquery(ids))
         .order_by((Posts::Table, Posts::StartUtc), Order::Asc)
         .order_by((Posts::Table, Posts::Id), Order::Asc);
-    let events = conn.query(&page, event_from_row).await?;
-    Ok(Listed {
-        events,
-        total,
-        seen,
-    })
+    let rows = conn.query(&page, row).await?;
+    Ok((rows, total, seen))
 }
 
 /// The keys a search reads when its first filter is of many terms' events (two of

@@ -389,10 +389,24 @@ fn unsearched(eq: &EventFilter) -> EventFilter {
     }
 }
 
+/// The list without its search, nor the bounds the per-day counts do not serve, a
+/// start's from above and an end's from below (`starts_before`, `ends_after`): a
+/// window that holds the list's, whose rows a search's way is weighed by. A view
+/// of the days a search runs on (a month's grid at a million events: 30,000
+/// events) otherwise weighed none, and walked them.
+fn counted_window(eq: &EventFilter) -> EventFilter {
+    EventFilter {
+        starts_before: None,
+        ends_after: None,
+        ..unsearched(eq)
+    }
+}
+
 /// How many key rows of the driver the window holds, whatever the other filters
 /// and the words: from the per-day counts, when they serve each of the driver's
 /// values alone (an event of two values counted twice), one statement per value,
-/// for a driver of at most [`COUNTED_VALUES`].
+/// for a driver of at most [`COUNTED_VALUES`]; the rows of [`counted_window`],
+/// which holds the list's window.
 async fn window_rows(
     conn: &mut Conn,
     eq: &EventFilter,
@@ -401,7 +415,7 @@ async fn window_rows(
     if keys[0].values.len() > COUNTED_VALUES {
         return Ok(None);
     }
-    let Some(windows) = super::keys::each_value_window(&unsearched(eq), &keys[0]) else {
+    let Some(windows) = super::keys::each_value_window(&counted_window(eq), &keys[0]) else {
         return Ok(None);
     };
     Ok(Some(
