@@ -196,19 +196,9 @@ pub async fn day(visit: &Visit, day: Option<NaiveDate>) -> Result<String, PageEr
     Ok(ListPage::filtered(visit, heading, groups, pager, form).render()?)
 }
 
-/// The first `most` events (by start) that run on some day from `first` to
-/// `last`, as the filters narrow them, and how many there are in all.
-pub async fn running_events(
-    visit: &Visit,
-    tr: &Tr,
-    filters: &Filters,
-    window: (NaiveDate, NaiveDate),
-    most: u64,
-) -> Result<(Vec<EventItem>, u64), PageError> {
-    running_page(visit, tr, filters, window, most, 1).await
-}
-
-/// Page `page` of [`running_events`], `per_page` a page.
+/// Page `page` of the events (by start) that run on some day from `first` to
+/// `last`, `per_page` a page, as the filters narrow them, and how many there are
+/// in all.
 async fn running_page(
     visit: &Visit,
     tr: &Tr,

@@ -9,7 +9,7 @@ use chrono::{Datelike, Days, Months, NaiveDate};
 use super::chrome::Chrome;
 use super::dates::days_covered;
 use super::filters::{FilterForm, Filters, running};
-use super::list::{Link, items, running_events, visit_path};
+use super::list::{Link, items, visit_path};
 use super::text::Tr;
 use super::views::EventItem;
 use super::{PageError, Visit, dates};
@@ -113,8 +113,8 @@ pub async fn month(visit: &Visit, month: Option<NaiveDate>) -> Result<String, Pa
 }
 
 /// The events a cell shows and how many run that day, for every day of the grid:
-/// from where the grid's events fall, or, for a grid of more than [`MAX_PLACED`],
-/// from one list a day.
+/// placed from where the grid's events fall, or, for a grid of more than
+/// [`MAX_PLACED`], one day at a time; then the events shown are read, by ID.
 async fn days(
     visit: &Visit,
     tr: &Tr,
@@ -123,28 +123,14 @@ async fn days(
     end: NaiveDate,
 ) -> Result<Vec<(NaiveDate, (Vec<Shown>, u64))>, PageError> {
     let dates = start.iter_days().take_while(|d| *d <= end);
-    let Some(spans) = placed(visit, filters, (start, end)).await? else {
-        return day_by_day(visit, tr, filters, dates).await;
+    let cells = match placed(visit, filters, (start, end)).await? {
+        Some(spans) => place(visit, &spans, dates),
+        None => day_by_day(visit, filters, dates).await?,
     };
-    let site = visit.settings().timezone;
-    let placed: Vec<(i64, NaiveDate, NaiveDate)> = spans
-        .iter()
-        .map(|s| {
-            let (first, last) = days_covered(&s.zone(site), s.start_utc, s.end_utc);
-            (s.id, first, last)
-        })
-        .collect();
-    let cells: Vec<(NaiveDate, Vec<i64>, u64)> = dates
-        .map(|d| {
-            let on = || placed.iter().filter(|(_, f, l)| *f <= d && d <= *l);
-            let first: Vec<i64> = on().take(SHOWN_PER_DAY).map(|(id, _, _)| *id).collect();
-            (d, first, on().count() as u64)
-        })
-        .collect();
     let mut shown: Vec<i64> = cells.iter().flat_map(|(_, ids, _)| ids.clone()).collect();
     shown.sort_unstable();
     shown.dedup();
-    let items = by_id(visit, tr, filters, &shown).await?;
+    let items = by_id(visit, tr, &shown).await?;
     Ok(cells
         .into_iter()
         .map(|(d, ids, count)| {
@@ -156,6 +142,30 @@ async fn days(
             (d, (events, count))
         })
         .collect())
+}
+
+/// Each day of the grid: the first events of the spans that cover it, in list
+/// order, and how many do, each span on the days it covers in its own zone.
+fn place(
+    visit: &Visit,
+    spans: &[EventSpan],
+    dates: impl Iterator<Item = NaiveDate>,
+) -> Vec<(NaiveDate, Vec<i64>, u64)> {
+    let site = visit.settings().timezone;
+    let placed: Vec<(i64, NaiveDate, NaiveDate)> = spans
+        .iter()
+        .map(|s| {
+            let (first, last) = days_covered(&s.zone(site), s.start_utc, s.end_utc);
+            (s.id, first, last)
+        })
+        .collect();
+    dates
+        .map(|d| {
+            let on = || placed.iter().filter(|(_, f, l)| *f <= d && d <= *l);
+            let first = on().take(SHOWN_PER_DAY).map(|(id, _, _)| *id).collect();
+            (d, first, on().count() as u64)
+        })
+        .collect()
 }
 
 /// Where the grid's events fall, unless it holds more than [`MAX_PLACED`]. A list
@@ -197,42 +207,53 @@ async fn spans(
         .await?)
 }
 
-/// A busy grid's days, one list each: its first events and its count.
+/// A busy grid's days, one list each: its first events, as their spans, and its
+/// count (a search's counted up to its limit, and one more past it, so that the
+/// day's cell reads on).
 async fn day_by_day(
     visit: &Visit,
-    tr: &Tr,
     filters: &Filters,
     dates: impl Iterator<Item = NaiveDate>,
-) -> Result<Vec<(NaiveDate, (Vec<Shown>, u64))>, PageError> {
-    let mut out = Vec::new();
-    for d in dates {
-        let (events, total) =
-            running_events(visit, tr, filters, (d, d), SHOWN_PER_DAY as u64).await?;
-        out.push((d, (events.iter().map(Shown::of).collect(), total)));
-    }
-    Ok(out)
+) -> Result<Vec<(NaiveDate, Vec<i64>, u64)>, PageError> {
+    let most = SHOWN_PER_DAY as u64;
+    let look_back = visit.look_back().await?;
+    let dates: Vec<NaiveDate> = dates.collect();
+    let days: Vec<EventListArgs> = dates
+        .iter()
+        .map(|d| running(*d, *d, most, look_back))
+        .collect();
+    let mut args = EventListArgs::default();
+    filters.apply(&mut args);
+    let each = visit
+        .app
+        .service
+        .list_event_spans_each(visit.asking(), &args, &days, most)
+        .await?;
+    Ok(dates
+        .into_iter()
+        .zip(each)
+        .map(|(d, (spans, total))| {
+            let ids = spans.iter().map(|s| s.id).collect();
+            (d, ids, total.count + u64::from(total.at_least))
+        })
+        .collect())
 }
 
-/// The grid's events named, read as its list reads them (the caller's view, the
-/// filters), by ID: those that no longer match since they were placed are left out.
-async fn by_id(
-    visit: &Visit,
-    tr: &Tr,
-    filters: &Filters,
-    ids: &[i64],
-) -> Result<HashMap<i64, EventItem>, PageError> {
+/// The grid's events named, by ID, as a list shows them to the caller: one the
+/// caller may no longer see since it was placed is left out. The filters placed
+/// them, and are not checked again (a search's words on each event's text).
+async fn by_id(visit: &Visit, tr: &Tr, ids: &[i64]) -> Result<HashMap<i64, EventItem>, PageError> {
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
     let most = ids.len() as u64;
     // `include` leaves out the list's dates: the events named are those placed.
-    let mut args = EventListArgs {
+    let args = EventListArgs {
         page: 1,
         per_page: most as i64,
         include: Some(ids.iter().map(i64::to_string).collect()),
         ..Default::default()
     };
-    filters.apply(&mut args);
     let found = visit
         .app
         .service

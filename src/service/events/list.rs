@@ -139,6 +139,61 @@ impl Service {
         Ok(events::list_spans(&mut conn, &filter).await?)
     }
 
+    /// As [`Service::list_event_spans`], for each of `days`: the list of `args` with
+    /// the dates of each (`start_date`, `end_date`, `starts_before`, `starts_after`,
+    /// `ends_before`, `ends_after`, `strict_dates`), read on one connection, its
+    /// references resolved once. A view of many days (a busy month's grid) reads
+    /// each day's first events and count so.
+    pub async fn list_event_spans_each(
+        &self,
+        asking: Asking<'_>,
+        args: &EventListArgs,
+        days: &[EventListArgs],
+        most: u64,
+    ) -> Result<Vec<(Vec<EventSpan>, Total)>, Error> {
+        let first_page = |d: &EventListArgs| EventListArgs {
+            page: 1,
+            per_page: i64::try_from(most).unwrap_or(i64::MAX),
+            start_date: d.start_date.clone(),
+            end_date: d.end_date.clone(),
+            starts_before: d.starts_before.clone(),
+            starts_after: d.starts_after.clone(),
+            ends_before: d.ends_before.clone(),
+            ends_after: d.ends_after.clone(),
+            strict_dates: d.strict_dates,
+            ..args.clone()
+        };
+        let Prepared {
+            filter, mut conn, ..
+        } = self.prepare(asking, &first_page(args), &[], most).await?;
+        let mut each = Vec::with_capacity(days.len());
+        for day in days {
+            let mut p = Problems::new(&[]);
+            let query = event_query(&first_page(day), &self.list_context(asking, most), &mut p);
+            p.finish::<Error>()?;
+            let dated = EventFilter {
+                start_min: query.start_min,
+                end_max: query.end_max,
+                starts_before: query.starts_before,
+                starts_after: query.starts_after,
+                ends_before: query.ends_before,
+                ends_after: query.ends_after,
+                ..filter.clone()
+            };
+            each.push(events::list_spans(&mut conn, &dated).await?);
+        }
+        Ok(each)
+    }
+
+    fn list_context(&self, asking: Asking<'_>, per_page_max: u64) -> ListContext {
+        ListContext {
+            now: asking.now,
+            zone: self.zone,
+            per_page_max,
+            sees_unpublished: asking.caller.can_create_posts(),
+        }
+    }
+
     /// A list request read, its references resolved and checked for the caller,
     /// and the connection its page is to be read on.
     async fn prepare(
@@ -148,14 +203,8 @@ impl Service {
         invalid: &[Invalid],
         per_page_max: u64,
     ) -> Result<Prepared, Error> {
-        let cx = ListContext {
-            now: asking.now,
-            zone: self.zone,
-            per_page_max,
-            sees_unpublished: asking.caller.can_create_posts(),
-        };
         let mut p = Problems::new(invalid);
-        let query = event_query(args, &cx, &mut p);
+        let query = event_query(args, &self.list_context(asking, per_page_max), &mut p);
         let depth = search_depth(self.search_depth, self.search_count_limit);
         let offset = query.page.saturating_sub(1).saturating_mul(query.per_page);
         let searched = !query.search_words.is_empty();
