@@ -52,7 +52,7 @@ SCENARIOS=(
     "edits|edits.lua|@API/events|60% POST /events, 40% edits of existing events (POST /events/{id}: new dates, venue, organizer)"
     "mix|mix.lua|@API/events|90% reads (events, filtered, by ID, by slug) / 10% POST /events"
     "removals|removals.lua|@API/events|40% POST /events/{id} replacing categories and tags, 40% DELETE /events/{id} (trash), 20% DELETE ?force=true; each event removed once"
-    "sweep|sweep.lua|-|every list route and parameter, values drawn from the data set, one request at a time, response cache off"
+    "sweep|sweep.lua|-|every list route and parameter and the calendar's pages, values drawn from the data set, one request at a time, response cache off"
     "hostile|-|-|requests at their most expensive (every term, unset flags, last pages, deepest searches), each sent twice, response cache off: against the 1-second bound"
 )
 
