@@ -200,28 +200,50 @@ both_with!(
         ..settings()
     },
     |app| async move {
+        let music = app.category("Music", None).await;
+        let in_music = |body| with(body, json!({"categories": [music]}));
         for n in 1..=5 {
             let start = format!("2027-03-15 0{n}:00:00");
             let end = format!("2027-03-15 0{n}:30:00");
-            slug_of(&app, event(&format!("Recital {n}"), &start, &end)).await;
+            slug_of(&app, in_music(event(&format!("Recital {n}"), &start, &end))).await;
         }
-        slug_of(
-            &app,
-            event("Recital late", "2027-03-20 10:00:00", "2027-03-20 11:00:00"),
-        )
-        .await;
+        let late = event("Recital late", "2027-03-20 10:00:00", "2027-03-20 11:00:00");
+        slug_of(&app, in_music(late)).await;
+        let elsewhere = event(
+            "Recital elsewhere",
+            "2027-03-21 10:00:00",
+            "2027-03-21 11:00:00",
+        );
+        slug_of(&app, elsewhere).await;
+        let draft = event(
+            "Recital draft",
+            "2027-03-20 08:00:00",
+            "2027-03-20 09:00:00",
+        );
+        slug_of(&app, in_music(with(draft, json!({"status": "draft"})))).await;
         slug_of(
             &app,
             event("Session 9", "2027-03-20 12:00:00", "2027-03-20 13:00:00"),
         )
         .await;
         let html = ok(&app, "/events/month/2027-03/?search=recital").await;
-        assert_eq!(html.matches("Recital ").count(), 4, "{html}");
-        assert!(html.contains("Recital late"), "{html}");
-        assert!(!html.contains("Session 9"), "{html}");
+        assert_eq!(html.matches("Recital ").count(), 5, "{html}");
+        assert!(html.contains("Recital late") && html.contains("Recital elsewhere"));
+        assert!(!html.contains("Session 9") && !html.contains("Recital draft"));
+        assert!(
+            !html.contains(r#"href="/events/2027-03-20/?search=recital">+"#),
+            "the draft is not counted: {html}"
+        );
         assert!(
             html.contains(r#"href="/events/2027-03-15/?search=recital">+2 more</a>"#),
             "{html}"
+        );
+        let music_only = ok(&app, "/events/month/2027-03/?search=recital&category=music").await;
+        assert_eq!(music_only.matches("Recital ").count(), 4, "{music_only}");
+        assert!(music_only.contains("Recital late"), "{music_only}");
+        assert!(
+            !music_only.contains("Recital elsewhere") && !music_only.contains("Recital draft"),
+            "{music_only}"
         );
     }
 );
