@@ -67,14 +67,14 @@ both!(the_month_grid_marks_today, |app| async move {
 both!(
     a_crowded_day_links_its_overflow_to_the_day_view,
     |app| async move {
-        five_sessions_on_the_15th(&app).await;
+        five_workshops_on_the_15th(&app).await;
         let html = ok(&app, "/events/month/2027-03/").await;
         assert!(
             html.contains(r#"<a class="more" href="/events/2027-03-15/">+2 more</a>"#),
             "{html}"
         );
         let day = ok(&app, "/events/2027-03-15/").await;
-        assert_eq!(day.matches("Session ").count(), 5, "{day}");
+        assert_eq!(day.matches("Workshop ").count(), 5, "{day}");
     }
 );
 
@@ -115,7 +115,7 @@ both!(
     a_crowded_month_shows_each_days_first_three_and_its_count,
     |app| async move {
         // 102 events in the grid: each day shows its first three and its own count.
-        five_sessions_on_the_15th(&app).await;
+        five_workshops_on_the_15th(&app).await;
         slug_of(
             &app,
             event("Late Fair", "2027-03-28 10:00:00", "2027-03-29 12:00:00"),
@@ -135,9 +135,9 @@ both!(
             html.contains(r#"<a class="more" href="/events/2027-03-15/">+2 more</a>"#),
             "{html}"
         );
-        assert_eq!(html.matches("Session ").count(), 3, "{html}");
+        assert_eq!(html.matches("Workshop ").count(), 3, "{html}");
         assert!(
-            ["Session 1<", "Session 2<", "Session 3<"]
+            ["Workshop 1<", "Workshop 2<", "Workshop 3<"]
                 .iter()
                 .all(|s| html.contains(s)),
             "the day's first three, in list order: {html}"
@@ -223,13 +223,13 @@ both_with!(
         slug_of(&app, in_music(with(draft, json!({"status": "draft"})))).await;
         slug_of(
             &app,
-            event("Session 9", "2027-03-20 12:00:00", "2027-03-20 13:00:00"),
+            event("Workshop 9", "2027-03-20 12:00:00", "2027-03-20 13:00:00"),
         )
         .await;
         let html = ok(&app, "/events/month/2027-03/?search=recital").await;
         assert_eq!(html.matches("Recital ").count(), 5, "{html}");
         assert!(html.contains("Recital late") && html.contains("Recital elsewhere"));
-        assert!(!html.contains("Session 9") && !html.contains("Recital draft"));
+        assert!(!html.contains("Workshop 9") && !html.contains("Recital draft"));
         assert!(
             !html.contains(r#"href="/events/2027-03-20/?search=recital">+"#),
             "the draft is not counted: {html}"

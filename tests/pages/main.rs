@@ -53,11 +53,11 @@ async fn long_festival(app: &TestApp) {
 }
 
 /// A crowded day: more events than a month cell shows.
-async fn five_sessions_on_the_15th(app: &TestApp) {
+async fn five_workshops_on_the_15th(app: &TestApp) {
     for n in 1..=5 {
         let start = format!("2027-03-15 0{n}:00:00");
         let end = format!("2027-03-15 0{n}:30:00");
-        slug_of(app, event(&format!("Session {n}"), &start, &end)).await;
+        slug_of(app, event(&format!("Workshop {n}"), &start, &end)).await;
     }
 }
 
