@@ -43,8 +43,12 @@ pub(in crate::store) struct KeyWindow {
     /// `start ≥ from`, `end ≤ to` (and so `start ≤ to`).
     pub from: i64,
     pub to: i64,
-    /// And `start <` this start of a day, to count the events before a page.
+    /// And `start <` this start of a day: a list's `starts_before` on a UTC
+    /// midnight, or the day a page starts at (the events before it counted).
     pub before_day: Option<i64>,
+    /// And `end >` this start of a day: a list's `ends_after` on a UTC midnight,
+    /// the events still running after it (see [`midnight_ends`]).
+    pub ends_after_day: Option<i64>,
     /// Also count scheduled events whose date is at or before this instant.
     pub due_by: Option<i64>,
 }
@@ -103,6 +107,7 @@ fn parts(w: &KeyWindow) -> Vec<SelectStatement> {
     if !w.statuses.is_empty() {
         parts.extend(inner(w));
         parts.extend([first_day(w), last_day(w)]);
+        parts.extend(midnight_ends(w));
     }
     if let Some(now) = w.due_by {
         parts.push(due(w, now));
@@ -119,16 +124,21 @@ fn union(parts: Vec<SelectStatement>) -> Option<SelectStatement> {
     Some(all)
 }
 
+/// The sum of the parts' counts, one of which may take events away
+/// ([`midnight_ends`]).
 fn events_of(counts: Vec<i64>) -> u64 {
-    counts
-        .into_iter()
-        .map(|n| u64::try_from(n).unwrap_or(0))
-        .sum()
+    let sum = counts.into_iter().fold(0i64, i64::saturating_add);
+    u64::try_from(sum).unwrap_or(0)
 }
 
-/// The key's per-day counts, of the statuses and password states counted.
+/// The key's per-day counts, of the statuses and password states counted, and
+/// of the end days running past the window's `ends_after_day` if it has one.
 fn days(w: &KeyWindow) -> SelectStatement {
-    key_counts(EventKeyDays::Table, w)
+    let mut q = key_counts(EventKeyDays::Table, w);
+    if let Some(day) = w.ends_after_day {
+        q.and_where(Expr::col(EventKeyDays::EndDay).gte(utc_day(day)));
+    }
+    q
 }
 
 /// The key's rows of `table`, one of the counts (`event_key_days`,
@@ -178,6 +188,10 @@ fn rows(w: &KeyWindow) -> SelectStatement {
     if w.unprotected_only {
         q.and_where(d(EventKeys::Protected).eq(false));
     }
+    if let Some(day) = w.ends_after_day {
+        // As the per-day counts read it: from the day's first second on.
+        q.and_where(end().gte(day));
+    }
     q
 }
 
@@ -198,7 +212,8 @@ fn inner(w: &KeyWindow) -> Vec<SelectStatement> {
     // Blocks wholly after the first day and before the last.
     let first_block = first_day.div_euclid(BLOCK_DAYS) + 1;
     let last_block = last_day.div_euclid(BLOCK_DAYS) - 1;
-    if w.before_day.is_some() || last_block < first_block {
+    let bounded = w.before_day.is_some() || w.ends_after_day.is_some();
+    if bounded || last_block < first_block {
         return vec![inner_days(w)];
     }
     let (head_end, tail_start) = (
@@ -318,6 +333,37 @@ fn last_day(w: &KeyWindow) -> SelectStatement {
     q
 }
 
+/// With `ends_after_day`, the events every other part counted that end on that
+/// day's first second, taken away (a negative count): the per-day counts hold an
+/// end day, not the second of it, so they count all the events ending that day,
+/// and so do the scans, which read `end >=` it to agree. A partial index
+/// (`event_keys_midnight_ends`, migration 49) holds the keys of the events that
+/// end on a UTC midnight, the few that can be these. Its condition is written out
+/// for SQLite, which uses such an index only for a query that states it; and the
+/// end is a range of one second, not an equality, which SQLite would substitute
+/// into that condition and so lose it.
+fn midnight_ends(w: &KeyWindow) -> Option<SelectStatement> {
+    let day = w.ends_after_day?;
+    let mut q = Query::select();
+    let d = |c: EventKeys| Expr::col((Alias::new("d"), c));
+    q.expr(Expr::cust("-COUNT(*)"))
+        .from_as(EventKeys::Table, Alias::new("d"))
+        .and_where(d(EventKeys::Kind).eq(w.kind))
+        .and_where(d(EventKeys::Value).eq(w.value))
+        .and_where(end().gte(day))
+        .and_where(end().lte(day))
+        .and_where(Expr::cust(r#""d"."end_utc" % 86400 = 0"#))
+        .and_where(d(EventKeys::Status).is_in(w.statuses.iter().copied()))
+        .and_where(d(EventKeys::Hidden).eq(false))
+        .and_where(start().gte(w.from))
+        .and_where(start().lt(start_limit(w)))
+        .and_where(end().lte(w.to));
+    if w.unprotected_only {
+        q.and_where(d(EventKeys::Protected).eq(false));
+    }
+    Some(q)
+}
+
 /// Scheduled events of the key whose date has come. `+ 0` keeps the planners on the
 /// status index: the start index's range here is the whole window.
 fn due(w: &KeyWindow, now: i64) -> SelectStatement {
@@ -331,6 +377,9 @@ fn due(w: &KeyWindow, now: i64) -> SelectStatement {
         .and_where(col(Posts::StartUtc).add(0).gte(w.from))
         .and_where(col(Posts::StartUtc).add(0).lt(start_limit(w)))
         .and_where(col(Posts::EndUtc).lte(w.to));
+    if let Some(day) = w.ends_after_day {
+        q.and_where(col(Posts::EndUtc).gt(day));
+    }
     if w.unprotected_only {
         q.and_where(col(Posts::Password).eq(""));
     }
@@ -391,7 +440,7 @@ pub(in crate::store) async fn seek(
     };
     let start = day.saturating_mul(DAY_SECONDS);
     let before_day = |w: &KeyWindow| KeyWindow {
-        before_day: Some(start),
+        before_day: Some(w.before_day.map_or(start, |day| Ord::min(day, start))),
         ..w.clone()
     };
     let mut skipped = window(conn, &before_day(w)).await?;

@@ -252,6 +252,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0048_linked_deleted_in_steps.sql"),
         postgres: include_str!("migrations/postgres/0048_linked_deleted_in_steps.sql"),
     },
+    Migration {
+        version: 49,
+        sqlite: include_str!("migrations/sqlite/0049_midnight_ends.sql"),
+        postgres: include_str!("migrations/postgres/0049_midnight_ends.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

@@ -6,6 +6,7 @@ mod common;
 mod combined;
 mod dates;
 mod filters;
+mod running;
 
 use calendar_events::domain::permissions::Role;
 use common::*;

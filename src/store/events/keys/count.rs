@@ -9,7 +9,7 @@ use sea_query::{
 
 use super::{arms, bits, code, driver, has_key, has_key_probed, keyed, merged, merges};
 use crate::domain::dates;
-use crate::domain::event::EventFilter;
+use crate::domain::event::{DAY_SECONDS, EventFilter};
 use crate::domain::event_keys::{KeyFilter, KeyKind, pair_flags};
 use crate::domain::post::{Status, Visibility};
 use crate::store::event_count::KeyWindow;
@@ -17,10 +17,12 @@ use crate::store::schema::{EventKeys, TermAncestors, TermBits, Terms};
 use crate::store::{Backend, Conn, StoreError};
 
 /// The list's total as one key's window of per-day counts, when it is one: a plain
-/// window (bounds below the start and above the end only), no search, `include` or
-/// parent, at most one key filter of one value among those counted per day (every
-/// event, a term, a flag), for a caller whose view the counts hold (an editor's, or a
-/// visitor's; an author's own unpublished posts are not counted apart).
+/// window (bounds below the start and above the end, and `starts_before` and
+/// `ends_after` on UTC midnights, as a calendar page's days on a UTC site ask),
+/// no search, `include` or parent, at most one key filter of one value among those
+/// counted per day (every event, a term, a flag), for a caller whose view the
+/// counts hold (an editor's, or a visitor's; an author's own unpublished posts are
+/// not counted apart).
 pub(in crate::store::events) fn aggregate_window(
     eq: &EventFilter,
     keys: &[KeyFilter],
@@ -37,8 +39,9 @@ pub(in crate::store::events) fn aggregate_window(
         .flatten()
         .min()
         .unwrap_or(dates::LATEST);
-    let plain = eq.starts_before.is_none()
-        && eq.ends_after.is_none()
+    let midnight = |t: &Option<i64>| t.is_none_or(|t| t.rem_euclid(DAY_SECONDS) == 0);
+    let plain = midnight(&eq.starts_before)
+        && midnight(&eq.ends_after)
         && eq.search_words.is_empty()
         && eq.include.is_empty()
         && eq.post_parent.is_none();
@@ -78,7 +81,8 @@ pub(in crate::store::events) fn aggregate_window(
         unprotected_only: eq.visibility != Visibility::All && key.hides_protected(),
         from,
         to,
-        before_day: None,
+        before_day: eq.starts_before,
+        ends_after_day: eq.ends_after,
         due_by,
     })
 }
