@@ -137,6 +137,32 @@ impl Service {
         })
     }
 
+    /// The newest `most` venues or organizers the caller may see, uncounted: the
+    /// choices a calendar page offers to filter by.
+    pub async fn linked_choices(
+        &self,
+        asking: Asking<'_>,
+        t: PostType,
+        most: u64,
+    ) -> Result<Vec<Post>, Error> {
+        let query = LinkedPostQuery {
+            post_type: t,
+            page: 1,
+            per_page: most.clamp(1, self.per_page_max),
+            search: None,
+            event: None,
+            has_events: None,
+            only_with_upcoming: false,
+            kept_links: false,
+            statuses: Vec::new(),
+            visibility: asking.caller.visibility(),
+            now_utc: asking.now,
+            count_limit: self.search_count_limit,
+        };
+        let mut conn = self.store.pool.read().await?;
+        Ok(posts::first_linked(&mut conn, &query).await?)
+    }
+
     /// One venue or organizer, if the caller may read it.
     pub async fn linked(
         &self,

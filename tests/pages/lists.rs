@@ -209,3 +209,42 @@ both!(
         );
     }
 );
+
+both!(
+    the_filters_offer_only_the_venues_and_organizers_a_visitor_may_see,
+    |app| async move {
+        let (room, _) = linked(&app, "venues", json!({"venue": "Blue Room"})).await;
+        let (cellar, _) = linked(
+            &app,
+            "venues",
+            json!({"venue": "Secret Cellar", "status": "draft"}),
+        )
+        .await;
+        let (host, _) = linked(&app, "organizers", json!({"organizer": "Ann Host"})).await;
+        let (hidden, _) = linked(
+            &app,
+            "organizers",
+            json!({"organizer": "Quiet Host", "status": "private"}),
+        )
+        .await;
+        let (gone, _) = linked(&app, "venues", json!({"venue": "Old Barn"})).await;
+        app.delete(&format!("venues/{gone}")).await.assert(200);
+        let html = ok(&app, "/events/month/2027-03/").await;
+        for shown in [room, host] {
+            assert!(
+                html.contains(&format!(r#"<option value="{shown}""#)),
+                "{shown}: {html}"
+            );
+        }
+        for withheld in [cellar, hidden, gone] {
+            assert!(
+                !html.contains(&format!(r#"<option value="{withheld}""#)),
+                "{withheld}: {html}"
+            );
+        }
+        assert!(html.contains("Blue Room") && html.contains("Ann Host"));
+        for name in ["Secret Cellar", "Quiet Host", "Old Barn"] {
+            assert!(!html.contains(name), "{name}: {html}");
+        }
+    }
+);

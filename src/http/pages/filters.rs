@@ -7,7 +7,7 @@ use chrono::{Days, NaiveDate};
 use super::text::Tr;
 use super::{PageError, Visit};
 use crate::api::table::NAMESPACE;
-use crate::domain::args::{CategoryListArgs, EventListArgs, LinkedListArgs};
+use crate::domain::args::{CategoryListArgs, EventListArgs};
 use crate::domain::post::PostType;
 use crate::domain::term::Taxonomy;
 use crate::http::urls::{Urls, with_query};
@@ -200,20 +200,15 @@ async fn terms(visit: &Visit, tax: Taxonomy) -> Result<Vec<(String, String)>, Pa
 }
 
 async fn linked(visit: &Visit, t: PostType) -> Result<Vec<(String, String)>, PageError> {
-    let args = LinkedListArgs {
-        page: 1,
-        per_page: CHOICES,
-        ..Default::default()
-    };
-    let page = visit
+    let most = CHOICES as u64;
+    let posts = visit
         .app
         .service
-        .list_linked(visit.asking(), t, &args, &[])
+        .linked_choices(visit.asking(), t, most)
         .await?;
-    let mut named: Vec<(String, String)> = page
-        .posts
+    let mut named: Vec<(String, String)> = posts
         .into_iter()
-        .map(|(p, _)| (p.id.to_string(), p.title))
+        .map(|p| (p.id.to_string(), p.title))
         .collect();
     named.sort_by_key(|(_, name)| name.to_lowercase());
     Ok(named)

@@ -257,7 +257,7 @@ async fn by_id(visit: &Visit, tr: &Tr, ids: &[i64]) -> Result<HashMap<i64, Event
     let found = visit
         .app
         .service
-        .list_events_up_to(visit.asking(), &args, &[], most)
+        .list_events_without_links(visit.asking(), &args, most)
         .await?;
     let shown = items(visit, tr, &found.events);
     Ok(found

@@ -72,6 +72,30 @@ impl Service {
         invalid: &[Invalid],
         per_page_max: u64,
     ) -> Result<EventPage, Error> {
+        self.listed_page(asking, args, invalid, per_page_max, Links::Read)
+            .await
+    }
+
+    /// As `list_events_up_to`, each event without its terms, venue and organizers:
+    /// a view that shows events by their titles alone (the month grid's cells)
+    /// reads no more.
+    pub async fn list_events_without_links(
+        &self,
+        asking: Asking<'_>,
+        args: &EventListArgs,
+        most: u64,
+    ) -> Result<EventPage, Error> {
+        self.listed_page(asking, args, &[], most, Links::Left).await
+    }
+
+    async fn listed_page(
+        &self,
+        asking: Asking<'_>,
+        args: &EventListArgs,
+        invalid: &[Invalid],
+        per_page_max: u64,
+        links: Links,
+    ) -> Result<EventPage, Error> {
         let Prepared {
             query,
             filter,
@@ -93,7 +117,10 @@ impl Service {
         if items.is_empty() && query.page > 1 {
             return Err(Error::Refused(Refusal::PageNotFound(PostType::Event)));
         }
-        let mut links = events::load_links(&mut conn, &items).await?;
+        let mut links = match links {
+            Links::Read => events::load_links(&mut conn, &items).await?,
+            Links::Left => Default::default(),
+        };
         drop(conn);
         let password = args.password.as_deref();
         let events = items
@@ -226,6 +253,13 @@ impl Service {
             conn,
         })
     }
+}
+
+/// Whether a list reads its events' terms, venues and organizers.
+#[derive(Clone, Copy)]
+enum Links {
+    Read,
+    Left,
 }
 
 /// A list request ready to be read ([`Service::prepare`]).

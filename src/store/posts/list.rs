@@ -398,11 +398,6 @@ async fn linked_page_and_total(
     if offset >= counted {
         return Ok((Vec::new(), total));
     }
-    // The page's IDs first, then its rows: sorting whole rows, SQLite read and copied
-    // every matching venue (descriptions and all) to keep ten, 20 times slower at
-    // 20,000 venues. The index on (post_type, status, date_utc, id) answers the IDs.
-    let mut ids = Query::select();
-    ids.column((Posts::Table, Posts::Id)).from(Posts::Table);
     // Many matches, of a search too short for the index: walked in list order, the
     // summaries probed for each, the page's are soon found (`venues?
     // only_with_upcoming=1&search=a` at a million events: 0.5 ms, where the array's
@@ -412,6 +407,39 @@ async fn linked_page_and_total(
         true => Summaries::Joined,
         false => Summaries::of(lq, conn.backend(), pairs),
     };
+    let posts = linked_page(conn, lq, summaries, pairs, offset).await?;
+    Ok((posts, total))
+}
+
+/// The first page of a linked list (`lq.page` aside), uncounted: a calendar page's
+/// choices of venues and organizers shows them, not how many there are, and
+/// counting every visible venue cost each page 2 ms at 20,000 venues.
+pub async fn first_linked(conn: &mut Conn, lq: &LinkedPostQuery) -> Result<Vec<Post>, StoreError> {
+    let backend = conn.backend();
+    let pairs = rare_pair(conn, lq).await?;
+    let summaries = Summaries::of(lq, backend, pairs);
+    let may_scan = lq.search.is_some() || lq.has_events.is_some() || lq.only_with_upcoming;
+    crate::store::sqlite::scanning(
+        backend,
+        may_scan,
+        linked_page(conn, lq, summaries, pairs, 0),
+    )
+    .await
+}
+
+/// The posts of a linked list from `offset`, `lq.per_page` of them.
+async fn linked_page(
+    conn: &mut Conn,
+    lq: &LinkedPostQuery,
+    summaries: Summaries,
+    pairs: Pairs,
+    offset: u64,
+) -> Result<Vec<Post>, StoreError> {
+    // The page's IDs first, then its rows: sorting whole rows, SQLite read and copied
+    // every matching venue (descriptions and all) to keep ten, 20 times slower at
+    // 20,000 venues. The index on (post_type, status, date_utc, id) answers the IDs.
+    let mut ids = Query::select();
+    ids.column((Posts::Table, Posts::Id)).from(Posts::Table);
     linked_filters(&mut ids, lq, conn.backend(), summaries, pairs);
     ids.order_by((Posts::Table, Posts::DateUtc), Order::Desc)
         .order_by((Posts::Table, Posts::Id), Order::Desc)
@@ -421,8 +449,7 @@ async fn linked_page_and_total(
     page.and_where(col(Posts::Id).in_subquery(ids))
         .order_by((Posts::Table, Posts::DateUtc), Order::Desc)
         .order_by((Posts::Table, Posts::Id), Order::Desc);
-    let posts = conn.query(&page, post_from_row).await?;
-    Ok((posts, total))
+    conn.query(&page, post_from_row).await
 }
 
 #[cfg(test)]

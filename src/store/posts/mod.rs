@@ -15,8 +15,8 @@ mod search;
 mod slugs;
 mod write;
 
-pub use list::list_linked;
 pub(in crate::store) use list::{contains, escape_like, published};
+pub use list::{first_linked, list_linked};
 pub(in crate::store) use read::select_many;
 pub use read::{get, get_by_slug, get_many, next_go_live, type_of};
 pub use resolve::{find_duplicate, find_or_create, resolve_image};
