@@ -471,17 +471,22 @@ async fn events_per_start_day(
 
 /// The most days a listed event runs past the day it starts (its end day less its
 /// start day, in UTC days): how far back a view of a day must look for events
-/// still running on it. One short range of the per-day counts of every event.
+/// still running on it. The last pair of every event's per-day counts by length
+/// that still counts one (`event_key_days_by_length`, migration 50), read
+/// backwards from the longest.
 pub async fn longest_listed_days(conn: &mut Conn) -> Result<i64, StoreError> {
-    let span = Expr::col(EventKeyDays::EndDay).sub(Expr::col(EventKeyDays::StartDay));
+    let span = || Expr::col(EventKeyDays::EndDay).sub(Expr::col(EventKeyDays::StartDay));
     let longest = conn
-        .query_one(
+        .query(
             Query::select()
-                .expr(Func::max(span))
+                .expr(span())
                 .from(EventKeyDays::Table)
-                .and_where(Expr::col(EventKeyDays::Kind).eq(0)),
-            |r| r.opt_i64(0),
+                .and_where(Expr::col(EventKeyDays::Kind).eq(0))
+                .and_where(Expr::col(EventKeyDays::Events).gt(0))
+                .order_by_expr(span(), sea_query::Order::Desc)
+                .limit(1),
+            |r| r.i64(0),
         )
         .await?;
-    Ok(longest.unwrap_or(0))
+    Ok(longest.first().copied().unwrap_or(0))
 }

@@ -257,6 +257,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0049_midnight_ends.sql"),
         postgres: include_str!("migrations/postgres/0049_midnight_ends.sql"),
     },
+    Migration {
+        version: 50,
+        sqlite: include_str!("migrations/sqlite/0050_longest_events.sql"),
+        postgres: include_str!("migrations/postgres/0050_longest_events.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.
