@@ -285,10 +285,22 @@ async fn exact_total(
     mask: Option<TermMask>,
     distinct: bool,
 ) -> Result<(u64, Option<Seen>), StoreError> {
-    if let Some(window) = super::keys::aggregate_window(eq, keys) {
+    if let Some(window) = super::keys::aggregate_window(eq, keys)
+        && counted_from_days(conn.backend(), &window)
+    {
         return crate::store::event_count::window_seen(conn, &window).await;
     }
     Ok((counted(conn, eq, keys, mask, distinct).await?, None))
+}
+
+/// Whether the per-day counts are the cheaper count of `window`. Those of a
+/// running window (`ends_after_day`: a calendar page's day) are a compound of four
+/// parts, which PostgreSQL plans at each request (1.3 ms at a million events);
+/// the rows of a term's events running on a day cost less (a category of 33,000
+/// events: 156 rows, 0.2 ms), those of every event more (7,300 rows read for the
+/// 1,000 running). SQLite reads the parts in 0.1 ms.
+fn counted_from_days(backend: Backend, window: &KeyWindow) -> bool {
+    backend == Backend::Sqlite || window.ends_after_day.is_none() || window.kind == 0
 }
 
 /// [`exact_total`] of a list the per-day counts do not count whole.
