@@ -105,8 +105,13 @@ fn parts(w: &KeyWindow) -> Vec<SelectStatement> {
         return parts;
     }
     if !w.statuses.is_empty() {
-        parts.extend(inner(w));
-        parts.extend([first_day(w), last_day(w)]);
+        match whole_days(w) {
+            Some(all) => parts.push(all),
+            None => {
+                parts.extend(inner(w));
+                parts.extend([first_day(w), last_day(w)]);
+            }
+        }
         parts.extend(midnight_ends(w));
     }
     if let Some(now) = w.due_by {
@@ -242,6 +247,26 @@ fn inner(w: &KeyWindow) -> Vec<SelectStatement> {
         .and_where(Expr::col(EventKeyDays::EndDay).lt(last_day))
         .and_where(Expr::col(EventKeyDays::StartDay).add(0).gt(first_day));
     vec![inside, head, tail]
+}
+
+/// A bounded window (`before_day`, `ends_after_day`) of whole days, from a midnight
+/// to a day's last second, as a calendar page's days are on a site in UTC: every
+/// bound is a day, so its events are those of its pairs, summed in one range of
+/// start days. One part where there were three: PostgreSQL plans the compound at
+/// each request, each part adding to it.
+fn whole_days(w: &KeyWindow) -> Option<SelectStatement> {
+    let bounded = w.before_day.is_some() || w.ends_after_day.is_some();
+    if !bounded || !whole_first_day(w) || !whole_last_day(w) {
+        return None;
+    }
+    // A midnight: the window's end is a day's last second, `before_day` a midnight.
+    let start_limit_day = utc_day(start_limit(w));
+    let mut q = days(w);
+    q.expr(Expr::cust(SUM_OF_EVENTS))
+        .and_where(Expr::col(EventKeyDays::StartDay).gte(utc_day(w.from)))
+        .and_where(Expr::col(EventKeyDays::StartDay).lt(start_limit_day))
+        .and_where(Expr::col(EventKeyDays::EndDay).lte(utc_day(w.to)));
+    Some(q)
 }
 
 /// Pairs strictly inside: start after the first day, end before the last. Since no

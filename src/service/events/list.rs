@@ -193,12 +193,12 @@ impl Service {
         let Prepared {
             filter, mut conn, ..
         } = self.prepare(asking, &first_page(args), &[], most).await?;
-        let mut each = Vec::with_capacity(days.len());
+        let mut dated = Vec::with_capacity(days.len());
         for day in days {
             let mut p = Problems::new(&[]);
             let query = event_query(&first_page(day), &self.list_context(asking, most), &mut p);
             p.finish::<Error>()?;
-            let dated = EventFilter {
+            dated.push(EventFilter {
                 start_min: query.start_min,
                 end_max: query.end_max,
                 starts_before: query.starts_before,
@@ -206,10 +206,9 @@ impl Service {
                 ends_before: query.ends_before,
                 ends_after: query.ends_after,
                 ..filter.clone()
-            };
-            each.push(events::list_spans(&mut conn, &dated).await?);
+            });
         }
-        Ok(each)
+        Ok(events::list_spans_each(&mut conn, &dated).await?)
     }
 
     fn list_context(&self, asking: Asking<'_>, per_page_max: u64) -> ListContext {
