@@ -252,8 +252,8 @@ fn inner(w: &KeyWindow) -> Vec<SelectStatement> {
 /// A bounded window (`before_day`, `ends_after_day`) of whole days, from a midnight
 /// to a day's last second, as a calendar page's days are on a site in UTC: every
 /// bound is a day, so its events are those of its pairs, summed in one range of
-/// start days. One part where there were three: PostgreSQL plans the compound at
-/// each request, each part adding to it.
+/// start days: one part, not three, where PostgreSQL plans the compound at each
+/// request and each part adds to that.
 fn whole_days(w: &KeyWindow) -> Option<SelectStatement> {
     let bounded = w.before_day.is_some() || w.ends_after_day.is_some();
     if !bounded || !whole_first_day(w) || !whole_last_day(w) {
