@@ -243,3 +243,84 @@ both!(
         assert_eq!(kept.body["events"], computed.body["events"]);
     }
 );
+
+/// The events running on 10 June 2030, as a calendar page's day asks for them.
+const RUNNING: &str = "events?start_date=2030-06-06%2000:00:00&end_date=2030-06-14%2023:59:59\
+    &starts_before=2030-06-11%2000:00:00&ends_after=2030-06-10%2000:00:00&strict_dates=1&per_page=2";
+const SAME_RUNNING: &str = "events?per_page=2&strict_dates=1&ends_after=2030-06-10%2000:00:00\
+    &starts_before=2030-06-11%2000:00:00&end_date=2030-06-14%2023:59:59&start_date=2030-06-06%2000:00:00";
+
+/// A published event from `start` to `end`.
+async fn spanning(app: &TestApp, title: &str, start: &str, end: &str, fields: Value) -> i64 {
+    let base = json!({"title": title, "start_date": start, "end_date": end, "status": "publish"});
+    app.event(with(base, fields)).await
+}
+
+both!(
+    a_cached_day_of_running_events_moves_its_total_by_what_runs_that_day,
+    |app| async move {
+        let a = spanning(
+            &app,
+            "A",
+            "2030-06-08 10:00:00",
+            "2030-06-10 12:00:00",
+            json!({}),
+        )
+        .await;
+        let b = spanning(
+            &app,
+            "B",
+            "2030-06-09 20:00:00",
+            "2030-06-10 02:00:00",
+            json!({}),
+        )
+        .await;
+        spanning(
+            &app,
+            "C",
+            "2030-06-10 10:00:00",
+            "2030-06-10 11:00:00",
+            json!({}),
+        )
+        .await;
+        let first = cached(&app, RUNNING).await;
+        assert_eq!(titles(&first), ["A", "B"]);
+        assert_eq!(totals(&first), (3, 2));
+        rename(&app, &[a, b], "Renamed ").await;
+
+        // After the page: one running that day, one ending on its first second (not
+        // running), a draft running that day.
+        spanning(
+            &app,
+            "D",
+            "2030-06-10 15:00:00",
+            "2030-06-10 16:00:00",
+            json!({}),
+        )
+        .await;
+        spanning(
+            &app,
+            "E",
+            "2030-06-09 22:00:00",
+            "2030-06-10 00:00:00",
+            json!({}),
+        )
+        .await;
+        let draft = json!({"status": "draft"});
+        spanning(
+            &app,
+            "F",
+            "2030-06-10 18:00:00",
+            "2030-06-10 19:00:00",
+            draft,
+        )
+        .await;
+        let kept = app.get(RUNNING).await;
+        assert_eq!(titles(&kept), ["A", "B"], "kept");
+        assert_eq!(totals(&kept), (4, 2));
+        restore(&app, &[a, b], "Renamed ").await;
+        let computed = app.get(SAME_RUNNING).await;
+        assert_eq!(kept.body, computed.body);
+        assert_eq!(totals(&kept), totals(&computed));
+    }
+);
