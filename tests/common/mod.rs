@@ -28,6 +28,7 @@ mod pages;
 mod postgres;
 mod resp;
 mod summaries;
+mod visible;
 #[allow(unused_imports)]
 pub use bodies::{event, event_ids, keys, listed_in_category, tickets, titles, with};
 #[allow(unused_imports)]
@@ -37,6 +38,8 @@ pub use postgres::{ci, pg_admin, pg_reachable, pg_url_as, pg_url_for};
 pub use resp::{Auth, Resp};
 #[allow(unused_imports)]
 pub use summaries::assert_summaries_hold;
+#[allow(unused_imports)]
+pub use visible::visible_events;
 
 pub const API: &str = "/calendar/events/v1";
 pub const SITE: &str = "http://calendar.test";
