@@ -92,30 +92,41 @@ fn utc(t: &str) -> i64 {
 }
 
 /// The bounds a calendar page gives a day: its window of days around it, and the
-/// events that start before the next midnight and end after this one (`ends_after`
-/// at noon too, which the per-day counts do not serve: the same answer either way).
+/// events that start before the next midnight and end after this one; and the same
+/// with `ends_after` at noon, which the per-day counts do not serve, or with one of
+/// the two bounds alone. A bound left out is a wide one in the posts' count.
 fn day_queries(day: chrono::NaiveDate) -> Vec<(String, [String; 4])> {
     let at = |d: chrono::NaiveDate, time: &str| format!("{d} {time}");
     let (since, until) = (day - chrono::Days::new(4), day + chrono::Days::new(4));
-    let next = day.succ_opt().unwrap();
-    ["00:00:00", "12:00:00"]
-        .into_iter()
-        .map(|after| {
-            let bounds = [
-                at(since, "00:00:00"),
-                at(until, "23:59:59"),
-                at(next, "00:00:00"),
-                at(day, after),
-            ];
-            let path = format!(
-                "events?start_date={}&end_date={}&starts_before={}&ends_after={}\
-                 &strict_dates=true&per_page=50",
-                bounds[0], bounds[1], bounds[2], bounds[3]
-            )
-            .replace(' ', "%20");
-            (path, bounds)
-        })
-        .collect()
+    let next = Some(at(day.succ_opt().unwrap(), "00:00:00"));
+    let (midnight, noon) = (Some(at(day, "00:00:00")), Some(at(day, "12:00:00")));
+    [
+        (next.clone(), midnight.clone()),
+        (next.clone(), noon),
+        (None, midnight),
+        (next, None),
+    ]
+    .into_iter()
+    .map(|(before, after)| {
+        let mut path = format!(
+            "events?start_date={}&end_date={}&strict_dates=true&per_page=50",
+            at(since, "00:00:00"),
+            at(until, "23:59:59"),
+        );
+        for (name, bound) in [("starts_before", &before), ("ends_after", &after)] {
+            if let Some(t) = bound {
+                path += &format!("&{name}={t}");
+            }
+        }
+        let bounds = [
+            at(since, "00:00:00"),
+            at(until, "23:59:59"),
+            before.unwrap_or_else(|| "2100-01-01 00:00:00".into()),
+            after.unwrap_or_else(|| "1900-01-01 00:00:00".into()),
+        ];
+        (path.replace(' ', "%20"), bounds)
+    })
+    .collect()
 }
 
 /// How many events a visitor sees running in the bounds, from the posts themselves.
