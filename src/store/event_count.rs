@@ -17,6 +17,11 @@
 //!   before a read; this covers the moment it could not): few, and the status index
 //!   of `posts` leads to them.
 //!
+//! A window also bounded by `start <` a UTC midnight and `end >` one (the events
+//! running on a day, as a calendar page asks) sums the pairs of those days too, and
+//! takes away the events that end on the second of that midnight ([`midnight_ends`]);
+//! a bounded window of whole days is one range of pairs ([`whole_days`]).
+//!
 //! So a list's total does not grow with the events of its window: at a million
 //! events, counting the 620,000 of the default window one by one took 40–50 ms.
 
