@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod busy_grid;
 mod event;
 mod grid;
 mod lists;

@@ -21,8 +21,9 @@ use crate::http::urls::with_query;
 const SHOWN_PER_DAY: usize = 3;
 
 /// The most events a grid places from one list of where they fall (their spans):
-/// it then reads the few events its cells show, by ID. A busier grid is read one
-/// day at a time, each day's first events and its count.
+/// it then reads the few events its cells show, by ID. A busier grid is read by
+/// day, each day's first events and its count: all days at once where the per-day
+/// counts serve them (`store::events::list_spans_each`), else one list a day.
 const MAX_PLACED: u64 = 2_000;
 
 #[derive(Template)]
@@ -207,7 +208,7 @@ async fn spans(
         .await?)
 }
 
-/// A busy grid's days, one list each: its first events, as their spans, and its
+/// A busy grid's days, each as a list: its first events, as their spans, and its
 /// count (a search's counted up to its limit, and one more past it, so that the
 /// day's cell reads on).
 async fn day_by_day(

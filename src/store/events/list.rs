@@ -93,32 +93,8 @@ pub async fn list_spans(
     Ok((spans, total))
 }
 
-/// As [`list_spans`], for each of `eqs`: lists alike but for their dates (the days of
-/// a busy month's grid), whose keys are planned once, from the first (a filter of
-/// terms is weighed by a read of its terms' counts, which no date changes).
-pub async fn list_spans_each(
-    conn: &mut Conn,
-    eqs: &[EventFilter],
-) -> Result<Vec<(Vec<EventSpan>, Total)>, StoreError> {
-    let Some(first) = eqs.first() else {
-        return Ok(Vec::new());
-    };
-    let planned = planned_keys(conn, first).await?;
-    let mut each = Vec::with_capacity(eqs.len());
-    for eq in eqs {
-        let Some((keys, terms)) = &planned else {
-            each.push((Vec::new(), Total::exact(0)));
-            continue;
-        };
-        let (spans, total, _) =
-            listed_as_planned(conn, eq, keys.clone(), *terms, span_select(), span_of).await?;
-        each.push((spans, total));
-    }
-    Ok(each)
-}
-
 /// The columns of an [`EventSpan`].
-fn span_select() -> SelectStatement {
+pub(super) fn span_select() -> SelectStatement {
     let mut select = Query::select();
     select.from(Posts::Table).columns([
         (Posts::Table, Posts::Id),
@@ -129,7 +105,7 @@ fn span_select() -> SelectStatement {
     select
 }
 
-fn span_of(r: &crate::store::Row<'_>) -> Result<EventSpan, StoreError> {
+pub(super) fn span_of(r: &crate::store::Row<'_>) -> Result<EventSpan, StoreError> {
     Ok(EventSpan {
         id: r.i64(0)?,
         start_utc: r.opt_i64(1)?.unwrap_or(0),
@@ -153,7 +129,7 @@ async fn listed<T>(
 }
 
 /// [`listed`], with the list's keys planned.
-async fn listed_as_planned<T>(
+pub(super) async fn listed_as_planned<T>(
     conn: &mut Conn,
     eq: &EventFilter,
     mut keys: Vec<KeyFilter>,
@@ -179,7 +155,7 @@ async fn listed_as_planned<T>(
 
 /// The keys a list reads, the first driving, and the driver's weight when it is a
 /// filter of several terms (`keys::weigh_terms`); `None` when no event can match.
-async fn planned_keys(
+pub(super) async fn planned_keys(
     conn: &mut Conn,
     eq: &EventFilter,
 ) -> Result<Option<(Vec<KeyFilter>, Option<Weighed>)>, StoreError> {
@@ -428,7 +404,7 @@ async fn others_probes(
 /// a deep page then reads index entries, not the wide rows of every event before
 /// it): `None` past the last page. A deep page of several large terms skips along
 /// the window's events with their bits (`mask`).
-async fn page_ids(
+pub(super) async fn page_ids(
     conn: &mut Conn,
     eq: &EventFilter,
     keys: &[KeyFilter],

@@ -5,10 +5,11 @@
 //! Split by concern: `row` is the event row's shape, `read` the reads of
 //! events and their links, `write` the writes of an event's own row,
 //! `relations` its organizers and terms, `term_counts` the per-term counts
-//! its writes keep right, `shared_rows` the locks that order its writers, and
-//! `list` the list query. Everything is re-exported
+//! its writes keep right, `shared_rows` the locks that order its writers,
+//! `list` the list query, and `each_day` the lists of a month's days. Everything is re-exported
 //! here, so callers name `store::events::…` whatever file an item lives in.
 
+mod each_day;
 mod keys;
 mod list;
 mod read;
@@ -21,8 +22,9 @@ mod term_counts;
 mod words;
 mod write;
 
+pub use each_day::list_spans_each;
 pub(in crate::store) use keys::code as key_code;
-pub use list::{Listed, list, list_spans, list_spans_each, venues_in_box};
+pub use list::{Listed, list, list_spans, venues_in_box};
 pub use read::{get, get_by_slug, get_many, load_links, terms_and_posts};
 pub use relations::{
     Existing, Relations, distinct_terms, set_relations, term_and_organizer_ids, term_ids,

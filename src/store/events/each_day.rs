@@ -1,0 +1,90 @@
+//! The lists of many days alike but for their dates: a busy month's grid, each
+//! day's first events and how many run that day.
+
+use sea_query::{Expr, ExprTrait};
+
+use super::keys::{Weighed, aggregate_window, driver_mask};
+use super::list::{listed_as_planned, page_ids, planned_keys, span_of, span_select};
+use crate::domain::event::{EventFilter, EventSpan, Total};
+use crate::domain::event_keys::KeyFilter;
+use crate::store::event_count::{running_days, union};
+use crate::store::posts::col;
+use crate::store::schema::Posts;
+use crate::store::{Conn, StoreError};
+
+/// As `list_spans`, for each of `eqs`: lists alike but for their dates, whose
+/// keys are planned once, from the first (a filter of terms is weighed by a read
+/// of its terms' counts, which no date changes). Days the per-day counts count
+/// whole (a UTC site's, without a search) are read at once ([`at_once`]); others
+/// one list at a time.
+pub async fn list_spans_each(
+    conn: &mut Conn,
+    eqs: &[EventFilter],
+) -> Result<Vec<(Vec<EventSpan>, Total)>, StoreError> {
+    let Some(first) = eqs.first() else {
+        return Ok(Vec::new());
+    };
+    let Some((keys, terms)) = planned_keys(conn, first).await? else {
+        return Ok(eqs.iter().map(|_| (Vec::new(), Total::exact(0))).collect());
+    };
+    if let Some(each) = at_once(conn, eqs, &keys, terms).await? {
+        return Ok(each);
+    }
+    let mut each = Vec::with_capacity(eqs.len());
+    for eq in eqs {
+        let (spans, total, _) =
+            listed_as_planned(conn, eq, keys.clone(), terms, span_select(), span_of).await?;
+        each.push((spans, total));
+    }
+    Ok(each)
+}
+
+/// Every day's count, from the per-day counts read once (`event_count::running_days`),
+/// then every day's first events, in one statement: a compound of each day's page
+/// as its list reads it, tagged with the day's place. `None` when the counts do
+/// not serve the days.
+async fn at_once(
+    conn: &mut Conn,
+    eqs: &[EventFilter],
+    keys: &[KeyFilter],
+    terms: Option<Weighed>,
+) -> Result<Option<Vec<(Vec<EventSpan>, Total)>>, StoreError> {
+    let windows: Option<Vec<_>> = eqs.iter().map(|eq| aggregate_window(eq, keys)).collect();
+    let Some(windows) = windows else {
+        return Ok(None);
+    };
+    let Some(counts) = running_days(conn, &windows).await? else {
+        return Ok(None);
+    };
+    let lookups = terms.map_or(0, |n| n.lookups());
+    let mut pages = Vec::new();
+    for (place, (eq, count)) in eqs.iter().zip(&counts).enumerate() {
+        let mask = driver_mask(conn, eq, keys, lookups).await?;
+        if let Some(ids) = page_ids(conn, eq, keys, *count, mask).await? {
+            let mut page = span_select();
+            // Typed: PostgreSQL takes a parameter alone in a compound's column as text.
+            page.expr(Expr::cust(format!("CAST({place} AS BIGINT)")))
+                .and_where(col(Posts::Id).in_subquery(ids));
+            pages.push(page);
+        }
+    }
+    let mut spans: Vec<Vec<EventSpan>> = eqs.iter().map(|_| Vec::new()).collect();
+    if let Some(all) = union(pages) {
+        let rows = conn.query(&all, |r| Ok((r.i64(4)?, span_of(r)?))).await?;
+        for (place, span) in rows {
+            if let Some(day) = usize::try_from(place).ok().and_then(|p| spans.get_mut(p)) {
+                day.push(span);
+            }
+        }
+    }
+    Ok(Some(
+        spans
+            .into_iter()
+            .zip(counts)
+            .map(|(mut day, count)| {
+                day.sort_unstable_by_key(|s| (s.start_utc, s.id));
+                (day, Total::exact(count))
+            })
+            .collect(),
+    ))
+}

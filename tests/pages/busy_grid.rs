@@ -1,0 +1,144 @@
+//! A month's grid of more events than it places at once, read day by day: each
+//! cell shows the first events of its day's list and counts what a visitor may
+//! see running that day, whatever hides, ends on a midnight or runs for days.
+
+use calendar_events::domain::post::Status;
+use calendar_events::store::db::STATEMENT_COUNTER;
+use calendar_events::store::event_batch::{CreateBatcher, NewEvent};
+use calendar_events::store::schema::Posts;
+use chrono::{Days, NaiveDate};
+use common::new_events::new_event;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::*;
+
+/// More events than the grid places from one list (the month page's `MAX_PLACED`,
+/// 2,000), most of them in one category, so that both are busy grids.
+const EVENTS: i64 = 3_000;
+
+/// Midnight, UTC, of the grid's first day: Monday 1 March 2027.
+const GRID_START: i64 = 1_803_859_200;
+
+/// The grid's days: 1 March to 4 April 2027.
+const GRID_DAYS: i64 = 35;
+
+/// Event `i`: on one of the grid's days (or one before it), at a time of its own;
+/// some end on a midnight, some run into the next days, some are drafts, hidden
+/// or protected; most are in `category`.
+fn nth_event(i: i64, category: i64) -> NewEvent {
+    let day = i % (GRID_DAYS + 3) - 3;
+    let start = GRID_START + day * 86_400 + (i % 24) * 3_600;
+    let end = match i {
+        _ if i % 11 == 0 => GRID_START + (day + 1) * 86_400,
+        _ if i % 13 == 0 => GRID_START + (day + 3) * 86_400,
+        _ if i % 7 == 0 => start + 30 * 3_600,
+        _ => start + 1_800,
+    };
+    let status = if i % 17 == 0 {
+        Status::Draft
+    } else {
+        Status::Publish
+    };
+    let mut e = new_event(&format!("E{i:04}"), status, 1, 0);
+    e.columns
+        .retain(|(c, _)| !matches!(c, Posts::StartUtc | Posts::EndUtc | Posts::HideFromListings));
+    e.columns.extend([
+        (Posts::StartUtc, start.into()),
+        (Posts::EndUtc, end.into()),
+        (Posts::HideFromListings, (i % 19 == 0).into()),
+    ]);
+    if i % 23 == 0 {
+        e.post.password = Some("secret".into());
+    }
+    if i % 10 != 0 {
+        e.terms = vec![category];
+    }
+    e
+}
+
+/// Each cell of a month page: its date, the titles it shows, and the `+N` of
+/// events it does not.
+fn cells(html: &str) -> Vec<(String, Vec<String>, u64)> {
+    let grid = html.split("</table>").next().unwrap();
+    grid.split("<td class=")
+        .skip(1)
+        .map(|cell| {
+            let date = cell.split("datetime=\"").nth(1).unwrap()[..10].to_string();
+            let titles = cell
+                .split("<li><a href=\"")
+                .skip(1)
+                .map(|li| li.split('>').nth(1).unwrap().trim_end_matches("</a").into())
+                .collect();
+            let more = cell.split("class=\"more\"").nth(1).map_or(0, |m| {
+                let plus = m.split('+').nth(1).unwrap();
+                plus.split(' ').next().unwrap().parse().unwrap()
+            });
+            (date, titles, more)
+        })
+        .collect()
+}
+
+/// The first three titles of the events a visitor's list of `day`'s running
+/// events shows, in `category` if given, and its total.
+async fn first_of_day(app: &TestApp, day: NaiveDate, category: Option<i64>) -> (Vec<String>, u64) {
+    let next = day + Days::new(1);
+    let filter = category.map_or(String::new(), |c| format!("&categories={c}"));
+    let r = app
+        .get(&format!(
+            "events?start_date=2027-01-01&end_date=2027-12-31&starts_before={next}%2000:00:00\
+             &ends_after={day}%2000:00:00&strict_dates=true&per_page=3{filter}"
+        ))
+        .await;
+    r.assert(200);
+    let titles = r.body["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["title"].as_str().unwrap().to_string())
+        .collect();
+    (titles, r.body["total"].as_u64().unwrap())
+}
+
+/// Checks every cell of `path` against a visitor's lists of its day and the
+/// posts running that day.
+async fn check_grid(app: &TestApp, path: &str, category: Option<i64>) {
+    let statements = Arc::new(AtomicU64::new(0));
+    let html = STATEMENT_COUNTER
+        .scope(statements.clone(), ok(app, path))
+        .await;
+    // Its days are read at once (15 statements, 18 with a category's), not each
+    // as a list of its own (two statements or more a day).
+    let statements = statements.load(Ordering::Relaxed);
+    assert!(statements <= 20, "{path}: {statements} statements");
+    let cells = cells(&html);
+    assert_eq!(cells.len(), GRID_DAYS as usize, "{html}");
+    for (n, (date, titles, more)) in cells.into_iter().enumerate() {
+        let day = GRID_START + n as i64 * 86_400;
+        let mut running = format!("p.start_utc < {} AND p.end_utc > {day}", day + 86_400);
+        if category.is_some() {
+            // A filter on a field a password hides keeps protected events out.
+            running += " AND p.password = ''";
+        }
+        let visible = visible_events(app, &running, category).await as u64;
+        let date = date.parse::<NaiveDate>().unwrap();
+        let (first, total) = first_of_day(app, date, category).await;
+        assert_eq!(titles, first, "{path} {date}");
+        assert_eq!(titles.len() as u64 + more, visible, "{path} {date}");
+        assert_eq!(total, visible, "{path} {date}");
+    }
+}
+
+both!(
+    a_busy_months_days_each_show_and_count_what_runs_on_them,
+    |app| async move {
+        let music = app.category("Music", None).await;
+        let batcher = CreateBatcher::new(app.store.pool.clone());
+        let creates = (0..EVENTS).map(|i| batcher.create(nth_event(i, music)));
+        for created in futures_util::future::join_all(creates).await {
+            created.unwrap_or_else(|e| panic!("{e:?}"));
+        }
+        check_grid(&app, "/events/month/2027-03/", None).await;
+        check_grid(&app, "/events/month/2027-03/?category=music", Some(music)).await;
+    }
+);
