@@ -248,3 +248,42 @@ both!(
         }
     }
 );
+
+both!(
+    a_days_list_names_each_events_venue_a_visitor_may_see,
+    |app| async move {
+        let (room, _) = linked(&app, "venues", json!({"venue": "Blue Room"})).await;
+        let (cellar, _) = linked(
+            &app,
+            "venues",
+            json!({"venue": "Secret Cellar", "status": "draft"}),
+        )
+        .await;
+        let (barn, _) = linked(&app, "venues", json!({"venue": "Old Barn"})).await;
+        let (host, _) = linked(&app, "organizers", json!({"organizer": "Ann Host"})).await;
+        for (title, venue) in [
+            ("Jazz Night", room),
+            ("Cellar Set", cellar),
+            ("Barn Dance", barn),
+        ] {
+            let body = with(
+                event(title, "2027-03-10 19:00:00", "2027-03-10 21:00:00"),
+                json!({"venue": venue, "organizer": [host], "categories": [{"name": "Music"}]}),
+            );
+            slug_of(&app, body).await;
+        }
+        app.delete(&format!("venues/{barn}")).await.assert(200);
+        for path in ["/events/2027-03-10/", "/events/list/"] {
+            let html = ok(&app, path).await;
+            for title in ["Jazz Night", "Cellar Set", "Barn Dance"] {
+                assert!(html.contains(title), "{path} {title}: {html}");
+            }
+            // The form's choices name the venue too: the entry's own markup.
+            let shown = r#"<span class="venue">Blue Room</span>"#;
+            assert_eq!(html.matches(shown).count(), 1, "{path}: {html}");
+            for withheld in ["Secret Cellar", "Old Barn"] {
+                assert!(!html.contains(withheld), "{path} {withheld}: {html}");
+            }
+        }
+    }
+);

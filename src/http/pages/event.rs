@@ -184,13 +184,16 @@ async fn nearest(visit: &Visit, at: i64, earlier: bool) -> Result<Option<ShownEv
             starts_before: Some(local(before)),
             ..Default::default()
         };
-        let found = service.list_events(visit.asking(), &window(1), &[]).await?;
+        // A neighbour shows its title alone.
+        let found = service
+            .list_events_without_links(visit.asking(), &window(1), 1)
+            .await?;
         let last = found.total as i64;
         let event = match (earlier, last) {
             (_, 0) => continue,
             (false, _) | (true, 1) => found.events.into_iter().next(),
             (true, _) => service
-                .list_events(visit.asking(), &window(last), &[])
+                .list_events_without_links(visit.asking(), &window(last), 1)
                 .await?
                 .events
                 .into_iter()

@@ -103,7 +103,7 @@ pub async fn upcoming_events(
     let found = visit
         .app
         .service
-        .list_events(visit.asking(), &args, &[])
+        .list_events_with_venues(visit.asking(), &args, settings.per_page_max)
         .await?;
     let items = items(visit, &tr, &found.events);
     // A search's floor total has more after it: one more event makes its next page,
@@ -213,7 +213,7 @@ async fn running_page(
     let found = visit
         .app
         .service
-        .list_events_up_to(visit.asking(), &args, &[], per_page)
+        .list_events_with_venues(visit.asking(), &args, per_page)
         .await?;
     // A search's floor total counts as one more, so that the day reads on.
     let total = found.total + u64::from(found.total_at_least);

@@ -88,6 +88,18 @@ impl Service {
         self.listed_page(asking, args, &[], most, Links::Left).await
     }
 
+    /// As `list_events_up_to`, each event with its venue alone: a view that shows
+    /// an event's venue and not its terms or organizers (a day's list) reads no more.
+    pub async fn list_events_with_venues(
+        &self,
+        asking: Asking<'_>,
+        args: &EventListArgs,
+        per_page_max: u64,
+    ) -> Result<EventPage, Error> {
+        self.listed_page(asking, args, &[], per_page_max, Links::Venues)
+            .await
+    }
+
     async fn listed_page(
         &self,
         asking: Asking<'_>,
@@ -119,6 +131,7 @@ impl Service {
         }
         let mut links = match links {
             Links::Read => events::load_links(&mut conn, &items).await?,
+            Links::Venues => events::load_venues(&mut conn, &items).await?,
             Links::Left => Default::default(),
         };
         drop(conn);
@@ -254,10 +267,11 @@ impl Service {
     }
 }
 
-/// Whether a list reads its events' terms, venues and organizers.
+/// Which of its events' terms, venues and organizers a list reads.
 #[derive(Clone, Copy)]
 enum Links {
     Read,
+    Venues,
     Left,
 }
 

@@ -25,7 +25,7 @@ mod write;
 pub use each_day::list_spans_each;
 pub(in crate::store) use keys::code as key_code;
 pub use list::{Listed, list, list_spans, venues_in_box};
-pub use read::{get, get_by_slug, get_many, load_links, terms_and_posts};
+pub use read::{get, get_by_slug, get_many, load_links, load_venues, terms_and_posts};
 pub use relations::{
     Existing, Relations, distinct_terms, set_relations, term_and_organizer_ids, term_ids,
 };

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use sea_query::{Expr, ExprTrait, Order, UnionType};
+use sea_query::{Expr, ExprTrait, Order, SelectStatement, UnionType};
 
 use super::{event_from_row, select_events};
 use crate::domain::event::{Event, EventLinks};
@@ -14,7 +14,7 @@ use crate::store::posts::{
 };
 use crate::store::schema::{EventOrganizers, LinkedUnlinksKept, Posts, TermRelationships, Terms};
 use crate::store::terms::{TERM_COLUMN_COUNT, term_from_row};
-use crate::store::{Conn, StoreError, linked_unlinks};
+use crate::store::{Backend, Conn, StoreError, linked_unlinks};
 
 pub async fn get(conn: &mut Conn, id: i64) -> Result<Option<Event>, StoreError> {
     conn.by_key()
@@ -127,27 +127,6 @@ async fn load_linked_posts(
     out: &mut HashMap<i64, EventLinks>,
 ) -> Result<(), StoreError> {
     let venue_ids: Vec<i64> = events.iter().filter_map(|e| e.venue_id).collect();
-    let kept = |c| Expr::col((LinkedUnlinksKept::Table, c));
-    let mut venues = select_posts();
-    // A queued venue is a row per event that kept its link (with its ID), or none;
-    // any other one is a row without one. Joined by the venue alone: one probe of
-    // an index empty but for the links written while a trash is unlinked in steps,
-    // where the page's IDs would make one probe per event for each venue (2 % of
-    // the server's CPU for a page of 50 events).
-    venues
-        .expr(kept(LinkedUnlinksKept::EventId))
-        .expr(Expr::cust("NULL"))
-        .left_join(
-            LinkedUnlinksKept::Table,
-            kept(LinkedUnlinksKept::PostId).equals((Posts::Table, Posts::Id)),
-        )
-        .and_where(col(Posts::Id).is_in(venue_ids.iter().copied()))
-        // By ID, never by the type's index: SQLite would walk every venue for a page
-        // of ten events.
-        .and_where(post_type_off_its_index(conn.backend()).eq(PostType::Venue.as_str()))
-        .and_where(linked_unlinks::links_shown_or(
-            kept(LinkedUnlinksKept::EventId).is_not_null(),
-        ));
     let mut organizers = select_posts();
     organizers
         .column((EventOrganizers::Table, EventOrganizers::EventId))
@@ -168,12 +147,68 @@ async fn load_linked_posts(
     let linked = if venue_ids.is_empty() {
         organizers
     } else {
+        let mut venues = select_venues(conn.backend(), &venue_ids);
         venues.union(UnionType::All, organizers);
         venues
     };
+    read_linked_posts(conn, &linked, events, out).await
+}
+
+/// The venues of a page of events, in one statement: a view that shows an event's
+/// venue and not its terms or organizers (a day's list) reads no more.
+pub async fn load_venues(
+    conn: &mut Conn,
+    events: &[Event],
+) -> Result<HashMap<i64, EventLinks>, StoreError> {
+    let mut out: HashMap<i64, EventLinks> = events
+        .iter()
+        .map(|e| (e.post.id, EventLinks::default()))
+        .collect();
+    let venue_ids: Vec<i64> = events.iter().filter_map(|e| e.venue_id).collect();
+    if !venue_ids.is_empty() {
+        let venues = select_venues(conn.backend(), &venue_ids);
+        read_linked_posts(conn, &venues, events, &mut out).await?;
+    }
+    Ok(out)
+}
+
+/// The venues with these IDs, as rows of [`give_linked_posts`]. A queued venue is a
+/// row per event that kept its link (with its ID), or none; any other one is a row
+/// without one. Joined by the venue alone: one probe of an index empty but for the
+/// links written while a trash is unlinked in steps, where the page's IDs would
+/// make one probe per event for each venue (2 % of the server's CPU for a page of
+/// 50 events).
+fn select_venues(backend: Backend, venue_ids: &[i64]) -> SelectStatement {
+    let kept = |c| Expr::col((LinkedUnlinksKept::Table, c));
+    let mut venues = select_posts();
+    venues
+        .expr(kept(LinkedUnlinksKept::EventId))
+        // Typed: read alone, PostgreSQL takes a bare `NULL` column as text.
+        .expr(Expr::cust("CAST(NULL AS BIGINT)"))
+        .left_join(
+            LinkedUnlinksKept::Table,
+            kept(LinkedUnlinksKept::PostId).equals((Posts::Table, Posts::Id)),
+        )
+        .and_where(col(Posts::Id).is_in(venue_ids.iter().copied()))
+        // By ID, never by the type's index: SQLite would walk every venue for a page
+        // of ten events.
+        .and_where(post_type_off_its_index(backend).eq(PostType::Venue.as_str()))
+        .and_where(linked_unlinks::links_shown_or(
+            kept(LinkedUnlinksKept::EventId).is_not_null(),
+        ));
+    venues
+}
+
+/// Runs `linked` (rows of venues, organizers or both) and gives them to the events.
+async fn read_linked_posts(
+    conn: &mut Conn,
+    linked: &SelectStatement,
+    events: &[Event],
+    out: &mut HashMap<i64, EventLinks>,
+) -> Result<(), StoreError> {
     let rows = conn
         .by_key()
-        .query(&linked, |r| {
+        .query(linked, |r| {
             Ok((
                 post_from_row(r)?,
                 r.opt_i64(POST_COLUMN_COUNT)?,
