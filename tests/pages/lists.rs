@@ -210,16 +210,25 @@ both!(
     }
 );
 
+/// Venues a visitor may see ("Blue Room"), may not ("Secret Cellar", a draft), and
+/// one the test trashes ("Old Barn").
+async fn open_draft_and_doomed_venues(app: &TestApp) -> [i64; 3] {
+    let mut ids = [0; 3];
+    let bodies = [
+        json!({"venue": "Blue Room"}),
+        json!({"venue": "Secret Cellar", "status": "draft"}),
+        json!({"venue": "Old Barn"}),
+    ];
+    for (id, body) in ids.iter_mut().zip(bodies) {
+        *id = linked(app, "venues", body).await.0;
+    }
+    ids
+}
+
 both!(
     the_filters_offer_only_the_venues_and_organizers_a_visitor_may_see,
     |app| async move {
-        let (room, _) = linked(&app, "venues", json!({"venue": "Blue Room"})).await;
-        let (cellar, _) = linked(
-            &app,
-            "venues",
-            json!({"venue": "Secret Cellar", "status": "draft"}),
-        )
-        .await;
+        let [room, cellar, gone] = open_draft_and_doomed_venues(&app).await;
         let (host, _) = linked(&app, "organizers", json!({"organizer": "Ann Host"})).await;
         let (hidden, _) = linked(
             &app,
@@ -227,7 +236,6 @@ both!(
             json!({"organizer": "Quiet Host", "status": "private"}),
         )
         .await;
-        let (gone, _) = linked(&app, "venues", json!({"venue": "Old Barn"})).await;
         app.delete(&format!("venues/{gone}")).await.assert(200);
         let html = ok(&app, "/events/month/2027-03/").await;
         for shown in [room, host] {
@@ -252,14 +260,7 @@ both!(
 both!(
     a_days_list_names_each_events_venue_a_visitor_may_see,
     |app| async move {
-        let (room, _) = linked(&app, "venues", json!({"venue": "Blue Room"})).await;
-        let (cellar, _) = linked(
-            &app,
-            "venues",
-            json!({"venue": "Secret Cellar", "status": "draft"}),
-        )
-        .await;
-        let (barn, _) = linked(&app, "venues", json!({"venue": "Old Barn"})).await;
+        let [room, cellar, barn] = open_draft_and_doomed_venues(&app).await;
         let (host, _) = linked(&app, "organizers", json!({"organizer": "Ann Host"})).await;
         for (title, venue) in [
             ("Jazz Night", room),

@@ -55,15 +55,20 @@ pub async fn get_by_slug(conn: &mut Conn, slug: &str) -> Result<Option<Event>, S
         .await
 }
 
+/// Each event of a page, with no links yet.
+fn no_links(events: &[Event]) -> HashMap<i64, EventLinks> {
+    events
+        .iter()
+        .map(|e| (e.post.id, EventLinks::default()))
+        .collect()
+}
+
 /// Terms, venues and organizers of a page of events, in two statements.
 pub async fn load_links(
     conn: &mut Conn,
     events: &[Event],
 ) -> Result<HashMap<i64, EventLinks>, StoreError> {
-    let mut out: HashMap<i64, EventLinks> = events
-        .iter()
-        .map(|e| (e.post.id, EventLinks::default()))
-        .collect();
+    let mut out = no_links(events);
     if events.is_empty() {
         return Ok(out);
     }
@@ -160,10 +165,7 @@ pub async fn load_venues(
     conn: &mut Conn,
     events: &[Event],
 ) -> Result<HashMap<i64, EventLinks>, StoreError> {
-    let mut out: HashMap<i64, EventLinks> = events
-        .iter()
-        .map(|e| (e.post.id, EventLinks::default()))
-        .collect();
+    let mut out = no_links(events);
     let venue_ids: Vec<i64> = events.iter().filter_map(|e| e.venue_id).collect();
     if !venue_ids.is_empty() {
         let venues = select_venues(conn.backend(), &venue_ids);
