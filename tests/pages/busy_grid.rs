@@ -23,9 +23,9 @@ const GRID_START: i64 = 1_803_859_200;
 /// The grid's days: 1 March to 4 April 2027.
 const GRID_DAYS: i64 = 35;
 
-/// Event `i`: on one of the grid's days (or one before it), at a time of its own;
-/// some end on a midnight, some run into the next days, some are drafts, hidden
-/// or protected; most are in `category`.
+/// Event `i`: on one of the grid's days or the three that lead up to it, at a time
+/// of its own; some end on a midnight, some run into the next days, some are
+/// drafts, hidden or protected; most are in `category`.
 fn nth_event(i: i64, category: i64) -> NewEvent {
     let day = i % (GRID_DAYS + 3) - 3;
     let start = GRID_START + day * 86_400 + (i % 24) * 3_600;
