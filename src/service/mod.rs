@@ -20,7 +20,7 @@ pub mod users;
 use std::time::Instant;
 
 pub use error::{Error, Refusal};
-pub use events::{EventPage, ShownEvent};
+pub use events::{EventPage, Links, ShownEvent};
 pub use linked::{LinkedDraftArgs, LinkedPage};
 pub use sync::{SyncPage, Synced};
 pub use terms::TermPage;

@@ -17,7 +17,7 @@ use crate::domain::event::{Event, Ticket, zone_of};
 use crate::domain::post::{Post, Target};
 use crate::domain::timezone::EventZone;
 use crate::http::urls::Urls;
-use crate::service::{Error, Refusal, ShownEvent};
+use crate::service::{Error, Links, Refusal, ShownEvent};
 
 #[derive(Template)]
 #[template(path = "event.html")]
@@ -186,14 +186,14 @@ async fn nearest(visit: &Visit, at: i64, earlier: bool) -> Result<Option<ShownEv
         };
         // A neighbour shows its title alone.
         let found = service
-            .list_events_without_links(visit.asking(), &window(1), 1)
+            .list_events_showing(visit.asking(), &window(1), 1, Links::Left)
             .await?;
         let last = found.total as i64;
         let event = match (earlier, last) {
             (_, 0) => continue,
             (false, _) | (true, 1) => found.events.into_iter().next(),
             (true, _) => service
-                .list_events_without_links(visit.asking(), &window(last), 1)
+                .list_events_showing(visit.asking(), &window(last), 1, Links::Left)
                 .await?
                 .events
                 .into_iter()

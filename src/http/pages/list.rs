@@ -12,7 +12,7 @@ use super::views::{DayGroup, EventItem, MonthGroup, group};
 use super::{PageError, Visit, dates};
 use crate::domain::args::EventListArgs;
 use crate::http::urls::with_query;
-use crate::service::ShownEvent;
+use crate::service::{Links, ShownEvent};
 
 /// The list page and every view built like it (day, archives).
 #[derive(Template)]
@@ -103,7 +103,7 @@ pub async fn upcoming_events(
     let found = visit
         .app
         .service
-        .list_events_with_venues(visit.asking(), &args, settings.per_page_max)
+        .list_events_showing(visit.asking(), &args, settings.per_page_max, Links::Venues)
         .await?;
     let items = items(visit, &tr, &found.events);
     // A search's floor total has more after it: one more event makes its next page,
@@ -213,7 +213,7 @@ async fn running_page(
     let found = visit
         .app
         .service
-        .list_events_with_venues(visit.asking(), &args, per_page)
+        .list_events_showing(visit.asking(), &args, per_page, Links::Venues)
         .await?;
     // A search's floor total counts as one more, so that the day reads on.
     let total = found.total + u64::from(found.total_at_least);

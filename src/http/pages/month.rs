@@ -16,6 +16,7 @@ use super::{PageError, Visit, dates};
 use crate::domain::args::EventListArgs;
 use crate::domain::event::{EventSpan, Total};
 use crate::http::urls::with_query;
+use crate::service::Links;
 
 /// Events a cell shows; "+N more" links the rest to the day view.
 const SHOWN_PER_DAY: usize = 3;
@@ -258,7 +259,7 @@ async fn by_id(visit: &Visit, tr: &Tr, ids: &[i64]) -> Result<HashMap<i64, Event
     let found = visit
         .app
         .service
-        .list_events_without_links(visit.asking(), &args, most)
+        .list_events_showing(visit.asking(), &args, most, Links::Left)
         .await?;
     let shown = items(visit, tr, &found.events);
     Ok(found

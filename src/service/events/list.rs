@@ -76,27 +76,16 @@ impl Service {
             .await
     }
 
-    /// As `list_events_up_to`, each event without its terms, venue and organizers:
-    /// a view that shows events by their titles alone (the month grid's cells)
-    /// reads no more.
-    pub async fn list_events_without_links(
-        &self,
-        asking: Asking<'_>,
-        args: &EventListArgs,
-        most: u64,
-    ) -> Result<EventPage, Error> {
-        self.listed_page(asking, args, &[], most, Links::Left).await
-    }
-
-    /// As `list_events_up_to`, each event with its venue alone: a view that shows
-    /// an event's venue and not its terms or organizers (a day's list) reads no more.
-    pub async fn list_events_with_venues(
+    /// As `list_events_up_to`, each event with only the links a view shows of it
+    /// (`links`): a page reads no more than it shows.
+    pub async fn list_events_showing(
         &self,
         asking: Asking<'_>,
         args: &EventListArgs,
         per_page_max: u64,
+        links: Links,
     ) -> Result<EventPage, Error> {
-        self.listed_page(asking, args, &[], per_page_max, Links::Venues)
+        self.listed_page(asking, args, &[], per_page_max, links)
             .await
     }
 
@@ -269,9 +258,12 @@ impl Service {
 
 /// Which of its events' terms, venues and organizers a list reads.
 #[derive(Clone, Copy)]
-enum Links {
+pub enum Links {
+    /// All of them, as the API shows them.
     Read,
+    /// The venue alone: a day's list shows it beside each title.
     Venues,
+    /// None: the month grid's cells and an event's neighbours show titles alone.
     Left,
 }
 

@@ -13,7 +13,7 @@ use crate::domain::permissions::Caller;
 use crate::domain::post::{Post, PostType, Reveal, Status, Target};
 use crate::store::{Conn, Store, StoreError, events, posts, sync};
 
-pub use list::EventPage;
+pub use list::{EventPage, Links};
 use stored::Stored;
 
 /// An event as its caller may see it: its links (those the caller may read), and
