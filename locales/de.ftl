@@ -266,6 +266,7 @@ page-next-month = Nächster Monat
 page-previous-day = Vorheriger Tag
 page-next-day = Nächster Tag
 page-more = { $value } weitere
+page-more-at-least = { $value } oder mehr
 page-all-day = Ganztägig
 page-time-zone = Zeitzone
 page-when = Wann

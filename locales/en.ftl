@@ -266,6 +266,7 @@ page-next-month = Next month
 page-previous-day = Previous day
 page-next-day = Next day
 page-more = { $value } more
+page-more-at-least = { $value } or more
 page-all-day = All day
 page-time-zone = Time zone
 page-when = When

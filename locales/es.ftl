@@ -266,6 +266,7 @@ page-next-month = Mes siguiente
 page-previous-day = Día anterior
 page-next-day = Día siguiente
 page-more = { $value } más
+page-more-at-least = { $value } o más
 page-all-day = Todo el día
 page-time-zone = Zona horaria
 page-when = Cuándo

@@ -266,6 +266,7 @@ page-next-month = Mois suivant
 page-previous-day = Jour précédent
 page-next-day = Jour suivant
 page-more = { $value } de plus
+page-more-at-least = { $value } ou plus
 page-all-day = Toute la journée
 page-time-zone = Fuseau horaire
 page-when = Quand

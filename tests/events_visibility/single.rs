@@ -117,6 +117,8 @@ both!(hidden_events_are_left_out_of_lists_only, |app| async move {
     assert_eq!(titles(&app.get(&list).await), ["Shown"]);
     assert_eq!(titles(&app.get_as(&list, &editor.auth()).await), ["Shown"]);
     assert!(titles(&app.get(&format!("events?include={hidden}")).await).is_empty());
+    let shown_only = app.get(&format!("events?include={hidden}")).await;
+    assert_eq!(shown_only.body["total"], 0, "{}", shown_only.body);
     let r = app.get(&format!("events/{hidden}")).await;
     r.assert(200);
     assert_eq!(r.body["hide_from_listings"], true);

@@ -25,7 +25,8 @@ const GRID_DAYS: i64 = 35;
 
 /// Event `i`: on one of the grid's days or the three that lead up to it, at a time
 /// of its own; some end on a midnight, some run into the next days, some are
-/// drafts, hidden or protected; most are in `category`.
+/// drafts, hidden or protected; most are in `category`. A third of those of the
+/// grid's first 20 days, and a thirtieth of the others, are named "Salsa".
 fn nth_event(i: i64, category: i64) -> NewEvent {
     let day = i % (GRID_DAYS + 3) - 3;
     let start = GRID_START + day * 86_400 + (i % 24) * 3_600;
@@ -40,7 +41,9 @@ fn nth_event(i: i64, category: i64) -> NewEvent {
     } else {
         Status::Publish
     };
-    let mut e = new_event(&format!("E{i:04}"), status, 1, 0);
+    let salsa = i % 3 == 0 && (day < 20 || i % 30 == 0);
+    let title = format!("E{i:04}{}", if salsa { " Salsa" } else { "" });
+    let mut e = new_event(&title, status, 1, 0);
     e.columns
         .retain(|(c, _)| !matches!(c, Posts::StartUtc | Posts::EndUtc | Posts::HideFromListings));
     e.columns.extend([
@@ -80,10 +83,10 @@ fn cells(html: &str) -> Vec<(String, Vec<String>, u64)> {
 }
 
 /// The first three titles of the events a visitor's list of `day`'s running
-/// events shows, in `category` if given, and its total.
-async fn first_of_day(app: &TestApp, day: NaiveDate, category: Option<i64>) -> (Vec<String>, u64) {
+/// events shows, with `filter` (`&categories=…`, `&search=…` or nothing), and its
+/// total.
+async fn first_of_day(app: &TestApp, day: NaiveDate, filter: &str) -> (Vec<String>, u64) {
     let next = day + Days::new(1);
-    let filter = category.map_or(String::new(), |c| format!("&categories={c}"));
     let r = app
         .get(&format!(
             "events?start_date=2027-01-01&end_date=2027-12-31&starts_before={next}%2000:00:00\
@@ -122,11 +125,45 @@ async fn check_grid(app: &TestApp, path: &str, category: Option<i64>) {
         }
         let visible = visible_events(app, &running, category).await as u64;
         let date = date.parse::<NaiveDate>().unwrap();
-        let (first, total) = first_of_day(app, date, category).await;
+        let filter = category.map_or(String::new(), |c| format!("&categories={c}"));
+        let (first, total) = first_of_day(app, date, &filter).await;
         assert_eq!(titles, first, "{path} {date}");
         assert_eq!(titles.len() as u64 + more, visible, "{path} {date}");
         assert_eq!(total, visible, "{path} {date}");
     }
+}
+
+/// Checks every cell of a month with a search of a word common in its events:
+/// each shows the first matches of its day's list, and counts them up to the
+/// grid's limit (12), past which it says "or more".
+async fn check_common_search(app: &TestApp) {
+    let path = "/events/month/2027-03/?search=salsa";
+    let statements = Arc::new(AtomicU64::new(0));
+    let html = STATEMENT_COUNTER
+        .scope(statements.clone(), ok(app, path))
+        .await;
+    let statements = statements.load(Ordering::Relaxed);
+    assert!(statements <= 20, "{path}: {statements} statements");
+    let (mut exact, mut at_least) = (0, 0);
+    for (n, (date, titles, more)) in cells(&html).into_iter().enumerate() {
+        let date = date.parse::<NaiveDate>().unwrap();
+        let (first, total) = first_of_day(app, date, "&search=salsa").await;
+        assert_eq!(titles, first, "{path} {date}");
+        let cell = html.split("<td class=").nth(n + 1).unwrap();
+        if total > 12 {
+            at_least += 1;
+            assert_eq!(titles.len() as u64 + more, 13, "{path} {date}");
+            assert!(cell.contains("or more</a>"), "{path} {date}: {cell}");
+        } else {
+            exact += 1;
+            assert_eq!(titles.len() as u64 + more, total, "{path} {date}");
+            assert!(!cell.contains("or more"), "{path} {date}: {cell}");
+        }
+    }
+    assert!(
+        exact > 5 && at_least > 5,
+        "{exact} days counted whole, {at_least} not"
+    );
 }
 
 both!(
@@ -140,5 +177,6 @@ both!(
         }
         check_grid(&app, "/events/month/2027-03/", None).await;
         check_grid(&app, "/events/month/2027-03/?category=music", Some(music)).await;
+        check_common_search(&app).await;
     }
 );

@@ -27,6 +27,13 @@ const SHOWN_PER_DAY: usize = 3;
 /// counts serve them (`store::events::list_spans_each`), else one list a day.
 const MAX_PLACED: u64 = 2_000;
 
+/// How far a day's count goes with a search whose words are common (one event in
+/// twenty or more): its cell says "+N or more" past it. Each day's matches are
+/// found in a walk of its events in list order, a lookup of each one's text: with
+/// a word a third of the events hold, counting every match of a grid of 29,400
+/// events took 190 ms on SQLite and 360 on PostgreSQL at a million events.
+const SEARCH_COUNTED_PER_DAY: u64 = 12;
+
 #[derive(Template)]
 #[template(path = "month.html")]
 struct MonthPage {
@@ -75,14 +82,19 @@ pub async fn month(visit: &Visit, month: Option<NaiveDate>) -> Result<String, Pa
     let mut cells = Vec::new();
     for (d, (events, total)) in days(visit, &tr, &filters, start, end).await? {
         let href = with_query(&visit_path(visit, &format!("/events/{d}/")), &pairs);
-        let more = total.saturating_sub(events.len() as u64);
+        let more = (total.count + u64::from(total.at_least)).saturating_sub(events.len() as u64);
+        let more_key = if total.at_least {
+            "page-more-at-least"
+        } else {
+            "page-more"
+        };
         cells.push(Cell {
             day: d.day(),
             date: d.to_string(),
             in_month: d.month() == first.month(),
             today: d == today,
             events,
-            more: (more > 0).then(|| tr.with("page-more", &format!("+{more}"))),
+            more: (more > 0).then(|| tr.with(more_key, &format!("+{more}"))),
             href,
         });
     }
@@ -116,16 +128,22 @@ pub async fn month(visit: &Visit, month: Option<NaiveDate>) -> Result<String, Pa
 
 /// The events a cell shows and how many run that day, for every day of the grid:
 /// placed from where the grid's events fall, or, for a grid of more than
-/// [`MAX_PLACED`], one day at a time; then the events shown are read, by ID.
+/// [`MAX_PLACED`] or a search of common words, one day at a time; then the events
+/// shown are read, by ID.
 async fn days(
     visit: &Visit,
     tr: &Tr,
     filters: &Filters,
     start: NaiveDate,
     end: NaiveDate,
-) -> Result<Vec<(NaiveDate, (Vec<Shown>, u64))>, PageError> {
+) -> Result<Vec<(NaiveDate, (Vec<Shown>, Total))>, PageError> {
     let dates = start.iter_days().take_while(|d| *d <= end);
-    let cells = match placed(visit, filters, (start, end)).await? {
+    let placed = if common_search(visit, filters, (start, end)).await? {
+        None
+    } else {
+        placed(visit, filters, (start, end)).await?
+    };
+    let cells = match placed {
         Some(spans) => place(visit, &spans, dates),
         None => day_by_day(visit, filters, dates).await?,
     };
@@ -152,7 +170,7 @@ fn place(
     visit: &Visit,
     spans: &[EventSpan],
     dates: impl Iterator<Item = NaiveDate>,
-) -> Vec<(NaiveDate, Vec<i64>, u64)> {
+) -> Vec<(NaiveDate, Vec<i64>, Total)> {
     let site = visit.settings().timezone;
     let placed: Vec<(i64, NaiveDate, NaiveDate)> = spans
         .iter()
@@ -165,9 +183,28 @@ fn place(
         .map(|d| {
             let on = || placed.iter().filter(|(_, f, l)| *f <= d && d <= *l);
             let first = on().take(SHOWN_PER_DAY).map(|(id, _, _)| *id).collect();
-            (d, first, on().count() as u64)
+            (d, first, Total::exact(on().count() as u64))
         })
         .collect()
+}
+
+/// Whether the grid has a search whose words are common among its events: more
+/// matches than it could place, whose days are read each as its first matches.
+async fn common_search(
+    visit: &Visit,
+    filters: &Filters,
+    (start, end): (NaiveDate, NaiveDate),
+) -> Result<bool, PageError> {
+    if filters.search.is_none() {
+        return Ok(false);
+    }
+    let mut args = running(start, end, 1, visit.look_back().await?);
+    filters.apply(&mut args);
+    Ok(visit
+        .app
+        .service
+        .search_is_common(visit.asking(), &args)
+        .await?)
 }
 
 /// Where the grid's events fall, unless it holds more than [`MAX_PLACED`]. A list
@@ -210,13 +247,12 @@ async fn spans(
 }
 
 /// A busy grid's days, each as a list: its first events, as their spans, and its
-/// count (a search's counted up to its limit, and one more past it, so that the
-/// day's cell reads on).
+/// count (a search's up to [`SEARCH_COUNTED_PER_DAY`]).
 async fn day_by_day(
     visit: &Visit,
     filters: &Filters,
     dates: impl Iterator<Item = NaiveDate>,
-) -> Result<Vec<(NaiveDate, Vec<i64>, u64)>, PageError> {
+) -> Result<Vec<(NaiveDate, Vec<i64>, Total)>, PageError> {
     let most = SHOWN_PER_DAY as u64;
     let look_back = visit.look_back().await?;
     let dates: Vec<NaiveDate> = dates.collect();
@@ -229,14 +265,14 @@ async fn day_by_day(
     let each = visit
         .app
         .service
-        .list_event_spans_each(visit.asking(), &args, &days, most)
+        .list_event_spans_each(visit.asking(), &args, &days, most, SEARCH_COUNTED_PER_DAY)
         .await?;
     Ok(dates
         .into_iter()
         .zip(each)
         .map(|(d, (spans, total))| {
             let ids = spans.iter().map(|s| s.id).collect();
-            (d, ids, total.count + u64::from(total.at_least))
+            (d, ids, total)
         })
         .collect())
 }

@@ -32,6 +32,7 @@ pub const KEYS: &[&str] = &[
     "page-previous-day",
     "page-next-day",
     "page-more",
+    "page-more-at-least",
     "page-all-day",
     "page-time-zone",
     "page-when",

@@ -168,17 +168,34 @@ impl Service {
         Ok(events::list_spans(&mut conn, &filter).await?)
     }
 
+    /// Whether the words of a search are common among the events of its list's
+    /// dates (one in twenty or more of its first events): a view of many days
+    /// then reads each day's first matches ([`Service::list_event_spans_each`])
+    /// rather than placing them all. `false` without a search.
+    pub async fn search_is_common(
+        &self,
+        asking: Asking<'_>,
+        args: &EventListArgs,
+    ) -> Result<bool, Error> {
+        let Prepared {
+            filter, mut conn, ..
+        } = self.prepare(asking, args, &[], 1).await?;
+        Ok(events::search_is_common(&mut conn, &filter).await?)
+    }
+
     /// As [`Service::list_event_spans`], for each of `days`: the list of `args` with
     /// the dates of each (`start_date`, `end_date`, `starts_before`, `starts_after`,
     /// `ends_before`, `ends_after`, `strict_dates`), read on one connection, its
     /// references resolved once. A view of many days (a busy month's grid) reads
-    /// each day's first events and count so.
+    /// each day's first events and count so; a search's count stops past `counted`
+    /// matches, at most the server's search count limit.
     pub async fn list_event_spans_each(
         &self,
         asking: Asking<'_>,
         args: &EventListArgs,
         days: &[EventListArgs],
         most: u64,
+        counted: u64,
     ) -> Result<Vec<(Vec<EventSpan>, Total)>, Error> {
         let first_page = |d: &EventListArgs| EventListArgs {
             page: 1,
@@ -207,6 +224,7 @@ impl Service {
                 starts_after: query.starts_after,
                 ends_before: query.ends_before,
                 ends_after: query.ends_after,
+                count_limit: counted.min(filter.count_limit),
                 ..filter.clone()
             });
         }

@@ -137,10 +137,7 @@ pub(super) async fn listed_as_planned<T>(
     select: SelectStatement,
     row: impl FnMut(&crate::store::Row<'_>) -> Result<T, StoreError>,
 ) -> Result<(Vec<T>, Total, Option<Seen>), StoreError> {
-    if !eq.search_words.is_empty()
-        && terms_events
-            .is_some_and(|n| n.events > eq.count_limit.saturating_mul(SMALL_TERMS_PER_MATCH))
-    {
+    if search_drives_every_event(eq, terms_events) {
         keys = searched_keys(&keys);
     }
     let backend = conn.backend();
@@ -241,9 +238,15 @@ async fn page_and_total<T>(
     eq: &EventFilter,
     keys: &[KeyFilter],
     terms: Option<Weighed>,
-    mut page: SelectStatement,
+    page: SelectStatement,
     row: impl FnMut(&crate::store::Row<'_>) -> Result<T, StoreError>,
 ) -> Result<(Vec<T>, Total, Option<Seen>), StoreError> {
+    if let Some(ids) = named_on_first_page(conn.backend(), eq, keys) {
+        // Every event the list can show is on its page: the page is its count.
+        let rows = read_page(conn, page, ids, row).await?;
+        let total = Total::exact(u64::try_from(rows.len()).unwrap_or(u64::MAX));
+        return Ok((rows, total, None));
+    }
     // A search counts its matches up to a limit (`search`); nothing else does.
     let (ids, total, seen) = if !eq.search_words.is_empty() {
         let found = super::search::page(conn, eq, keys).await?;
@@ -259,11 +262,53 @@ async fn page_and_total<T>(
     let Some(ids) = ids else {
         return Ok((Vec::new(), total, seen));
     };
+    Ok((read_page(conn, page, ids, row).await?, total, seen))
+}
+
+/// The IDs of the first page of a list that names its events (`include`), when
+/// the page holds as many events as it names: a view reading the events it shows
+/// by ID (a month's cells, 126 at most) needs no count of them. Not with a search,
+/// whose words its own walk checks (see [`super::search`]).
+fn named_on_first_page(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+) -> Option<SelectStatement> {
+    let named = u64::try_from(eq.include.len()).unwrap_or(u64::MAX);
+    let whole = named > 0 && eq.page == 1 && eq.per_page >= named;
+    (whole && eq.post_parent.is_none() && eq.search_words.is_empty())
+        .then(|| super::keys::page_ids(backend, eq, keys, 0))
+}
+
+/// The rows of `page` of the posts `ids`, in list order.
+async fn read_page<T>(
+    conn: &mut Conn,
+    mut page: SelectStatement,
+    ids: SelectStatement,
+    row: impl FnMut(&crate::store::Row<'_>) -> Result<T, StoreError>,
+) -> Result<Vec<T>, StoreError> {
     page.and_where(col(Posts::Id).in_subquery(ids))
         .order_by((Posts::Table, Posts::StartUtc), Order::Asc)
         .order_by((Posts::Table, Posts::Id), Order::Asc);
-    let rows = conn.query(&page, row).await?;
-    Ok((rows, total, seen))
+    conn.query(&page, row).await
+}
+
+/// The keys a search reads ([`searched_keys`] when its terms are many events).
+pub(super) fn search_keys(
+    eq: &EventFilter,
+    keys: Vec<KeyFilter>,
+    terms_events: Option<Weighed>,
+) -> Vec<KeyFilter> {
+    if search_drives_every_event(eq, terms_events) {
+        return searched_keys(&keys);
+    }
+    keys
+}
+
+fn search_drives_every_event(eq: &EventFilter, terms_events: Option<Weighed>) -> bool {
+    !eq.search_words.is_empty()
+        && terms_events
+            .is_some_and(|n| n.events > eq.count_limit.saturating_mul(SMALL_TERMS_PER_MATCH))
 }
 
 /// The keys a search reads when its first filter is of many terms' events (two of

@@ -21,9 +21,12 @@ use crate::domain::event_keys::{KeyFilter, KeyKind};
 use crate::domain::post::Visibility;
 use crate::store::{Backend, Conn, StoreError};
 
+mod grid;
 mod index;
 mod set;
 mod walk;
+
+pub(super) use grid::{common, counted_matches, day_total};
 
 use index::{Index, bounded_count, index_count, index_page, kept_page};
 use set::{as_set, in_set, set_route};

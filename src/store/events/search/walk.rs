@@ -2,7 +2,9 @@
 //! that count its matches or find a page of them, each event's text read as it is
 //! reached.
 
-use sea_query::{Alias, Asterisk, Expr, ExprTrait, Order, Query, SelectStatement, UnionType};
+use sea_query::{
+    Alias, Asterisk, Expr, ExprTrait, Order, Query, SelectStatement, SimpleExpr, UnionType,
+};
 
 use super::{bounded_count, unsearched, without_every_driver};
 use crate::domain::event::EventFilter;
@@ -42,23 +44,7 @@ pub(super) async fn probe(
     rows: u64,
 ) -> Result<Probed, StoreError> {
     let backend = conn.backend();
-    // The window's first events are the same whichever filter drives. Driven by
-    // every event's key, a filter of many terms' events probed on each
-    // (`list::searched_keys`), PostgreSQL sorted the terms' rows of the window to
-    // merge them (two tags of 165,000 events with `jazz` at a million: 36 ms of a
-    // 160 ms request, 74 ms without); each term's first events are read from its
-    // own range in list order instead, and merged.
-    let keys = without_every_driver(eq, keys);
-    let first = if keys[0].may_repeat() {
-        // Each value's first events, merged: sorting the window's events first
-        // (two tags of 165,000 events in the default window at a million) cost more
-        // than the probe.
-        keys::first_merged(backend, &unsearched(eq), keys, None, rows)
-    } else {
-        let mut first = in_order(backend, &unsearched(eq), keys);
-        first.limit(rows);
-        first
-    };
+    let first = first_rows(backend, eq, keys, rows);
     // The text is read outside the first rows' query: a driver that is sorted
     // (several values) would otherwise read it for every row it sorts.
     let mut q = Query::select();
@@ -75,6 +61,60 @@ pub(super) async fn probe(
         hits: read.iter().filter(|r| r.2).map(|r| r.1).collect(),
         last: read.last().map(|r| (r.0, r.1)),
     })
+}
+
+/// The (start, ID) of the window's first `rows` events, in list order.
+fn first_rows(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    rows: u64,
+) -> SelectStatement {
+    // The window's first events are the same whichever filter drives. Driven by
+    // every event's key, a filter of many terms' events probed on each
+    // (`list::searched_keys`), PostgreSQL sorted the terms' rows of the window to
+    // merge them (two tags of 165,000 events with `jazz` at a million: 36 ms of a
+    // 160 ms request, 74 ms without); each term's first events are read from its
+    // own range in list order instead, and merged.
+    let keys = without_every_driver(eq, keys);
+    if keys[0].may_repeat() {
+        // Each value's first events, merged: sorting the window's events first
+        // (two tags of 165,000 events in the default window at a million) cost more
+        // than the probe.
+        return keys::first_merged(backend, &unsearched(eq), keys, None, rows);
+    }
+    let mut first = in_order(backend, &unsearched(eq), keys);
+    first.limit(rows);
+    first
+}
+
+/// How many of the window's first `rows` events match, up to `limit` and one
+/// more, each one's text read until the last of them; and how many of its
+/// first `rows + 1` events there are, their text unread.
+pub(super) fn matched_among_first(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    rows: u64,
+    limit: u64,
+) -> SelectStatement {
+    let mut matched = Query::select();
+    matched
+        .expr(Expr::cust("1"))
+        .from_subquery(first_rows(backend, eq, keys, rows), Alias::new("d"))
+        .and_where(text_row(backend, text_on_row(backend, eq)));
+    let read = Query::select()
+        .expr(Expr::cust("COUNT(*)"))
+        .from_subquery(
+            first_rows(backend, eq, keys, rows.saturating_add(1)),
+            Alias::new("d"),
+        )
+        .take();
+    let scalar = |q: SelectStatement| SimpleExpr::SubQuery(None, Box::new(q.into()));
+    Query::select()
+        .expr(scalar(bounded_count(matched, limit)))
+        .expr(scalar(read))
+        .take()
 }
 
 /// The window's events after `after` (a start and an ID; all of them if `None`) in
@@ -153,6 +193,23 @@ pub(super) fn walk_count_after(
         .from_subquery(rest, Alias::new("d"))
         .and_where(text_row(backend, text_on_row(backend, eq)));
     bounded_count(q, limit)
+}
+
+/// The IDs of the window's first `n` matches, in list order, each event's text read
+/// as it is reached; `None` for a driver of several values, whose window would be
+/// sorted whole first.
+pub(super) fn first_matches(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    n: u64,
+) -> Option<SelectStatement> {
+    if keys[0].may_repeat() {
+        return None;
+    }
+    let mut q = walk(backend, eq, keys, None, None);
+    q.column((Alias::new("d"), EventKeys::EventId)).limit(n);
+    Some(q)
 }
 
 /// A page of the window's matches in list order: those the probe found first, then
