@@ -24,7 +24,7 @@ const SHOWN_PER_DAY: usize = 3;
 /// The most events a grid places from one list of where they fall (their spans):
 /// it then reads the few events its cells show, by ID. A busier grid is read by
 /// day, each day's first events and its count: all days at once where the per-day
-/// counts serve them (`store::events::list_spans_each`), else one list a day.
+/// counts serve them (`store::events::list_ids_each`), else one list a day.
 const MAX_PLACED: u64 = 2_000;
 
 /// How far a day's count goes with a search whose words are common (one event in
@@ -32,7 +32,7 @@ const MAX_PLACED: u64 = 2_000;
 /// found in a walk of its events in list order, a lookup of each one's text: with
 /// a word a third of the events hold, counting every match of a grid of 29,400
 /// events took 190 ms on SQLite and 360 on PostgreSQL at a million events.
-const SEARCH_COUNTED_PER_DAY: u64 = 12;
+const SEARCH_COUNTED_PER_DAY: u64 = 9;
 
 #[derive(Template)]
 #[template(path = "month.html")]
@@ -246,8 +246,7 @@ async fn spans(
         .await?)
 }
 
-/// A busy grid's days, each as a list: its first events, as their spans, and its
-/// count (a search's up to [`SEARCH_COUNTED_PER_DAY`]).
+/// A busy grid's days, each as a list: its first events' IDs, and its count (a search's up to [`SEARCH_COUNTED_PER_DAY`]).
 async fn day_by_day(
     visit: &Visit,
     filters: &Filters,
@@ -265,15 +264,12 @@ async fn day_by_day(
     let each = visit
         .app
         .service
-        .list_event_spans_each(visit.asking(), &args, &days, most, SEARCH_COUNTED_PER_DAY)
+        .list_event_ids_each(visit.asking(), &args, &days, most, SEARCH_COUNTED_PER_DAY)
         .await?;
     Ok(dates
         .into_iter()
         .zip(each)
-        .map(|(d, (spans, total))| {
-            let ids = spans.iter().map(|s| s.id).collect();
-            (d, ids, total)
-        })
+        .map(|(d, (ids, total))| (d, ids, total))
         .collect())
 }
 

@@ -170,7 +170,7 @@ impl Service {
 
     /// Whether the words of a search are common among the events of its list's
     /// dates (one in twenty or more of its first events): a view of many days
-    /// then reads each day's first matches ([`Service::list_event_spans_each`])
+    /// then reads each day's first matches ([`Service::list_event_ids_each`])
     /// rather than placing them all. `false` without a search.
     pub async fn search_is_common(
         &self,
@@ -183,20 +183,21 @@ impl Service {
         Ok(events::search_is_common(&mut conn, &filter).await?)
     }
 
-    /// As [`Service::list_event_spans`], for each of `days`: the list of `args` with
-    /// the dates of each (`start_date`, `end_date`, `starts_before`, `starts_after`,
-    /// `ends_before`, `ends_after`, `strict_dates`), read on one connection, its
-    /// references resolved once. A view of many days (a busy month's grid) reads
-    /// each day's first events and count so; a search's count stops past `counted`
-    /// matches, at most the server's search count limit.
-    pub async fn list_event_spans_each(
+    /// The IDs of the first `most` events of the list of `args` with the dates of
+    /// each of `days` (`start_date`, `end_date`, `starts_before`, `starts_after`,
+    /// `ends_before`, `ends_after`, `strict_dates`), in list order, and its total,
+    /// read on one connection, the references resolved once. A view of many days
+    /// (a busy month's grid) reads each day's first events and count so; a
+    /// search's count stops past `counted` matches, at most the server's search
+    /// count limit.
+    pub async fn list_event_ids_each(
         &self,
         asking: Asking<'_>,
         args: &EventListArgs,
         days: &[EventListArgs],
         most: u64,
         counted: u64,
-    ) -> Result<Vec<(Vec<EventSpan>, Total)>, Error> {
+    ) -> Result<Vec<(Vec<i64>, Total)>, Error> {
         let first_page = |d: &EventListArgs| EventListArgs {
             page: 1,
             per_page: i64::try_from(most).unwrap_or(i64::MAX),
@@ -228,7 +229,7 @@ impl Service {
                 ..filter.clone()
             });
         }
-        Ok(events::list_spans_each(&mut conn, &dated).await?)
+        Ok(events::list_ids_each(&mut conn, &dated).await?)
     }
 
     fn list_context(&self, asking: Asking<'_>, per_page_max: u64) -> ListContext {

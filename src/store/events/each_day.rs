@@ -1,27 +1,28 @@
 //! The lists of many days alike but for their dates: a busy month's grid, each
 //! day's first events and how many run that day.
 
-use sea_query::{Expr, ExprTrait, SelectStatement};
+use sea_query::{Alias, Expr, ExprTrait, Query, SelectStatement};
 
 use super::keys::{Weighed, aggregate_window, driver_mask};
 use super::list::{listed_as_planned, page_ids, planned_keys, search_keys, span_of, span_select};
 use super::search;
-use crate::domain::event::{EventFilter, EventSpan, Total};
+use crate::domain::event::{EventFilter, Total};
 use crate::domain::event_keys::KeyFilter;
 use crate::store::event_count::{running_days, union};
 use crate::store::posts::col;
-use crate::store::schema::Posts;
+use crate::store::schema::{EventKeys, Posts};
 use crate::store::{Conn, StoreError};
 
-/// As `list_spans`, for each of `eqs`: lists alike but for their dates, whose
-/// keys are planned once, from the first (a filter of terms is weighed by a read
-/// of its terms' counts, which no date changes). Days the per-day counts count
-/// whole (a UTC site's, without a search) are read at once ([`at_once`]), and so
-/// are a search's ([`searched_at_once`]); others one list at a time.
-pub async fn list_spans_each(
+/// The IDs of the first page of each of `eqs`, in list order, and its total:
+/// lists alike but for their dates, whose keys are planned once, from the first (a
+/// filter of terms is weighed by a read of its terms' counts, which no date
+/// changes). Days the per-day counts count whole (a UTC site's, without a search)
+/// are read at once ([`at_once`]), and so are a search's ([`searched_at_once`]);
+/// others one list at a time.
+pub async fn list_ids_each(
     conn: &mut Conn,
     eqs: &[EventFilter],
-) -> Result<Vec<(Vec<EventSpan>, Total)>, StoreError> {
+) -> Result<Vec<(Vec<i64>, Total)>, StoreError> {
     let Some(first) = eqs.first() else {
         return Ok(Vec::new());
     };
@@ -41,13 +42,13 @@ pub async fn list_spans_each(
     for eq in eqs {
         let (spans, total, _) =
             listed_as_planned(conn, eq, keys.clone(), terms, span_select(), span_of).await?;
-        each.push((spans, total));
+        each.push((spans.iter().map(|s| s.id).collect(), total));
     }
     Ok(each)
 }
 
 /// Whether the words of `eq`'s search are common among its window's events: a
-/// view of many days then reads each day's first matches ([`list_spans_each`])
+/// view of many days then reads each day's first matches ([`list_ids_each`])
 /// rather than placing them all.
 pub async fn search_is_common(conn: &mut Conn, eq: &EventFilter) -> Result<bool, StoreError> {
     if eq.search_words.is_empty() {
@@ -73,7 +74,7 @@ async fn at_once(
     eqs: &[EventFilter],
     keys: &[KeyFilter],
     terms: Option<Weighed>,
-) -> Result<Option<Vec<(Vec<EventSpan>, Total)>>, StoreError> {
+) -> Result<Option<Vec<(Vec<i64>, Total)>>, StoreError> {
     let windows: Option<Vec<_>> = eqs.iter().map(|eq| aggregate_window(eq, keys)).collect();
     let Some(windows) = windows else {
         return Ok(None);
@@ -86,82 +87,92 @@ async fn at_once(
     for (place, (eq, count)) in eqs.iter().zip(&counts).enumerate() {
         let mask = driver_mask(conn, eq, keys, lookups).await?;
         if let Some(ids) = page_ids(conn, eq, keys, *count, mask).await? {
-            pages.push(tagged_page(place, ids));
+            let mut page = Query::select();
+            page.from(Posts::Table)
+                .columns([(Posts::Table, Posts::Id), (Posts::Table, Posts::StartUtc)])
+                .and_where(col(Posts::Id).in_subquery(ids));
+            pages.push(tagged(place, page));
         }
     }
-    let spans = tagged(conn, pages, eqs.len()).await?;
+    let days = read_tagged(conn, pages, eqs.len()).await?;
     Ok(Some(
-        spans
-            .into_iter()
+        days.into_iter()
             .zip(counts)
-            .map(|(mut day, count)| {
-                day.sort_unstable_by_key(|s| (s.start_utc, s.id));
-                (day, Total::exact(count))
-            })
+            .map(|(ids, count)| (ids, Total::exact(count)))
             .collect(),
     ))
 }
 
 /// Every day's first matches of a search, in one statement: a compound of each
 /// day's walk of its window in list order, up to one match past its count limit
-/// (a few dozen events of a day where the words are common). `None` when a day's
-/// driver has several values.
+/// (a few dozen events of a day where the words are common), each match's start
+/// read from its key. `None` when a day's driver has several values.
 async fn searched_at_once(
     conn: &mut Conn,
     eqs: &[EventFilter],
     keys: &[KeyFilter],
-) -> Result<Option<Vec<(Vec<EventSpan>, Total)>>, StoreError> {
+) -> Result<Option<Vec<(Vec<i64>, Total)>>, StoreError> {
     let backend = conn.backend();
     let mut pages = Vec::with_capacity(eqs.len());
     for (place, eq) in eqs.iter().enumerate() {
-        let Some(ids) = search::counted_matches(backend, eq, keys) else {
+        let Some(matches) = search::counted_matches(backend, eq, keys) else {
             return Ok(None);
         };
-        pages.push(tagged_page(place, ids));
+        let w = Alias::new("w");
+        let mut page = Query::select();
+        page.columns([
+            (w.clone(), EventKeys::EventId),
+            (w.clone(), EventKeys::StartUtc),
+        ])
+        .from_subquery(matches, w);
+        pages.push(tagged(place, page));
     }
-    let spans = tagged(conn, pages, eqs.len()).await?;
+    let days = read_tagged(conn, pages, eqs.len()).await?;
     Ok(Some(
-        spans
-            .into_iter()
+        days.into_iter()
             .zip(eqs)
-            .map(|(mut day, eq)| {
-                day.sort_unstable_by_key(|s| (s.start_utc, s.id));
-                let total = search::day_total(eq, day.len());
-                day.truncate(usize::try_from(eq.per_page).unwrap_or(usize::MAX));
-                (day, total)
+            .map(|(mut ids, eq)| {
+                let total = search::day_total(eq, ids.len());
+                ids.truncate(usize::try_from(eq.per_page).unwrap_or(usize::MAX));
+                (ids, total)
             })
             .collect(),
     ))
 }
 
-/// The spans of the posts `ids`, each tagged with the day's place.
-fn tagged_page(place: usize, ids: SelectStatement) -> SelectStatement {
-    let mut page = span_select();
+/// `page` (an ID and a start a row) with the place of its day, a third column.
+fn tagged(place: usize, mut page: SelectStatement) -> SelectStatement {
     // Typed: PostgreSQL takes a parameter alone in a compound's column as text.
-    page.expr(Expr::cust(format!("CAST({place} AS BIGINT)")))
-        .and_where(col(Posts::Id).in_subquery(ids));
+    page.expr(Expr::cust(format!("CAST({place} AS BIGINT)")));
     page
 }
 
-/// The spans of `pages`, a compound of pages tagged with their day's place
-/// ([`tagged_page`]), read as one statement, each day's in no order.
-async fn tagged(
+/// The IDs of `pages` ([`tagged`]), read as one compound statement, each day's in
+/// list order.
+async fn read_tagged(
     conn: &mut Conn,
     pages: Vec<SelectStatement>,
     days: usize,
-) -> Result<Vec<Vec<EventSpan>>, StoreError> {
-    let mut spans: Vec<Vec<EventSpan>> = (0..days).map(|_| Vec::new()).collect();
-    let Some(all) = union(pages) else {
-        return Ok(spans);
-    };
-    let rows = conn
-        .one_plan()
-        .query(&all, |r| Ok((r.i64(4)?, span_of(r)?)))
-        .await?;
-    for (place, span) in rows {
-        if let Some(day) = usize::try_from(place).ok().and_then(|p| spans.get_mut(p)) {
-            day.push(span);
+) -> Result<Vec<Vec<i64>>, StoreError> {
+    let mut each: Vec<Vec<(i64, i64)>> = (0..days).map(|_| Vec::new()).collect();
+    if let Some(all) = union(pages) {
+        let rows = conn
+            .one_plan()
+            .query(&all, |r| {
+                Ok((r.i64(0)?, r.opt_i64(1)?.unwrap_or(0), r.i64(2)?))
+            })
+            .await?;
+        for (id, start, place) in rows {
+            if let Some(day) = usize::try_from(place).ok().and_then(|p| each.get_mut(p)) {
+                day.push((start, id));
+            }
         }
     }
-    Ok(spans)
+    Ok(each
+        .into_iter()
+        .map(|mut day| {
+            day.sort_unstable();
+            day.into_iter().map(|(_, id)| id).collect()
+        })
+        .collect())
 }

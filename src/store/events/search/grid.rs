@@ -19,7 +19,9 @@ const PROBED_ROWS: u64 = 100;
 const ROWS_PER_COMMON_MATCH: u64 = 20;
 
 /// Whether the words of `eq`'s search are common in its window, by a walk of its
-/// first events that stops at the last match it needs.
+/// first events that stops at the last match it needs. PostgreSQL plans it once
+/// per connection ([`Conn::one_plan`]), as it does the days' walks: the same walk
+/// of the start index whatever the words and dates.
 pub(in crate::store::events) async fn common(
     conn: &mut Conn,
     eq: &EventFilter,
@@ -27,12 +29,15 @@ pub(in crate::store::events) async fn common(
 ) -> Result<bool, StoreError> {
     let enough = PROBED_ROWS / ROWS_PER_COMMON_MATCH;
     let q = matched_among_first(conn.backend(), eq, keys, PROBED_ROWS, enough);
-    let (matched, read) = conn.query_one(&q, |r| Ok((r.i64(0)?, r.i64(1)?))).await?;
+    let (matched, read) = conn
+        .one_plan()
+        .query_one(&q, |r| Ok((r.i64(0)?, r.i64(1)?)))
+        .await?;
     let whole_window = u64::try_from(read).unwrap_or(0) <= PROBED_ROWS;
     Ok(!whole_window && u64::try_from(matched).unwrap_or(0) >= enough)
 }
 
-/// The IDs of the first matches of `eq`'s window in list order, one more than its
+/// The IDs and starts of the first matches of `eq`'s window in list order, one more than its
 /// count limit, so that [`day_total`] tells a day of more matches than it counts;
 /// `None` when its driver has several values (see [`first_matches`]).
 pub(in crate::store::events) fn counted_matches(

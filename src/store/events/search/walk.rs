@@ -195,9 +195,9 @@ pub(super) fn walk_count_after(
     bounded_count(q, limit)
 }
 
-/// The IDs of the window's first `n` matches, in list order, each event's text read
-/// as it is reached; `None` for a driver of several values, whose window would be
-/// sorted whole first.
+/// The IDs and starts of the window's first `n` matches, in list order, each
+/// event's text read as it is reached; `None` for a driver of several values,
+/// whose window would be sorted whole first.
 pub(super) fn first_matches(
     backend: Backend,
     eq: &EventFilter,
@@ -208,7 +208,9 @@ pub(super) fn first_matches(
         return None;
     }
     let mut q = walk(backend, eq, keys, None, None);
-    q.column((Alias::new("d"), EventKeys::EventId)).limit(n);
+    q.column((Alias::new("d"), EventKeys::EventId))
+        .column((Alias::new("d"), EventKeys::StartUtc))
+        .limit(n);
     Some(q)
 }
 
