@@ -169,7 +169,7 @@ impl Service {
     }
 
     /// Whether the words of a search are common among the events of its list's
-    /// dates (one in twenty or more of its first events): a view of many days
+    /// dates (one in five or more of its first events): a view of many days
     /// then reads each day's first matches ([`Service::list_event_ids_each`])
     /// rather than placing them all. `false` without a search.
     pub async fn search_is_common(

@@ -11,12 +11,15 @@ use crate::store::{Backend, Conn, StoreError};
 
 /// How many of the window's first events the probe of a grid's search reads at
 /// most: one lookup of each one's text.
-const PROBED_ROWS: u64 = 100;
+const PROBED_ROWS: u64 = 200;
 
 /// One match in so many events or fewer makes a search's words common in a
-/// window: a grid of them has more matches than it could place from one list,
-/// and each day's first ones are found within a few dozen events of its start.
-const ROWS_PER_COMMON_MATCH: u64 = 20;
+/// window: each day's first ten matches are then found within some fifty events
+/// of its own. A rarer word's grid is placed from one list, its matches found
+/// through the index: at one in twenty, a probe of 100 events took `jazz` (one
+/// event in fifty at a million events, though eight of a month's first hundred)
+/// for common, and its month's days walked 200 ms.
+const ROWS_PER_COMMON_MATCH: u64 = 5;
 
 /// Whether the words of `eq`'s search are common in its window, by a walk of its
 /// first events that stops at the last match it needs. PostgreSQL plans it once
