@@ -252,6 +252,49 @@ both_with!(
     }
 );
 
+both_with!(
+    a_month_searched_in_a_category_and_its_children_counts_its_days_too,
+    calendar_events::config::Settings {
+        search_count_limit: 4,
+        ..settings()
+    },
+    |app| async move {
+        let music = app.category("Music", None).await;
+        let chamber = app.category("Chamber", Some(music)).await;
+        for n in 1..=5 {
+            let start = format!("2027-03-15 0{n}:00:00");
+            let end = format!("2027-03-15 0{n}:30:00");
+            let term = if n % 2 == 0 { music } else { chamber };
+            let body = event(&format!("Recital {n}"), &start, &end);
+            slug_of(&app, with(body, json!({"categories": [term]}))).await;
+        }
+        let late = event("Recital late", "2027-03-20 10:00:00", "2027-03-20 11:00:00");
+        slug_of(&app, with(late, json!({"categories": [chamber]}))).await;
+        let draft = event(
+            "Recital draft",
+            "2027-03-20 08:00:00",
+            "2027-03-20 09:00:00",
+        );
+        let draft = with(draft, json!({"categories": [chamber], "status": "draft"}));
+        slug_of(&app, draft).await;
+        // A parent's events are its children's too: each day's walk finds both, and
+        // counts them as far as the search does.
+        let html = ok(&app, "/events/month/2027-03/?search=recital&category=music").await;
+        assert_eq!(html.matches("Recital ").count(), 4, "{html}");
+        assert!(html.contains("Recital late") && !html.contains("Recital draft"));
+        assert!(
+            html.contains(
+                r#"href="/events/2027-03-15/?search=recital&#38;category=music">+2 or more</a>"#
+            ),
+            "{html}"
+        );
+        assert!(
+            !html.contains(r#"href="/events/2027-03-20/?search=recital&#38;category=music">+"#),
+            "the draft is not counted: {html}"
+        );
+    }
+);
+
 both!(
     an_event_that_started_last_month_is_on_this_months_days,
     |app| async move {

@@ -27,11 +27,12 @@ const SHOWN_PER_DAY: usize = 3;
 /// counts serve them (`store::events::list_ids_each`), else one list a day.
 const MAX_PLACED: u64 = 2_000;
 
-/// How far a day's count goes with a search whose words are common (one event in
-/// five or more): its cell says "+N or more" past it. Each day's matches are
-/// found in a walk of its events in list order, a lookup of each one's text: with
-/// a word a third of the events hold, counting every match of a grid of 29,400
-/// events took 190 ms on SQLite and 360 on PostgreSQL at a million events.
+/// How far a day's count goes in a grid read day by day with a search (its words
+/// common, one event in five or more, or its matches more than it places): its
+/// cell says "+N or more" past it. Each day's matches are found in a walk of its
+/// events in list order, a lookup of each one's text: with a word a third of the
+/// events hold, counting every match of a grid of 29,400 events took 214 ms on
+/// SQLite and 415 on PostgreSQL at a million events.
 const SEARCH_COUNTED_PER_DAY: u64 = 9;
 
 #[derive(Template)]
@@ -246,7 +247,8 @@ async fn spans(
         .await?)
 }
 
-/// A busy grid's days, each as a list: its first events' IDs, and its count (a search's up to [`SEARCH_COUNTED_PER_DAY`]).
+/// A busy grid's days, each as a list: its first events' IDs, and its count (a
+/// search's up to [`SEARCH_COUNTED_PER_DAY`]).
 async fn day_by_day(
     visit: &Visit,
     filters: &Filters,

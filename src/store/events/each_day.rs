@@ -29,13 +29,13 @@ pub async fn list_ids_each(
     let Some((keys, terms)) = planned_keys(conn, first).await? else {
         return Ok(eqs.iter().map(|_| (Vec::new(), Total::exact(0))).collect());
     };
-    let at_once = if first.search_words.is_empty() {
+    let all = if first.search_words.is_empty() {
         at_once(conn, eqs, &keys, terms).await?
     } else {
         let keys = search_keys(first, keys.clone(), terms);
         searched_at_once(conn, eqs, &keys).await?
     };
-    if let Some(each) = at_once {
+    if let Some(each) = all {
         return Ok(each);
     }
     let mut each = Vec::with_capacity(eqs.len());
