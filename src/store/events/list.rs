@@ -137,9 +137,7 @@ pub(super) async fn listed_as_planned<T>(
     select: SelectStatement,
     row: impl FnMut(&crate::store::Row<'_>) -> Result<T, StoreError>,
 ) -> Result<(Vec<T>, Total, Option<Seen>), StoreError> {
-    if search_drives_every_event(eq, terms_events) {
-        keys = searched_keys(&keys);
-    }
+    keys = search_keys(eq, keys, terms_events);
     let backend = conn.backend();
     let may_scan = super::keys::aggregate_window(eq, &keys).is_none();
     crate::store::sqlite::scanning(
@@ -299,16 +297,12 @@ pub(super) fn search_keys(
     keys: Vec<KeyFilter>,
     terms_events: Option<Weighed>,
 ) -> Vec<KeyFilter> {
-    if search_drives_every_event(eq, terms_events) {
+    let many = terms_events
+        .is_some_and(|n| n.events > eq.count_limit.saturating_mul(SMALL_TERMS_PER_MATCH));
+    if !eq.search_words.is_empty() && many {
         return searched_keys(&keys);
     }
     keys
-}
-
-fn search_drives_every_event(eq: &EventFilter, terms_events: Option<Weighed>) -> bool {
-    !eq.search_words.is_empty()
-        && terms_events
-            .is_some_and(|n| n.events > eq.count_limit.saturating_mul(SMALL_TERMS_PER_MATCH))
 }
 
 /// The keys a search reads when its first filter is of many terms' events (two of

@@ -40,9 +40,10 @@ pub(in crate::store::events) async fn common(
     Ok(!whole_window && u64::try_from(matched).unwrap_or(0) >= enough)
 }
 
-/// The IDs and starts of the first matches of `eq`'s window in list order, one more than its
-/// count limit, so that [`day_total`] tells a day of more matches than it counts;
-/// `None` when its driver has several values (see [`first_matches`]).
+/// The IDs and starts of the first matches of `eq`'s window in list order, one
+/// more than its count limit, so that [`day_total`] tells a day of more matches
+/// than it counts; `None` when its driver has several values (see
+/// [`first_matches`]).
 pub(in crate::store::events) fn counted_matches(
     backend: Backend,
     eq: &EventFilter,
