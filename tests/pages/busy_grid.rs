@@ -26,7 +26,8 @@ const GRID_DAYS: i64 = 35;
 /// Event `i`: on one of the grid's days or the three that lead up to it, at a time
 /// of its own; some end on a midnight, some run into the next days, some are
 /// drafts, hidden or protected; most are in `category`. A third of those of the
-/// grid's first 20 days, and a thirtieth of the others, are named "Salsa".
+/// grid's first 20 days, and a thirtieth of the others, are named "Salsa"; one in
+/// eleven of all, "Tango".
 fn nth_event(i: i64, category: i64) -> NewEvent {
     let day = i % (GRID_DAYS + 3) - 3;
     let start = GRID_START + day * 86_400 + (i % 24) * 3_600;
@@ -42,7 +43,12 @@ fn nth_event(i: i64, category: i64) -> NewEvent {
         Status::Publish
     };
     let salsa = i % 3 == 0 && (day < 20 || i % 30 == 0);
-    let title = format!("E{i:04}{}", if salsa { " Salsa" } else { "" });
+    let tango = i % 11 == 5;
+    let title = format!(
+        "E{i:04}{}{}",
+        if salsa { " Salsa" } else { "" },
+        if tango { " Tango" } else { "" }
+    );
     let mut e = new_event(&title, status, 1, 0);
     e.columns
         .retain(|(c, _)| !matches!(c, Posts::StartUtc | Posts::EndUtc | Posts::HideFromListings));
@@ -174,6 +180,25 @@ async fn check_common_search(app: &TestApp) {
     );
 }
 
+/// Checks every cell of a month with a search of a word rare in its events, but
+/// for a few on each day: its grid is placed from one search, which reads on from
+/// the events its probe read. Each cell shows the first matches of its day's list
+/// and counts them all.
+async fn check_rare_search(app: &TestApp) {
+    let path = "/events/month/2027-03/?search=tango";
+    let html = ok(app, path).await;
+    let mut more_than_shown = 0;
+    for (date, titles, more) in cells(&html) {
+        let date = date.parse::<NaiveDate>().unwrap();
+        let (first, total) = first_of_day(app, date, "&search=tango").await;
+        assert_eq!(titles, first, "{path} {date}");
+        assert_eq!(titles.len() as u64 + more, total, "{path} {date}");
+        more_than_shown += u64::from(more > 0);
+    }
+    assert!(!html.contains("or more"), "{html}");
+    assert!(more_than_shown > 5, "{more_than_shown} days with more");
+}
+
 both!(
     a_busy_months_days_each_show_and_count_what_runs_on_them,
     |app| async move {
@@ -186,5 +211,6 @@ both!(
         check_grid(&app, "/events/month/2027-03/", None).await;
         check_grid(&app, "/events/month/2027-03/?category=music", Some(music)).await;
         check_common_search(&app).await;
+        check_rare_search(&app).await;
     }
 );

@@ -341,5 +341,13 @@ both!(
         assert!(second.contains("Talk 52"), "{second}");
         assert!(second.contains("href=\"/events/2027-04-03/\""), "{second}");
         page(&app, "/events/2027-04-02/?page=3").await.assert(404);
+        // Every event of the grid matches, and there are fewer than its probe reads:
+        // the grid is placed, each of its matches counted.
+        let month = ok(&app, "/events/month/2027-04/?search=talk").await;
+        assert_eq!(month.matches("Talk ").count(), 3, "{month}");
+        assert!(
+            month.contains(r#"href="/events/2027-04-02/?search=talk">+50 more</a>"#),
+            "{month}"
+        );
     }
 );

@@ -139,12 +139,7 @@ async fn days(
     end: NaiveDate,
 ) -> Result<Vec<(NaiveDate, (Vec<Shown>, Total))>, PageError> {
     let dates = start.iter_days().take_while(|d| *d <= end);
-    let placed = if common_search(visit, filters, (start, end)).await? {
-        None
-    } else {
-        placed(visit, filters, (start, end)).await?
-    };
-    let cells = match placed {
+    let cells = match placed(visit, filters, (start, end)).await? {
         Some(spans) => place(visit, &spans, dates),
         None => day_by_day(visit, filters, dates).await?,
     };
@@ -189,29 +184,11 @@ fn place(
         .collect()
 }
 
-/// Whether the grid has a search whose words are common among its events: more
-/// matches than it could place, whose days are read each as its first matches.
-async fn common_search(
-    visit: &Visit,
-    filters: &Filters,
-    (start, end): (NaiveDate, NaiveDate),
-) -> Result<bool, PageError> {
-    if filters.search.is_none() {
-        return Ok(false);
-    }
-    let mut args = running(start, end, 1, visit.look_back().await?);
-    filters.apply(&mut args);
-    Ok(visit
-        .app
-        .service
-        .search_is_common(visit.asking(), &args)
-        .await?)
-}
-
-/// Where the grid's events fall, unless it holds more than [`MAX_PLACED`]. A list
-/// is counted first, from its keys, so that a busy grid is not read twice; a search
-/// is read at once, as its count is its page's walk: up to its limit, past which
-/// its grid is busy.
+/// Where the grid's events fall, unless it holds more than [`MAX_PLACED`] or its
+/// search's words are common among them (more matches than it could place, its
+/// days then read each as its first matches). A list is counted first, from its
+/// keys, so that a busy grid is not read twice; a search is read at once, as its
+/// count is its page's walk: up to its limit, past which its grid is busy.
 async fn placed(
     visit: &Visit,
     filters: &Filters,
@@ -219,25 +196,27 @@ async fn placed(
 ) -> Result<Option<Vec<EventSpan>>, PageError> {
     let most = match filters.search {
         Some(_) => MAX_PLACED.min(visit.settings().search_count_limit),
-        None => {
-            let (_, total) = spans(visit, filters, grid, 1).await?;
-            if total.count > MAX_PLACED {
-                return Ok(None);
-            }
-            MAX_PLACED
-        }
+        None => match spans(visit, filters, grid, 1).await? {
+            Some((_, total)) if total.count <= MAX_PLACED => MAX_PLACED,
+            _ => return Ok(None),
+        },
     };
-    let (spans, total) = spans(visit, filters, grid, most).await?;
+    let Some((spans, total)) = spans(visit, filters, grid, most).await? else {
+        return Ok(None);
+    };
     Ok((!total.at_least && total.count <= spans.len() as u64).then_some(spans))
 }
 
-/// The first `most` events running in the grid, as their spans, and how many run.
+/// The first `most` events running in the grid, as their spans, and how many run;
+/// `None` for a search of common words (see [`Service::list_event_spans`]).
+///
+/// [`Service::list_event_spans`]: crate::service::Service::list_event_spans
 async fn spans(
     visit: &Visit,
     filters: &Filters,
     (start, end): (NaiveDate, NaiveDate),
     most: u64,
-) -> Result<(Vec<EventSpan>, Total), PageError> {
+) -> Result<Option<(Vec<EventSpan>, Total)>, PageError> {
     let mut args = running(start, end, most, visit.look_back().await?);
     filters.apply(&mut args);
     Ok(visit

@@ -151,12 +151,16 @@ impl Service {
     /// The first page of up to `most` events of a list, each as its [`EventSpan`], and
     /// the list's total: a view that places many events and shows a few of them
     /// (the month grid) reads where they all fall, then only those it shows.
+    /// `None` for a search whose words are common among the events of its list's
+    /// dates (one in five or more of the first ones): such a view reads each of its
+    /// days' first matches ([`Service::list_event_ids_each`]) rather than placing
+    /// them all.
     pub async fn list_event_spans(
         &self,
         asking: Asking<'_>,
         args: &EventListArgs,
         most: u64,
-    ) -> Result<(Vec<EventSpan>, Total), Error> {
+    ) -> Result<Option<(Vec<EventSpan>, Total)>, Error> {
         let args = EventListArgs {
             page: 1,
             per_page: i64::try_from(most).unwrap_or(i64::MAX),
@@ -166,21 +170,6 @@ impl Service {
             filter, mut conn, ..
         } = self.prepare(asking, &args, &[], most).await?;
         Ok(events::list_spans(&mut conn, &filter).await?)
-    }
-
-    /// Whether the words of a search are common among the events of its list's
-    /// dates (one in five or more of its first events): a view of many days
-    /// then reads each day's first matches ([`Service::list_event_ids_each`])
-    /// rather than placing them all. `false` without a search.
-    pub async fn search_is_common(
-        &self,
-        asking: Asking<'_>,
-        args: &EventListArgs,
-    ) -> Result<bool, Error> {
-        let Prepared {
-            filter, mut conn, ..
-        } = self.prepare(asking, args, &[], 1).await?;
-        Ok(events::search_is_common(&mut conn, &filter).await?)
     }
 
     /// The IDs of the first `most` events of the list of `args` with the dates of

@@ -41,24 +41,10 @@ pub async fn list_ids_each(
     let mut each = Vec::with_capacity(eqs.len());
     for eq in eqs {
         let (spans, total, _) =
-            listed_as_planned(conn, eq, keys.clone(), terms, span_select(), span_of).await?;
+            listed_as_planned(conn, eq, keys.clone(), terms, span_select(), span_of, None).await?;
         each.push((spans.iter().map(|s| s.id).collect(), total));
     }
     Ok(each)
-}
-
-/// Whether the words of `eq`'s search are common among its window's events: a
-/// view of many days then reads each day's first matches ([`list_ids_each`])
-/// rather than placing them all.
-pub async fn search_is_common(conn: &mut Conn, eq: &EventFilter) -> Result<bool, StoreError> {
-    if eq.search_words.is_empty() {
-        return Ok(false);
-    }
-    let Some((keys, terms)) = planned_keys(conn, eq).await? else {
-        return Ok(false);
-    };
-    let keys = search_keys(eq, keys, terms);
-    search::common(conn, eq, &keys).await
 }
 
 /// Every day's count, from the per-day counts read once (`event_count::running_days`),

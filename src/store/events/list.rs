@@ -6,6 +6,7 @@
 use sea_query::{Expr, ExprTrait, Order, Query, SelectStatement};
 
 use super::keys::{Probes, Weighed};
+use super::search::{self, GridProbe, Probed};
 use super::{event_from_row, select_events};
 use crate::domain::changes::Seen;
 use crate::domain::event::{Event, EventFilter, EventSpan, Total};
@@ -85,12 +86,28 @@ pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<Listed, StoreErro
 
 /// One page of a list as [`list`] finds it, each event read as its [`EventSpan`]: a
 /// view that places many events and shows a few of them reads those few alone.
+/// `None` for a search whose words are common in the list's window
+/// ([`search::probe_grid`]): such a view reads each of its days' first matches
+/// instead ([`super::list_ids_each`]). The probe that tells is the search's first.
 pub async fn list_spans(
     conn: &mut Conn,
     eq: &EventFilter,
-) -> Result<(Vec<EventSpan>, Total), StoreError> {
-    let (spans, total, _) = listed(conn, eq, span_select(), span_of).await?;
-    Ok((spans, total))
+) -> Result<Option<(Vec<EventSpan>, Total)>, StoreError> {
+    let Some((keys, terms_events)) = planned_keys(conn, eq).await? else {
+        return Ok(Some((Vec::new(), Total::exact(0))));
+    };
+    let keys = search_keys(eq, keys, terms_events);
+    let first = if eq.search_words.is_empty() {
+        None
+    } else {
+        match search::probe_grid(conn, eq, &keys).await? {
+            GridProbe::Common => return Ok(None),
+            GridProbe::Rare(first) => first,
+        }
+    };
+    let (spans, total, _) =
+        listed_as_planned(conn, eq, keys, terms_events, span_select(), span_of, first).await?;
+    Ok(Some((spans, total)))
 }
 
 /// The columns of an [`EventSpan`].
@@ -125,10 +142,11 @@ async fn listed<T>(
     let Some((keys, terms_events)) = planned_keys(conn, eq).await? else {
         return Ok((Vec::new(), Total::exact(0), None));
     };
-    listed_as_planned(conn, eq, keys, terms_events, select, row).await
+    listed_as_planned(conn, eq, keys, terms_events, select, row, None).await
 }
 
-/// [`listed`], with the list's keys planned.
+/// [`listed`], with the list's keys planned; `first`: a search's first events,
+/// probed already.
 pub(super) async fn listed_as_planned<T>(
     conn: &mut Conn,
     eq: &EventFilter,
@@ -136,6 +154,7 @@ pub(super) async fn listed_as_planned<T>(
     terms_events: Option<Weighed>,
     select: SelectStatement,
     row: impl FnMut(&crate::store::Row<'_>) -> Result<T, StoreError>,
+    first: Option<Probed>,
 ) -> Result<(Vec<T>, Total, Option<Seen>), StoreError> {
     keys = search_keys(eq, keys, terms_events);
     let backend = conn.backend();
@@ -143,7 +162,7 @@ pub(super) async fn listed_as_planned<T>(
     crate::store::sqlite::scanning(
         backend,
         may_scan,
-        page_and_total(conn, eq, &keys, terms_events, select, row),
+        page_and_total(conn, eq, (&keys, terms_events), (select, row), first),
     )
     .await
 }
@@ -230,14 +249,17 @@ const SMALL_TERMS_PER_MATCH: u64 = 150;
 
 /// `terms`: the weight of the driver when it is a filter of several terms, which
 /// decides whether its total and deep pages are read from the events' bits, and
-/// whether its total is counted as a set of events.
+/// whether its total is counted as a set of events. `page` and `row`: the rows
+/// read of each event, and their reading. `first`: as in [`listed_as_planned`].
 async fn page_and_total<T>(
     conn: &mut Conn,
     eq: &EventFilter,
-    keys: &[KeyFilter],
-    terms: Option<Weighed>,
-    page: SelectStatement,
-    row: impl FnMut(&crate::store::Row<'_>) -> Result<T, StoreError>,
+    (keys, terms): (&[KeyFilter], Option<Weighed>),
+    (page, row): (
+        SelectStatement,
+        impl FnMut(&crate::store::Row<'_>) -> Result<T, StoreError>,
+    ),
+    first: Option<Probed>,
 ) -> Result<(Vec<T>, Total, Option<Seen>), StoreError> {
     if let Some(ids) = named_on_first_page(conn.backend(), eq, keys) {
         // Every event the list can show is on its page: the page is its count.
@@ -247,7 +269,7 @@ async fn page_and_total<T>(
     }
     // A search counts its matches up to a limit (`search`); nothing else does.
     let (ids, total, seen) = if !eq.search_words.is_empty() {
-        let found = super::search::page(conn, eq, keys).await?;
+        let found = search::page(conn, eq, keys, first).await?;
         (found.ids, found.total, None)
     } else {
         let lookups = terms.map_or(0, |n| n.lookups());

@@ -22,7 +22,7 @@ mod term_counts;
 mod words;
 mod write;
 
-pub use each_day::{list_ids_each, search_is_common};
+pub use each_day::list_ids_each;
 pub(in crate::store) use keys::code as key_code;
 pub use list::{Listed, list, list_spans, venues_in_box};
 pub use read::{get, get_by_slug, get_many, load_links, load_venues, terms_and_posts};

@@ -4,7 +4,7 @@
 use sea_query::SelectStatement;
 
 use super::up_to;
-use super::walk::{first_matches, matched_among_first};
+use super::walk::{Probed, first_hits, first_matches};
 use crate::domain::event::{EventFilter, Total};
 use crate::domain::event_keys::KeyFilter;
 use crate::store::{Backend, Conn, StoreError};
@@ -21,23 +21,48 @@ const PROBED_ROWS: u64 = 200;
 /// for common, and its month's days walked 200 ms.
 const ROWS_PER_COMMON_MATCH: u64 = 5;
 
+/// What a grid's probe of its search found: words common in the window, or the
+/// window's first events, which the search that places the grid reads on from.
+pub(in crate::store::events) enum GridProbe {
+    Common,
+    /// `None` when the probe's matches are not all known (a window of at most
+    /// [`PROBED_ROWS`] events, many of which match): the search probes again.
+    Rare(Option<Probed>),
+}
+
 /// Whether the words of `eq`'s search are common in its window, by a walk of its
-/// first events that stops at the last match it needs. PostgreSQL plans it once
-/// per connection ([`Conn::one_plan`]), as it does the days' walks: the same walk
-/// of the start index whatever the words and dates.
-pub(in crate::store::events) async fn common(
+/// first events that stops at the last match it needs; if not, those events'
+/// matches. PostgreSQL plans it once per connection ([`Conn::one_plan`]), as it
+/// does the days' walks: the same walk of the start index whatever the words and
+/// dates.
+pub(in crate::store::events) async fn probe(
     conn: &mut Conn,
     eq: &EventFilter,
     keys: &[KeyFilter],
-) -> Result<bool, StoreError> {
+) -> Result<GridProbe, StoreError> {
     let enough = PROBED_ROWS / ROWS_PER_COMMON_MATCH;
-    let q = matched_among_first(conn.backend(), eq, keys, PROBED_ROWS, enough);
-    let (matched, read) = conn
+    let q = first_hits(conn.backend(), eq, keys, PROBED_ROWS, enough);
+    let read = conn
         .one_plan()
-        .query_one(&q, |r| Ok((r.i64(0)?, r.i64(1)?)))
+        .query(&q, |r| Ok((r.i64(0)? == 1, r.i64(1)?, r.i64(2)?)))
         .await?;
-    let whole_window = u64::try_from(read).unwrap_or(0) <= PROBED_ROWS;
-    Ok(!whole_window && u64::try_from(matched).unwrap_or(0) >= enough)
+    let (mut hits, next): (Vec<_>, Vec<_>) = read.into_iter().partition(|r| r.0);
+    let whole_window = next.len() < 2;
+    let all_hits = u64::try_from(hits.len()).unwrap_or(u64::MAX) < enough;
+    if !all_hits {
+        return Ok(if whole_window {
+            GridProbe::Rare(None)
+        } else {
+            GridProbe::Common
+        });
+    }
+    hits.sort_unstable_by_key(|r| (r.1, r.2));
+    Ok(GridProbe::Rare(Some(Probed {
+        rows: PROBED_ROWS,
+        whole_window,
+        hits: hits.into_iter().map(|r| r.2).collect(),
+        last: next.first().map(|r| (r.1, r.2)),
+    })))
 }
 
 /// The IDs and starts of the first matches of `eq`'s window in list order, one

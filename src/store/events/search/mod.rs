@@ -26,11 +26,12 @@ mod index;
 mod set;
 mod walk;
 
-pub(super) use grid::{common, counted_matches, day_total};
+pub(super) use grid::{GridProbe, counted_matches, day_total, probe as probe_grid};
+pub(super) use walk::Probed;
 
 use index::{Index, bounded_count, index_count, index_page, kept_page};
 use set::{as_set, in_set, set_route};
-use walk::{Probed, probe, walk_count_after, walk_page, walked_page};
+use walk::{probe, walk_count_after, walk_page, walked_page};
 
 /// How many matches are counted per event of the window the probe reads: it
 /// reads half as many events as are counted, enough to tell a common word from a
@@ -146,16 +147,18 @@ enum Counted {
 
 /// A search's page and total: the probe of the window's first events, then the way
 /// its total is counted ([`counting_way`]), and the way its page is read
-/// ([`found_page`]).
+/// ([`found_page`]). `first`: the window's first events, probed already (a grid's,
+/// see [`probe_grid`]).
 pub(super) async fn page(
     conn: &mut Conn,
     eq: &EventFilter,
     keys: &[KeyFilter],
+    first: Option<Probed>,
 ) -> Result<Found, StoreError> {
     let offset = (eq.page - 1).saturating_mul(eq.per_page);
     let count_limit = Ord::max(eq.count_limit, 1);
     let probe_rows = Ord::max(count_limit / MATCHES_PER_PROBED_ROW, 1);
-    let probed = probe(conn, eq, keys, probe_rows).await?;
+    let probed = probe(conn, eq, keys, probe_rows, first).await?;
     if probed.whole_window {
         // The probe read the whole window: its count is the total.
         let matched = probed.matched();
@@ -168,12 +171,12 @@ pub(super) async fn page(
     let search = Search {
         eq,
         keys,
+        probe_rows: probed.rows,
         probed,
         offset,
         enough,
         count_limit,
         limit: Ord::max(count_limit, enough),
-        probe_rows,
         walk_rows: count_limit.saturating_mul(WALK_ROWS_PER_MATCH),
     };
     let counted = match counting_way(conn, &search).await? {

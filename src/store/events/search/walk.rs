@@ -2,9 +2,7 @@
 //! that count its matches or find a page of them, each event's text read as it is
 //! reached.
 
-use sea_query::{
-    Alias, Asterisk, Expr, ExprTrait, Order, Query, SelectStatement, SimpleExpr, UnionType,
-};
+use sea_query::{Alias, Asterisk, Expr, ExprTrait, Order, Query, SelectStatement, UnionType};
 
 use super::{bounded_count, unsearched, without_every_driver};
 use crate::domain::event::EventFilter;
@@ -21,7 +19,9 @@ const WALK_MARGIN: u64 = 4;
 const MIN_WALKED_ROWS: u64 = 200;
 
 /// The window's first events, as the probe read them.
-pub(super) struct Probed {
+pub(in crate::store::events) struct Probed {
+    /// How many events it asked for: the window's first so many.
+    pub(super) rows: u64,
     /// Whether they are all the window's events (fewer than `rows` exist).
     pub(super) whole_window: bool,
     /// The IDs of those whose text holds the words, in list order.
@@ -36,38 +36,56 @@ impl Probed {
     }
 }
 
-/// The window's first `rows` events, each one's text checked.
+/// The window's first `rows` events, each one's text checked; those `first` read
+/// (a grid's probe, see `grid::probe`) are not read again.
 pub(super) async fn probe(
     conn: &mut Conn,
     eq: &EventFilter,
     keys: &[KeyFilter],
     rows: u64,
+    first: Option<Probed>,
 ) -> Result<Probed, StoreError> {
+    let first = match first {
+        Some(f) if f.whole_window || f.rows >= rows => return Ok(f),
+        Some(f) => f,
+        None => Probed {
+            rows: 0,
+            whole_window: false,
+            hits: Vec::new(),
+            last: None,
+        },
+    };
+    let asked = rows - first.rows;
     let backend = conn.backend();
-    let first = first_rows(backend, eq, keys, rows);
+    let next = first_rows(backend, eq, keys, first.last, asked);
     // The text is read outside the first rows' query: a driver that is sorted
     // (several values) would otherwise read it for every row it sorts.
     let mut q = Query::select();
     q.column((Alias::new("d"), EventKeys::StartUtc))
         .column((Alias::new("d"), EventKeys::EventId))
         .expr(text_row(backend, text_on_row(backend, eq)))
-        .from_subquery(first, Alias::new("d"));
+        .from_subquery(next, Alias::new("d"));
     by_start(&mut q);
     let read = conn
         .query(&q, |r| Ok((r.i64(0)?, r.i64(1)?, r.bool(2)?)))
         .await?;
+    let mut hits = first.hits;
+    hits.extend(read.iter().filter(|r| r.2).map(|r| r.1));
     Ok(Probed {
-        whole_window: u64::try_from(read.len()).unwrap_or(u64::MAX) < rows,
-        hits: read.iter().filter(|r| r.2).map(|r| r.1).collect(),
-        last: read.last().map(|r| (r.0, r.1)),
+        rows,
+        whole_window: u64::try_from(read.len()).unwrap_or(u64::MAX) < asked,
+        hits,
+        last: read.last().map(|r| (r.0, r.1)).or(first.last),
     })
 }
 
-/// The (start, ID) of the window's first `rows` events, in list order.
+/// The (start, ID) of the window's first `rows` events after `after` (from its
+/// first if `None`), in list order.
 fn first_rows(
     backend: Backend,
     eq: &EventFilter,
     keys: &[KeyFilter],
+    after: Option<(i64, i64)>,
     rows: u64,
 ) -> SelectStatement {
     // The window's first events are the same whichever filter drives. Driven by
@@ -81,40 +99,55 @@ fn first_rows(
         // Each value's first events, merged: sorting the window's events first
         // (two tags of 165,000 events in the default window at a million) cost more
         // than the probe.
-        return keys::first_merged(backend, &unsearched(eq), keys, None, rows);
+        return keys::first_merged(backend, &unsearched(eq), keys, after, rows);
     }
     let mut first = in_order(backend, &unsearched(eq), keys);
+    after_row(&mut first, after);
     first.limit(rows);
     first
 }
 
-/// How many of the window's first `rows` events match, up to `limit` and one
-/// more, each one's text read until the last of them; and how many of its
-/// first `rows + 1` events there are, their text unread.
-pub(super) fn matched_among_first(
+/// Which of the window's first `rows` events match, up to `limit` of them in no
+/// order, each as (1, start, ID), its text read until the last of them; then the
+/// window's events `rows` and `rows + 1` in list order, each as (0, start, ID),
+/// their text unread: the last event read, and whether the window goes on.
+pub(super) fn first_hits(
     backend: Backend,
     eq: &EventFilter,
     keys: &[KeyFilter],
     rows: u64,
     limit: u64,
 ) -> SelectStatement {
+    let d = Alias::new("d");
     let mut matched = Query::select();
+    // Tagged as a 64-bit integer on both databases (PostgreSQL's `1` is 32-bit).
     matched
-        .expr(Expr::cust("1"))
-        .from_subquery(first_rows(backend, eq, keys, rows), Alias::new("d"))
-        .and_where(text_row(backend, text_on_row(backend, eq)));
-    let read = Query::select()
-        .expr(Expr::cust("COUNT(*)"))
+        .expr(Expr::cust("CAST(1 AS BIGINT)"))
+        .column((d.clone(), EventKeys::StartUtc))
+        .column((d.clone(), EventKeys::EventId))
+        .from_subquery(first_rows(backend, eq, keys, None, rows), d.clone())
+        .and_where(text_row(backend, text_on_row(backend, eq)))
+        .limit(limit);
+    let mut next = Query::select();
+    next.expr(Expr::cust("CAST(0 AS BIGINT)"))
+        .column((d.clone(), EventKeys::StartUtc))
+        .column((d.clone(), EventKeys::EventId))
         .from_subquery(
-            first_rows(backend, eq, keys, rows.saturating_add(1)),
-            Alias::new("d"),
-        )
-        .take();
-    let scalar = |q: SelectStatement| SimpleExpr::SubQuery(None, Box::new(q.into()));
-    Query::select()
-        .expr(scalar(bounded_count(matched, limit)))
-        .expr(scalar(read))
-        .take()
+            first_rows(backend, eq, keys, None, rows.saturating_add(1)),
+            d,
+        );
+    by_start(&mut next);
+    next.limit(2).offset(rows.saturating_sub(1));
+    // Wrapped: SQLite takes no `ORDER BY` or `LIMIT` in an arm of a compound.
+    let wrapped = |q: SelectStatement, name: &str| {
+        Query::select()
+            .column(Asterisk)
+            .from_subquery(q, Alias::new(name))
+            .take()
+    };
+    let mut q = wrapped(matched, "matched");
+    q.union(UnionType::All, wrapped(next, "next"));
+    q
 }
 
 /// The window's events after `after` (a start and an ID; all of them if `None`) in
