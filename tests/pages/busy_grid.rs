@@ -26,8 +26,9 @@ const GRID_DAYS: i64 = 35;
 /// Event `i`: on one of the grid's days or the three that lead up to it, at a time
 /// of its own; some end on a midnight, some run into the next days, some are
 /// drafts, hidden or protected; most are in `category`. A third of those of the
-/// grid's first 20 days, and a thirtieth of the others, are named "Salsa"; one in
-/// eleven of all, "Tango".
+/// grid's first 27 days, and a thirtieth of the others, are named "Salsa"; one in
+/// eleven of all, "Tango"; half of those of the grid's first two days and the
+/// three before, "Mardi".
 fn nth_event(i: i64, category: i64) -> NewEvent {
     let day = i % (GRID_DAYS + 3) - 3;
     let start = GRID_START + day * 86_400 + (i % 24) * 3_600;
@@ -42,12 +43,14 @@ fn nth_event(i: i64, category: i64) -> NewEvent {
     } else {
         Status::Publish
     };
-    let salsa = i % 3 == 0 && (day < 20 || i % 30 == 0);
+    let salsa = i % 3 == 0 && (day < 27 || i % 30 == 0);
     let tango = i % 11 == 5;
+    let mardi = i % 2 == 1 && day < 2;
     let title = format!(
-        "E{i:04}{}{}",
+        "E{i:04}{}{}{}",
         if salsa { " Salsa" } else { "" },
-        if tango { " Tango" } else { "" }
+        if tango { " Tango" } else { "" },
+        if mardi { " Mardi" } else { "" }
     );
     let mut e = new_event(&title, status, 1, 0);
     e.columns
@@ -199,6 +202,24 @@ async fn check_rare_search(app: &TestApp) {
     assert!(more_than_shown > 5, "{more_than_shown} days with more");
 }
 
+/// Checks every cell of a month with a search of a word common in the grid's
+/// first events and in none after them: its grid is placed from one search, each
+/// cell counting all its day's matches, not read day by day as a common word's.
+async fn check_clustered_search(app: &TestApp) {
+    let path = "/events/month/2027-03/?search=mardi";
+    let html = ok(app, path).await;
+    let mut most = 0;
+    for (date, titles, more) in cells(&html) {
+        let date = date.parse::<NaiveDate>().unwrap();
+        let (first, total) = first_of_day(app, date, "&search=mardi").await;
+        assert_eq!(titles, first, "{path} {date}");
+        assert_eq!(titles.len() as u64 + more, total, "{path} {date}");
+        most = most.max(total);
+    }
+    assert!(!html.contains("or more"), "{html}");
+    assert!(most > COUNTED_PER_DAY, "a day of {most} matches at most");
+}
+
 both!(
     a_busy_months_days_each_show_and_count_what_runs_on_them,
     |app| async move {
@@ -212,5 +233,6 @@ both!(
         check_grid(&app, "/events/month/2027-03/?category=music", Some(music)).await;
         check_common_search(&app).await;
         check_rare_search(&app).await;
+        check_clustered_search(&app).await;
     }
 );

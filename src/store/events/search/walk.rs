@@ -2,7 +2,9 @@
 //! that count its matches or find a page of them, each event's text read as it is
 //! reached.
 
-use sea_query::{Alias, Asterisk, Expr, ExprTrait, Order, Query, SelectStatement, UnionType};
+use sea_query::{
+    Alias, Asterisk, Expr, ExprTrait, Order, Query, SelectStatement, SimpleExpr, UnionType,
+};
 
 use super::{bounded_count, unsearched, without_every_driver};
 use crate::domain::event::EventFilter;
@@ -148,6 +150,36 @@ pub(super) fn first_hits(
     let mut q = wrapped(matched, "matched");
     q.union(UnionType::All, wrapped(next, "next"));
     q
+}
+
+/// How many of the window's first `rows` events starting at or after each of
+/// `starts` match, up to `limit` each, each one's text read until the last of
+/// them: one row, a count for each start.
+pub(super) fn matched_from(
+    backend: Backend,
+    eq: &EventFilter,
+    keys: &[KeyFilter],
+    starts: &[i64],
+    (rows, limit): (u64, u64),
+) -> SelectStatement {
+    let mut counts = Query::select();
+    for start in starts {
+        let mut matched = Query::select();
+        matched
+            .expr(Expr::cust("1"))
+            .from_subquery(
+                first_rows(backend, eq, keys, Some((*start, i64::MIN)), rows),
+                Alias::new("d"),
+            )
+            .and_where(text_row(backend, text_on_row(backend, eq)))
+            .limit(limit);
+        let count = Query::select()
+            .expr(Expr::cust("COUNT(*)"))
+            .from_subquery(matched, Alias::new("counted"))
+            .take();
+        counts.expr(SimpleExpr::SubQuery(None, Box::new(count.into())));
+    }
+    counts
 }
 
 /// The window's events after `after` (a start and an ID; all of them if `None`) in
