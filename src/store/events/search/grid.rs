@@ -4,10 +4,9 @@
 use sea_query::SelectStatement;
 
 use super::up_to;
-use super::walk::{Probed, first_hits, first_matches, matched_from};
+use super::walk::{Probed, first_hits, first_matches, matched_throughout};
 use crate::domain::event::{EventFilter, Total};
 use crate::domain::event_keys::KeyFilter;
-use crate::store::events::list::start_range;
 use crate::store::{Backend, Conn, StoreError};
 
 /// How many of the window's first events the probe of a grid's search reads at
@@ -22,19 +21,15 @@ const PROBED_ROWS: u64 = 200;
 /// for common, and its month's days walked 200 ms.
 const ROWS_PER_COMMON_MATCH: u64 = 5;
 
-/// How many events the probe of a grid's search reads at most from each of
-/// [`SAMPLED_STARTS`] later starts in its window, and how many of them must match
-/// there too for its words to be common: a word common in the window's first
+/// How many events the probe of a grid's search reads at most from each of a few
+/// later starts in its window ([`matched_throughout`]), and how many of them must
+/// match there too for its words to be common: a word common in the window's first
 /// events alone (a festival's, on the grid's first days) would have each later
 /// day's walk read every event running that day for its first matches (150 events
-/// named so on a month's first two days, at a million events: 190-230 ms on
+/// named so on a month's first two days, at a million events: 140-170 ms on
 /// SQLite), where one search places the grid's few matches.
 const SAMPLED_ROWS: u64 = 100;
 const SAMPLED_MATCHES: u64 = 10;
-
-/// How many starts, spread evenly over the grid's window after its first events,
-/// the probe samples.
-const SAMPLED_STARTS: i64 = 2;
 
 /// What a grid's probe of its search found: words common in the window, or the
 /// window's first events, which the search that places the grid reads on from.
@@ -65,7 +60,8 @@ pub(in crate::store::events) async fn probe(
     let whole_window = next.len() < 2;
     let all_hits = u64::try_from(hits.len()).unwrap_or(u64::MAX) < enough;
     if !all_hits {
-        let common = !whole_window && common_throughout(conn, eq, keys).await?;
+        let common = !whole_window
+            && matched_throughout(conn, eq, keys, (SAMPLED_ROWS, SAMPLED_MATCHES)).await?;
         return Ok(if common {
             GridProbe::Common
         } else {
@@ -79,39 +75,6 @@ pub(in crate::store::events) async fn probe(
         hits: hits.into_iter().map(|r| r.2).collect(),
         last: next.first().map(|r| (r.1, r.2)),
     })))
-}
-
-/// Whether the words match [`SAMPLED_MATCHES`] or more of the first
-/// [`SAMPLED_ROWS`] events from each of [`SAMPLED_STARTS`] starts spread over the
-/// window, as they do its first events.
-async fn common_throughout(
-    conn: &mut Conn,
-    eq: &EventFilter,
-    keys: &[KeyFilter],
-) -> Result<bool, StoreError> {
-    let (Some(first), Some(last)) = start_range(eq) else {
-        return Ok(true);
-    };
-    let step = (last - first) / (SAMPLED_STARTS + 1);
-    let starts: Vec<i64> = (1..=SAMPLED_STARTS).map(|n| first + n * step).collect();
-    let q = matched_from(
-        conn.backend(),
-        eq,
-        keys,
-        &starts,
-        (SAMPLED_ROWS, SAMPLED_MATCHES),
-    );
-    let counts = conn
-        .one_plan()
-        .query_one(&q, |r| {
-            (0..starts.len())
-                .map(|i| r.i64(i))
-                .collect::<Result<Vec<_>, _>>()
-        })
-        .await?;
-    Ok(counts
-        .iter()
-        .all(|n| u64::try_from(*n).unwrap_or(0) >= SAMPLED_MATCHES))
 }
 
 /// The IDs and starts of the first matches of `eq`'s window in list order, one
