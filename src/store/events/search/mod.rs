@@ -46,8 +46,8 @@ const MATCHES_PER_PROBED_ROW: u64 = 2;
 const WALK_ROWS_PER_MATCH: u64 = 20;
 
 /// How many events from each of a few later starts of the window a search reads to
-/// tell whether its words are as common there as among its first events, before it
-/// walks the window to count them ([`matched_throughout`]).
+/// tell whether its words are as common there as among its first events, for a
+/// walk of the window to count them ([`matched_throughout`]).
 const SAMPLED_ROWS: u64 = 100;
 
 /// How many events a window of terms may hold, per match counted, for PostgreSQL to
