@@ -21,14 +21,13 @@ const PROBED_ROWS: u64 = 200;
 /// for common, and its month's days walked 200 ms.
 const ROWS_PER_COMMON_MATCH: u64 = 5;
 
-/// How many events the probe of a grid's search reads at most from each of a few
-/// later starts in its window ([`matched_throughout`]), and how many of them must
-/// match there too for its words to be common: a word common in the window's first
+/// How many of the events the probe of a grid's search reads from each of a few
+/// later starts in its window ([`matched_throughout`]) must match there too for
+/// its words to be common (one in ten): a word common in the window's first
 /// events alone (a festival's, on the grid's first days) would have each later
 /// day's walk read every event running that day for its first matches (150 events
 /// named so among a month's first, at a million events: 140 ms on SQLite, 330 on
 /// PostgreSQL), where one search places the grid's few matches in 20-30.
-const SAMPLED_ROWS: u64 = 100;
 const SAMPLED_MATCHES: u64 = 10;
 
 /// What a grid's probe of its search found: words common in the window, or the
@@ -60,8 +59,7 @@ pub(in crate::store::events) async fn probe(
     let whole_window = next.len() < 2;
     let all_hits = u64::try_from(hits.len()).unwrap_or(u64::MAX) < enough;
     if !all_hits {
-        let common = !whole_window
-            && matched_throughout(conn, eq, keys, (SAMPLED_ROWS, SAMPLED_MATCHES)).await?;
+        let common = !whole_window && matched_throughout(conn, eq, keys, SAMPLED_MATCHES).await?;
         return Ok(if common {
             GridProbe::Common
         } else {

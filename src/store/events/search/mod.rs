@@ -31,7 +31,7 @@ pub(super) use walk::Probed;
 
 use index::{Index, bounded_count, index_count, index_page, kept_page};
 use set::{as_set, in_set, set_route};
-use walk::{matched_throughout, probe, walk_count_after, walk_page, walked_page};
+use walk::{SAMPLED_ROWS, matched_throughout, probe, walk_count_after, walk_page, walked_page};
 
 /// How many matches are counted per event of the window the probe reads: it
 /// reads half as many events as are counted, enough to tell a common word from a
@@ -44,11 +44,6 @@ const MATCHES_PER_PROBED_ROW: u64 = 2;
 /// before the index is the cheaper way (a row's text costs some microseconds to
 /// read and match; the index's matches, a lookup of their keys each).
 const WALK_ROWS_PER_MATCH: u64 = 20;
-
-/// How many events from each of a few later starts of the window a search reads to
-/// tell whether its words are as common there as among its first events, for a
-/// walk of the window to count them ([`matched_throughout`]).
-const SAMPLED_ROWS: u64 = 100;
 
 /// How many events a window of terms may hold, per match counted, for PostgreSQL to
 /// walk it rather than count the index's matches: that index holds each event's terms
@@ -216,7 +211,7 @@ async fn counting_way<'k>(conn: &mut Conn, s: &Search<'k>) -> Result<Way<'k>, St
         let needed = SAMPLED_ROWS
             .saturating_mul(s.limit + 1)
             .div_ceil(s.walk_rows);
-        if matched_throughout(conn, s.eq, s.keys, (SAMPLED_ROWS, needed)).await? {
+        if matched_throughout(conn, s.eq, s.keys, needed).await? {
             return Ok(Way::Walk);
         }
     }

@@ -154,19 +154,20 @@ pub(super) fn first_hits(
 }
 
 /// How many later starts, spread evenly over a window after its first events,
-/// [`matched_throughout`] samples.
+/// [`matched_throughout`] samples, and how many events from each.
 const SAMPLED_STARTS: i64 = 2;
+pub(super) const SAMPLED_ROWS: u64 = 100;
 
-/// Whether the words match `matches` or more of the first `rows` events from each
-/// of [`SAMPLED_STARTS`] starts spread evenly over the window (`true` for a window
-/// unbounded either way). A probe's rate is of the window's first events: a word
+/// Whether the words match `matches` or more of the first [`SAMPLED_ROWS`] events
+/// from each of [`SAMPLED_STARTS`] starts spread evenly over the window (`true` for
+/// a window unbounded either way). A probe's rate is of the window's first events: a word
 /// common there alone (a festival's) would have a walk read the rest of the window
 /// for matches it does not hold, where the index finds them at once.
 pub(super) async fn matched_throughout(
     conn: &mut Conn,
     eq: &EventFilter,
     keys: &[KeyFilter],
-    (rows, matches): (u64, u64),
+    matches: u64,
 ) -> Result<bool, StoreError> {
     let (Some(first), Some(last)) = start_range(eq) else {
         return Ok(true);
@@ -181,7 +182,7 @@ pub(super) async fn matched_throughout(
             ..eq.clone()
         })
         .collect();
-    let q = matched_in(conn.backend(), &samples, keys, (rows, matches));
+    let q = matched_in(conn.backend(), &samples, keys, matches);
     let counts = conn
         .one_plan()
         .query_one(&q, |r| {
@@ -195,26 +196,26 @@ pub(super) async fn matched_throughout(
         .all(|n| u64::try_from(*n).unwrap_or(0) >= matches))
 }
 
-/// How many of the first `rows` events of each list of `eqs` match, up to `limit`
-/// each, each one's text read until the last of them: one row, a count for each.
+/// How many of the first [`SAMPLED_ROWS`] events of each list of `eqs` match, up
+/// to `limit` each, each one's text read until the last of them: one row, a count
+/// for each.
 fn matched_in(
     backend: Backend,
     eqs: &[EventFilter],
     keys: &[KeyFilter],
-    (rows, limit): (u64, u64),
+    limit: u64,
 ) -> SelectStatement {
     let mut counts = Query::select();
     for eq in eqs {
         let mut matched = Query::select();
         matched
             .expr(Expr::cust("1"))
-            .from_subquery(first_rows(backend, eq, keys, None, rows), Alias::new("d"))
-            .and_where(text_row(backend, text_on_row(backend, eq)))
-            .limit(limit);
-        let count = Query::select()
-            .expr(Expr::cust("COUNT(*)"))
-            .from_subquery(matched, Alias::new("counted"))
-            .take();
+            .from_subquery(
+                first_rows(backend, eq, keys, None, SAMPLED_ROWS),
+                Alias::new("d"),
+            )
+            .and_where(text_row(backend, text_on_row(backend, eq)));
+        let count = bounded_count(matched, limit.saturating_sub(1));
         counts.expr(SimpleExpr::SubQuery(None, Box::new(count.into())));
     }
     counts
