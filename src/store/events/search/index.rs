@@ -1,7 +1,7 @@
 //! A search's matches read from the trigram index: counted, kept for the page, or
 //! sorted into one.
 
-use sea_query::{Alias, Expr, ExprTrait, Order, Query, SelectStatement, SimpleExpr};
+use sea_query::{Alias, Expr, ExprTrait, Func, Order, Query, SelectStatement, SimpleExpr};
 
 use super::count;
 use crate::domain::event::EventFilter;
@@ -85,20 +85,48 @@ pub(super) fn kept_page(
         .take()
 }
 
-/// `posts.id` is one of `ids`, given as one parameter whatever their number: one
-/// statement for each connection to prepare and keep (see `store::pieces`).
+/// The IDs of a page already in list order, as they are: on SQLite, whose set of
+/// matches alone gives such a page (`set::in_set`), no row of `posts` is read to
+/// order them, as the page's rows are read next (a month's grid of `jazz` at a
+/// million events: 735 matches, 4.5 ms with each row read twice, 2 ms once).
+pub(super) fn listed_page(backend: Backend, page: &[i64]) -> SelectStatement {
+    match backend {
+        Backend::Sqlite => {
+            let ids = Alias::new("ids");
+            let each = Func::cust(Alias::new("json_each")).arg(id_list(backend, page));
+            Query::select()
+                .expr(Expr::col((ids.clone(), Alias::new("value"))))
+                .from_function(each, ids)
+                .take()
+        }
+        Backend::Postgres => Query::select()
+            .column((Posts::Table, Posts::Id))
+            .from(Posts::Table)
+            .and_where(id_among(backend, page))
+            .take(),
+    }
+}
+
+/// `posts.id` is one of `ids`, given as one parameter (see [`id_list`]).
 fn id_among(backend: Backend, ids: &[i64]) -> SimpleExpr {
+    match backend {
+        Backend::Sqlite => col(Posts::Id).in_subquery(listed_page(backend, ids)),
+        Backend::Postgres => Expr::cust_with_values(
+            "posts.id = ANY(($1::text)::bigint[])",
+            [id_list(backend, ids)],
+        ),
+    }
+}
+
+/// `ids` as one parameter whatever their number, a JSON array on SQLite and an
+/// array's text on PostgreSQL: one statement for each connection to prepare and
+/// keep (see `store::pieces`).
+fn id_list(backend: Backend, ids: &[i64]) -> String {
     let list: Vec<String> = ids.iter().map(i64::to_string).collect();
     let list = list.join(",");
     match backend {
-        Backend::Sqlite => Expr::cust_with_values(
-            "posts.id IN (SELECT value FROM json_each(?))",
-            [format!("[{list}]")],
-        ),
-        Backend::Postgres => Expr::cust_with_values(
-            "posts.id = ANY(($1::text)::bigint[])",
-            [format!("{{{list}}}")],
-        ),
+        Backend::Sqlite => format!("[{list}]"),
+        Backend::Postgres => format!("{{{list}}}"),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use sea_query::SelectStatement;
 
-use super::index::{bounded_count, kept_page};
+use super::index::{bounded_count, listed_page};
 use super::{Found, Search, count, up_to, window_rows, without_every_driver};
 use crate::domain::event_keys::KeyFilter;
 use crate::store::events::{keys, words};
@@ -88,7 +88,7 @@ fn kept_set_page(backend: Backend, s: &Search<'_>, mut rows: Vec<(i64, i64)>) ->
         .map(|(_, id)| *id)
         .collect();
     Found {
-        ids: (!page.is_empty()).then(|| kept_page(backend, s.eq, &page, 0)),
+        ids: (!page.is_empty()).then(|| listed_page(backend, &page)),
         total: up_to(matched, s.limit),
     }
 }
