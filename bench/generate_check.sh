@@ -79,6 +79,20 @@ check() {
     expected=$($count_sql "SELECT count(*) FROM posts p WHERE $listed AND p.password = '' AND $flags = 4")
     got=$(total_of "events?$all&featured=0&ticketed=0&geoloc=1")
     [[ $got == "$expected" ]] || fail "$backend: unset flags and located, total $got, the data lists $expected"
+    # The festival's word, in titles on a month's first three days (UTC) only
+    # (bench/vocabulary.rs), and found by a search wherever it is.
+    local day_of_month
+    case $backend in
+        sqlite) day_of_month="CAST(strftime('%d', p.start_utc, 'unixepoch') AS INTEGER)" ;;
+        *) day_of_month="EXTRACT(DAY FROM to_timestamp(p.start_utc) AT TIME ZONE 'UTC')" ;;
+    esac
+    got=$($count_sql "SELECT count(*) FROM posts p
+        WHERE p.post_type = 'event' AND p.title LIKE 'Carnival %' AND $day_of_month > 3")
+    [[ $got == 0 ]] || fail "$backend: $got events hold the festival's word off its days"
+    expected=$($count_sql "SELECT count(*) FROM posts p WHERE $listed AND p.title LIKE 'Carnival %'")
+    got=$(total_of "events?$all&search=carnival")
+    [[ $expected -gt 0 && $got == "$expected" ]] ||
+        fail "$backend: the festival's word, total $got, the data lists $expected"
     # The bench's plans, drawn from the data set.
     "$GEN" manifest --database-url "$url" --out "$WORK/$backend-manifest" >/dev/null
     [[ $(wc -l <"$WORK/$backend-manifest/hostile/kinds.tsv") -ge 20 ]] ||

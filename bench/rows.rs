@@ -7,8 +7,8 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::vocabulary::{
-    CATEGORY_PARENTS, CITIES, DAY, SEARCH_SHARE, SEARCH_WORD, Skewed, Slugs, TAG_COUNT, WORDS,
-    ZONES, title_case,
+    CATEGORY_PARENTS, CITIES, DAY, FESTIVAL_WORD, SEARCH_SHARE, SEARCH_WORD, Skewed, Slugs,
+    TAG_COUNT, WORDS, ZONES, festival_day, title_case,
 };
 
 pub(crate) struct Term {
@@ -379,10 +379,13 @@ impl Gen {
     }
 
     pub(crate) fn event(&mut self, i: u64) -> EventRow {
-        let title = self.event_title();
-        let slug = self.event_slugs.unique(&title);
+        let mut title = self.event_title();
         // From a year ago to two years ahead: GET /events (today to +2 years) sees two thirds.
         let day = self.shape.today + self.rng.random_range(-365..730) * DAY;
+        if i.is_multiple_of(2) && festival_day(day) {
+            title = format!("{FESTIVAL_WORD} {title}");
+        }
+        let slug = self.event_slugs.unique(&title);
         let all_day = self.rng.random_bool(0.1);
         let (timezone, start_utc, end_utc) = if all_day {
             let days = if self.rng.random_bool(0.2) {

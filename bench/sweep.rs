@@ -82,6 +82,11 @@ const KINDS: &[Kind] = &[
         "events_month_search",
         "events?start_date={month_start}&end_date={month_end}&search={word_common}",
     ),
+    anon("events_search_clustered", "events?search={word_clustered}"),
+    anon(
+        "events_month_clustered_search",
+        "events?start_date={month_start}&end_date={month_end}&search={word_clustered}",
+    ),
     anon("events_category_big", "events?categories={category_big}"),
     anon(
         "events_category_small",
@@ -171,6 +176,10 @@ const KINDS: &[Kind] = &[
     anon(
         "page_month_rare_search",
         "/events/month/{month}/?search={word_rare}",
+    ),
+    anon(
+        "page_month_clustered_search",
+        "/events/month/{month}/?search={word_clustered}",
     ),
     anon("page_day", "/events/{day}/"),
     anon("feed", "events?ical=1"),
@@ -438,10 +447,13 @@ pub(crate) async fn values(url: &str, event_ids: &[String]) -> Result<Values> {
                 .collect(),
         ),
         // "the" is in nearly every description, "music" in most; a genre or a noun in
-        // about a third; "jazz" only in 2 % of titles; the last words in none.
+        // about a third; "jazz" only in 2 % of titles; the absent words in none.
         ("word_common", strings(&["the", "music"])),
         ("word_medium", strings(&["salsa", "lantern", "harbor"])),
         ("word_rare", strings(&["jazz"])),
+        // On every other event of each month's first three days and nowhere else: common
+        // at the start of a month's window and grid, rare after.
+        ("word_clustered", strings(&["carnival"])),
         ("word_absent", strings(&["zeppelin", "quixotic", "xq"])),
         // Shorter than a trigram: common, rare and absent (no text holds a digit).
         ("word_short", strings(&["a", "dj", "zz", "qx", "7"])),

@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
+use chrono::Datelike as _;
+
 use calendar_events::domain::slug::slugify;
 use rand::Rng;
 use rand::rngs::SmallRng;
@@ -38,6 +40,13 @@ pub(crate) const TAG_COUNT: usize = 200;
 // the titles that `event_title` puts it in.
 pub(crate) const SEARCH_WORD: &str = "Jazz";
 pub(crate) const SEARCH_SHARE: f64 = 0.02;
+
+// A festival's word: in the titles of every other event on the first `FESTIVAL_DAYS`
+// days (UTC) of each month and nowhere else, 5 % of the events in all, so that a
+// month's window or grid meets it often at its start and seldom after. No word above
+// contains "carnival".
+pub(crate) const FESTIVAL_WORD: &str = "Carnival";
+const FESTIVAL_DAYS: u32 = 3;
 
 pub(crate) const ADJECTIVES: &str = "\
     golden, silver, quiet, bright, hidden, grand, little, old, new, northern, southern,\
@@ -140,6 +149,11 @@ pub(crate) const ZONES: [(&str, f64); 4] = [
 ];
 
 pub(crate) const DAY: i64 = 86_400;
+
+/// Whether the day starting at `midnight` (UTC) is one of a month's festival days.
+pub(crate) fn festival_day(midnight: i64) -> bool {
+    chrono::DateTime::from_timestamp(midnight, 0).is_some_and(|d| d.day() <= FESTIVAL_DAYS)
+}
 
 pub(crate) fn title_case(words: &[&str]) -> String {
     let mut out = String::new();
