@@ -9,6 +9,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod clustered;
 mod index;
 mod terms;
 mod words;

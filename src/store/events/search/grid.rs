@@ -72,6 +72,8 @@ pub(in crate::store::events) async fn probe(
         whole_window,
         hits: hits.into_iter().map(|r| r.2).collect(),
         last: next.first().map(|r| (r.1, r.2)),
+        tail_rows: 0,
+        tail_hits: 0,
     })))
 }
 

@@ -114,6 +114,18 @@ impl Search<'_> {
         n.saturating_mul(self.probe_rows) / Ord::max(self.matched(), 1)
     }
 
+    /// Whether the probe's last events hold the words at half its rate or more:
+    /// they run on past its first events (a festival's first days), rather than
+    /// ending among them (an event's first performances, one title).
+    fn dense_to_probe_end(&self) -> bool {
+        let p = &self.probed;
+        p.tail_hits > 0
+            && p.tail_hits
+                .saturating_mul(self.probe_rows)
+                .saturating_mul(2)
+                >= self.matched().saturating_mul(p.tail_rows)
+    }
+
     /// The matches expected among `n` events, at the probe's rate.
     fn at_rate(&self, n: u64) -> u64 {
         n.saturating_mul(Ord::max(self.matched(), 1)) / self.probe_rows
@@ -124,6 +136,8 @@ impl Search<'_> {
 enum Way<'k> {
     /// The window walked in list order, counting on from the probe.
     Walk,
+    /// Counted so already, by a walk of the events after the probe.
+    Walked(Total),
     /// SQLite: the keys' rows checked against the index's matches as a set.
     Set(&'k [KeyFilter]),
     /// The index's matches, unless the window is short enough to walk; `window`:
@@ -182,6 +196,7 @@ pub(super) async fn page(
     let counted = match counting_way(conn, &search).await? {
         Way::Set(set_keys) => return in_set(conn, &search, set_keys).await,
         Way::Walk => walk_count(conn, &search).await?,
+        Way::Walked(total) => Counted::Walked(total),
         Way::Index { matches, window } => {
             index_count_or_walk(conn, &search, matches, window).await?
         }
@@ -213,6 +228,11 @@ async fn counting_way<'k>(conn: &mut Conn, s: &Search<'k>) -> Result<Way<'k>, St
             .div_ceil(s.walk_rows);
         if matched_throughout(conn, s.eq, s.keys, needed).await? {
             return Ok(Way::Walk);
+        }
+        if s.dense_to_probe_end()
+            && let Some(total) = short_walk_count(conn, s).await?
+        {
+            return Ok(Way::Walked(total));
         }
     }
     let mut window = None;
@@ -246,11 +266,33 @@ async fn counting_way<'k>(conn: &mut Conn, s: &Search<'k>) -> Result<Way<'k>, St
     })
 }
 
+/// A walk on from the probe over at most twice the events the probe's rate needs
+/// for the limit's matches, however rare the words are later in the window: the
+/// total when it finds them, `None` when it does not, those events' texts read for
+/// nothing. A festival's word, on half the events of a month's first three days
+/// and on none after, in that month at a million events: its first 1,000 matches
+/// in 2,000 events, where the set of the index's matches read its 49,000 twice
+/// (77 ms on SQLite).
+async fn short_walk_count(conn: &mut Conn, s: &Search<'_>) -> Result<Option<Total>, StoreError> {
+    let rest = s.limit.saturating_sub(s.matched());
+    let rows = Ord::min(s.rows_for(s.limit + 1).saturating_mul(2), s.walk_rows);
+    let rows = rows.saturating_sub(s.probe_rows);
+    let q = walk_count_after(
+        conn.backend(),
+        s.eq,
+        s.keys,
+        (s.probe_rows, Some(rows)),
+        rest,
+    );
+    let found = count(conn, q).await?;
+    Ok((found > rest).then(|| up_to(s.matched().saturating_add(found), s.limit)))
+}
+
 /// The probe counted the matches of the window's first `probe_rows` events: the
 /// walk counts on from there, up to the same limit.
 async fn walk_count(conn: &mut Conn, s: &Search<'_>) -> Result<Counted, StoreError> {
     let rest = s.limit.saturating_sub(s.matched());
-    let rest = walk_count_after(conn.backend(), s.eq, s.keys, s.probe_rows, rest);
+    let rest = walk_count_after(conn.backend(), s.eq, s.keys, (s.probe_rows, None), rest);
     let counted = s.matched() + count(conn, rest).await?;
     Ok(Counted::Walked(up_to(counted, s.limit)))
 }

@@ -31,7 +31,16 @@ pub(in crate::store::events) struct Probed {
     pub(super) hits: Vec<i64>,
     /// The last event read (start, ID): a walk goes on after it.
     pub(super) last: Option<(i64, i64)>,
+    /// How many of its last events (at most [`TAIL_ROWS`]) were read with their
+    /// match told, and how many of those match: whether the words are as frequent
+    /// at its end as over it (none told of a grid's first events read alone).
+    pub(super) tail_rows: u64,
+    pub(super) tail_hits: u64,
 }
+
+/// The events at the end of a probe whose matches tell whether the words run on
+/// past its first events ([`Probed::tail_hits`]).
+const TAIL_ROWS: usize = 100;
 
 impl Probed {
     pub(super) fn matched(&self) -> u64 {
@@ -56,6 +65,8 @@ pub(super) async fn probe(
             whole_window: false,
             hits: Vec::new(),
             last: None,
+            tail_rows: 0,
+            tail_hits: 0,
         },
     };
     let asked = rows - first.rows;
@@ -74,11 +85,15 @@ pub(super) async fn probe(
         .await?;
     let mut hits = first.hits;
     hits.extend(read.iter().filter(|r| r.2).map(|r| r.1));
+    let tail = &read[read.len().saturating_sub(TAIL_ROWS)..];
+    let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
     Ok(Probed {
         rows,
-        whole_window: u64::try_from(read.len()).unwrap_or(u64::MAX) < asked,
+        whole_window: count(read.len()) < asked,
         hits,
         last: read.last().map(|r| (r.0, r.1)).or(first.last),
+        tail_rows: count(tail.len()),
+        tail_hits: count(tail.iter().filter(|r| r.2).count()),
     })
 }
 
@@ -281,17 +296,19 @@ fn by_start(q: &mut SelectStatement) {
         .order_by((d, EventKeys::EventId), Order::Asc);
 }
 
-/// The matches of the window after its first `skipped` events, counted up to
-/// `limit`: the skipped events' text is not read.
+/// The matches of the window after its first `skipped` events, among the next
+/// `rows` of them (all when `None`), counted up to `limit`: the skipped events'
+/// text is not read.
 pub(super) fn walk_count_after(
     backend: Backend,
     eq: &EventFilter,
     keys: &[KeyFilter],
-    skipped: u64,
+    (skipped, rows): (u64, Option<u64>),
     limit: u64,
 ) -> SelectStatement {
     let mut rest = in_order(backend, &unsearched(eq), keys);
-    rest.limit(i64::MAX.unsigned_abs()).offset(skipped);
+    rest.limit(rows.unwrap_or(i64::MAX.unsigned_abs()))
+        .offset(skipped);
     let mut q = Query::select();
     q.expr(Expr::cust("1"))
         .from_subquery(rest, Alias::new("d"))
