@@ -11,7 +11,7 @@ const FESTIVAL_EACH_DAY: u32 = 25;
 const LATER: [u32; 3] = [95, 105, 115];
 const WINDOW_END: &str = "2027-04-30";
 
-/// The festival's events in list order, each day's after the day before.
+/// The festival's events in list order: its first day's, its second's, then the later ones.
 async fn festival(app: &TestApp) -> Vec<i64> {
     for n in 0..150 {
         for hour in [8, 9] {

@@ -31,7 +31,7 @@ pub(in crate::store::events) struct Probed {
     pub(super) hits: Vec<i64>,
     /// The last event read (start, ID): a walk goes on after it.
     pub(super) last: Option<(i64, i64)>,
-    /// How many of its last events (at most [`TAIL_ROWS`]) were read with their
+    /// How many of its last events (at most [`TAIL_ROWS`]) it read with their
     /// match told, and how many of those match: whether the words are as frequent
     /// at its end as over it (none told of a grid's first events read alone).
     pub(super) tail_rows: u64,
