@@ -1,6 +1,7 @@
 //! A festival's word: on most of a window's first events, on few after. Its first
 //! matches are counted by a walk on from the probe as far as they run, and the rest
-//! of the window is not taken for as dense.
+//! of the window is not taken for as dense; what a visitor may not see among them
+//! is neither counted nor listed.
 
 use super::*;
 
@@ -24,6 +25,21 @@ async fn festival(app: &TestApp) -> Vec<i64> {
             let hour = 10 + k % 12;
             let title = format!("Carnival parade {n} {k}");
             carnival.push((n, hour, create(app, &title, n, hour, json!({})).await));
+        }
+    }
+    // What a visitor may not see, among the festival's events: a draft, one hidden
+    // from listings, and a protected one with the word in its description only.
+    for n in [FIRST_DAY, FIRST_DAY + 1] {
+        let unseen = [
+            ("Carnival draft", json!({"status": "draft"})),
+            ("Carnival unlisted", json!({"hide_from_listings": true})),
+            (
+                "Members only",
+                json!({"password": "pw", "description": "A carnival float"}),
+            ),
+        ];
+        for (title, extra) in unseen {
+            create(app, &format!("{title} {n}"), n, 15, extra).await;
         }
     }
     for n in LATER {
