@@ -3,12 +3,13 @@
 //! reached.
 
 use sea_query::{
-    Alias, Asterisk, Expr, ExprTrait, Order, Query, SelectStatement, SimpleExpr, UnionType,
+    Alias, Asterisk, Expr, ExprTrait, Func, FunctionCall, Order, Query, SelectStatement,
+    SimpleExpr, UnionType,
 };
 
 use super::{bounded_count, unsearched, without_every_driver};
 use crate::domain::event::EventFilter;
-use crate::domain::event_keys::KeyFilter;
+use crate::domain::event_keys::{KeyFilter, KeyKind};
 use crate::store::events::keys::{self, Texts, after_row, keyed_with};
 use crate::store::events::list::start_range;
 use crate::store::events::words::{text_on_row, text_row};
@@ -174,8 +175,8 @@ const SAMPLED_STARTS: i64 = 2;
 pub(super) const SAMPLED_ROWS: u64 = 100;
 
 /// Whether the words match `matches` or more of the first [`SAMPLED_ROWS`] events
-/// from each of [`SAMPLED_STARTS`] starts spread evenly over the window (`true` for
-/// a window unbounded either way). A probe's rate is of the window's first events: a word
+/// from each of [`SAMPLED_STARTS`] starts spread evenly over the window's events
+/// ([`sampled_range`]; `true` when none is in it). A probe's rate is of the window's first events: a word
 /// common there alone (a festival's) would have a walk read the rest of the window
 /// for matches it does not hold, where the index finds them at once.
 pub(super) async fn matched_throughout(
@@ -184,7 +185,7 @@ pub(super) async fn matched_throughout(
     keys: &[KeyFilter],
     matches: u64,
 ) -> Result<bool, StoreError> {
-    let (Some(first), Some(last)) = start_range(eq) else {
+    let Some((first, last)) = sampled_range(conn, eq).await? else {
         return Ok(true);
     };
     let step = (last - first) / (SAMPLED_STARTS + 1);
@@ -209,6 +210,42 @@ pub(super) async fn matched_throughout(
     Ok(counts
         .iter()
         .all(|n| u64::try_from(*n).unwrap_or(0) >= matches))
+}
+
+/// The starts the samples of `eq`'s window are spread over: its dates, within the
+/// first and last start of the calendar's events, `None` when none is inside. Spread
+/// over its dates alone, every date (2000 to 2100) put both samples where no event
+/// is, and an unbounded window took none: `quiet` (an event in twelve) over every date
+/// at a million events, counted from the index for want of matches in empty samples,
+/// 67-77 ms on PostgreSQL, walked 27-29.
+async fn sampled_range(
+    conn: &mut Conn,
+    eq: &EventFilter,
+) -> Result<Option<(i64, i64)>, StoreError> {
+    let bound = |f: fn(Expr) -> FunctionCall| {
+        let every = keys::code(KeyKind::Every);
+        let q = Query::select()
+            .expr(f(Expr::col(EventKeys::StartUtc)))
+            .from(EventKeys::Table)
+            .and_where(Expr::col(EventKeys::Kind).eq(every))
+            .and_where(Expr::col(EventKeys::Value).eq(0))
+            .take();
+        SimpleExpr::SubQuery(None, Box::new(q.into()))
+    };
+    let q = Query::select()
+        .expr(bound(Func::min))
+        .expr(bound(Func::max))
+        .take();
+    let (earliest, latest) = conn
+        .query_one(&q, |r| Ok((r.opt_i64(0)?, r.opt_i64(1)?)))
+        .await?;
+    let (Some(earliest), Some(latest)) = (earliest, latest) else {
+        return Ok(None);
+    };
+    let (first, last) = start_range(eq);
+    let first = first.map_or(earliest, |f| Ord::max(f, earliest));
+    let last = last.map_or(latest, |l| Ord::min(l, latest));
+    Ok((first < last).then_some((first, last)))
 }
 
 /// How many of the first [`SAMPLED_ROWS`] events of each list of `eqs` match, up
