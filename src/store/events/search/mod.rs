@@ -229,9 +229,7 @@ async fn counting_way<'k>(conn: &mut Conn, s: &Search<'k>) -> Result<Way<'k>, St
         if matched_throughout(conn, s.eq, s.keys, needed).await? {
             return Ok(Way::Walk);
         }
-        if s.dense_to_probe_end()
-            && let Some(total) = short_walk_count(conn, s).await?
-        {
+        if let Some(total) = short_walk_count(conn, s).await? {
             return Ok(Way::Walked(total));
         }
     }
@@ -274,14 +272,15 @@ const SHORT_WALK_PROBES: u64 = 8;
 
 /// A walk on from the probe over at most twice the events the probe's rate needs
 /// for the limit's matches, however rare the words are later in the window, when
-/// that rate is high ([`SHORT_WALK_PROBES`]): the total when it finds them, `None`
-/// when it does not, those events' texts read for nothing. A festival's word, on
+/// that rate is high ([`SHORT_WALK_PROBES`]) and holds to the probe's end
+/// ([`Search::dense_to_probe_end`]): the total when it finds them, `None` when it
+/// does not or is not tried, those events' texts read for nothing. A festival's word, on
 /// half the events of a month's first three days and on none after, in that month
 /// at a million events: its first 1,000 matches in 2,000 events, where the set of
 /// the index's matches read its 49,000 twice (82 → 15 ms on SQLite).
 async fn short_walk_count(conn: &mut Conn, s: &Search<'_>) -> Result<Option<Total>, StoreError> {
     let needed = s.rows_for(s.limit + 1);
-    if needed > s.probe_rows.saturating_mul(SHORT_WALK_PROBES) {
+    if !s.dense_to_probe_end() || needed > s.probe_rows.saturating_mul(SHORT_WALK_PROBES) {
         return Ok(None);
     }
     let rest = s.limit.saturating_sub(s.matched());

@@ -87,14 +87,14 @@ pub(super) async fn probe(
     let mut hits = first.hits;
     hits.extend(read.iter().filter(|r| r.2).map(|r| r.1));
     let tail = &read[read.len().saturating_sub(TAIL_ROWS)..];
-    let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+    let as_u64 = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
     Ok(Probed {
         rows,
-        whole_window: count(read.len()) < asked,
+        whole_window: as_u64(read.len()) < asked,
         hits,
         last: read.last().map(|r| (r.0, r.1)).or(first.last),
-        tail_rows: count(tail.len()),
-        tail_hits: count(tail.iter().filter(|r| r.2).count()),
+        tail_rows: as_u64(tail.len()),
+        tail_hits: as_u64(tail.iter().filter(|r| r.2).count()),
     })
 }
 
@@ -176,9 +176,10 @@ pub(super) const SAMPLED_ROWS: u64 = 100;
 
 /// Whether the words match `matches` or more of the first [`SAMPLED_ROWS`] events
 /// from each of [`SAMPLED_STARTS`] starts spread evenly over the window's events
-/// ([`sampled_range`]; `true` when none is in it). A probe's rate is of the window's first events: a word
-/// common there alone (a festival's) would have a walk read the rest of the window
-/// for matches it does not hold, where the index finds them at once.
+/// ([`sampled_range`]; `true` when none is in it). A probe's rate is of the
+/// window's first events: a word common there alone (a festival's) would have a
+/// walk read the rest of the window for matches it does not hold, where the index
+/// finds them at once.
 pub(super) async fn matched_throughout(
     conn: &mut Conn,
     eq: &EventFilter,
