@@ -28,31 +28,20 @@ const GRID_DAYS: i64 = 35;
 /// drafts, hidden or protected; most are in `category`. A third of those of the
 /// grid's first 27 days, and a thirtieth of the others, are named "Salsa"; one in
 /// eleven of all, "Tango"; half of those of the grid's first two days and of the
-/// three leading up to them, "Mardi".
+/// three leading up to them, "Mardi" (a protected one holds it in its description
+/// alone, which a visitor's search does not read); every one of its 15th to 21st
+/// days, "Fiesta".
 fn nth_event(i: i64, category: i64) -> NewEvent {
-    let day = i % (GRID_DAYS + 3) - 3;
-    let start = GRID_START + day * 86_400 + (i % 24) * 3_600;
-    let end = match i {
-        _ if i % 11 == 0 => GRID_START + (day + 1) * 86_400,
-        _ if i % 13 == 0 => GRID_START + (day + 3) * 86_400,
-        _ if i % 7 == 0 => start + 30 * 3_600,
-        _ => start + 1_800,
-    };
+    let (start, end) = span(i);
     let status = if i % 17 == 0 {
         Status::Draft
     } else {
         Status::Publish
     };
-    let salsa = i % 3 == 0 && (day < 27 || i % 30 == 0);
-    let tango = i % 11 == 5;
-    let mardi = i % 2 == 1 && day < 2;
-    let title = format!(
-        "E{i:04}{}{}{}",
-        if salsa { " Salsa" } else { "" },
-        if tango { " Tango" } else { "" },
-        if mardi { " Mardi" } else { "" }
-    );
-    let mut e = new_event(&title, status, 1, 0);
+    let mut e = new_event(&title(i), status, 1, 0);
+    if mardi(i) && protected(i) {
+        e.post.description = Some("A Mardi float".into());
+    }
     e.columns
         .retain(|(c, _)| !matches!(c, Posts::StartUtc | Posts::EndUtc | Posts::HideFromListings));
     e.columns.extend([
@@ -60,13 +49,72 @@ fn nth_event(i: i64, category: i64) -> NewEvent {
         (Posts::EndUtc, end.into()),
         (Posts::HideFromListings, (i % 19 == 0).into()),
     ]);
-    if i % 23 == 0 {
+    if protected(i) {
         e.post.password = Some("secret".into());
     }
     if i % 10 != 0 {
         e.terms = vec![category];
     }
     e
+}
+
+/// The day of event `i`, from the grid's first (the three leading up to it below 0).
+fn day(i: i64) -> i64 {
+    i % (GRID_DAYS + 3) - 3
+}
+
+/// The start and end of event `i`.
+fn span(i: i64) -> (i64, i64) {
+    let day = day(i);
+    let start = GRID_START + day * 86_400 + (i % 24) * 3_600;
+    let end = match i {
+        _ if i % 11 == 0 => GRID_START + (day + 1) * 86_400,
+        _ if i % 13 == 0 => GRID_START + (day + 3) * 86_400,
+        _ if i % 7 == 0 => start + 30 * 3_600,
+        _ => start + 1_800,
+    };
+    (start, end)
+}
+
+fn protected(i: i64) -> bool {
+    i % 23 == 0
+}
+
+fn mardi(i: i64) -> bool {
+    i % 2 == 1 && day(i) < 2
+}
+
+fn title(i: i64) -> String {
+    let day = day(i);
+    let salsa = i % 3 == 0 && (day < 27 || i % 30 == 0);
+    let tango = i % 11 == 5;
+    let fiesta = (14..=20).contains(&day);
+    format!(
+        "E{i:04}{}{}{}{}",
+        if salsa { " Salsa" } else { "" },
+        if tango { " Tango" } else { "" },
+        if mardi(i) && !protected(i) {
+            " Mardi"
+        } else {
+            ""
+        },
+        if fiesta { " Fiesta" } else { "" }
+    )
+}
+
+/// How many events a visitor sees running from `from` to `to` with `word` in their
+/// title: neither drafts nor hidden from listings.
+fn matches_running(word: &str, from: i64, to: i64) -> u64 {
+    let matches = (0..EVENTS).filter(|i| {
+        let (start, end) = span(*i);
+        let seen = i % 17 != 0 && i % 19 != 0;
+        seen && start < to && end > from && title(*i).to_lowercase().contains(word)
+    });
+    matches.count() as u64
+}
+
+fn grid_matches(word: &str) -> u64 {
+    matches_running(word, GRID_START, GRID_START + GRID_DAYS * 86_400)
 }
 
 /// Each cell of a month page: its date, the titles it shows, and the `+N` of
@@ -151,16 +199,17 @@ async fn check_grid(app: &TestApp, path: &str, category: Option<i64>) {
 /// month page's `SEARCH_COUNTED_PER_DAY`).
 const COUNTED_PER_DAY: u64 = 9;
 
-/// Checks every cell of a month with a search of a word common in its events:
-/// each shows the first matches of its day's list, and counts them up to
+/// Checks every cell of a month with a search of `word`, whose grid is read day by
+/// day (the word common in its events, or its matches more than it places): each
+/// shows the first matches of its day's list, and counts them up to
 /// [`COUNTED_PER_DAY`], past which it says "or more".
-async fn check_common_search(app: &TestApp) {
-    let path = "/events/month/2027-03/?search=salsa";
+async fn check_day_by_day_search(app: &TestApp, word: &str) {
+    let path = &format!("/events/month/2027-03/?search={word}");
     let html = read_at_once(app, path).await;
     let (mut exact, mut at_least) = (0, 0);
     for (n, (date, titles, more)) in cells(&html).into_iter().enumerate() {
         let date = date.parse::<NaiveDate>().unwrap();
-        let (first, total) = first_of_day(app, date, "&search=salsa").await;
+        let (first, total) = first_of_day(app, date, &format!("&search={word}")).await;
         assert_eq!(titles, first, "{path} {date}");
         let cell = html.split("<td class=").nth(n + 1).unwrap();
         if total > COUNTED_PER_DAY {
@@ -184,37 +233,66 @@ async fn check_common_search(app: &TestApp) {
 }
 
 /// Checks every cell of a month with a search of `word`, whose grid is placed from
-/// one search: each shows the first matches of its day's list and counts them all.
-/// Returns each day's count.
+/// one search: each shows the first matches of its day's list and counts them all,
+/// and shows none without the word in its title (each of the events named so holds
+/// it there, or it is protected). Returns each day's count.
 async fn check_placed_search(app: &TestApp, word: &str) -> Vec<u64> {
     let path = format!("/events/month/2027-03/?search={word}");
     let html = ok(app, &path).await;
     let mut totals = Vec::new();
-    for (date, titles, more) in cells(&html) {
+    for (n, (date, titles, more)) in cells(&html).into_iter().enumerate() {
         let date = date.parse::<NaiveDate>().unwrap();
-        let (first, total) = first_of_day(app, date, &format!("&search={word}")).await;
+        let (first, listed) = first_of_day(app, date, &format!("&search={word}")).await;
         assert_eq!(titles, first, "{path} {date}");
+        let day = GRID_START + n as i64 * 86_400;
+        let total = matches_running(word, day, day + 86_400);
         assert_eq!(titles.len() as u64 + more, total, "{path} {date}");
+        // The list of a day counts up to the count limit.
+        assert_eq!(listed, total.min(COUNT_LIMIT), "{path} {date}");
+        let titled = titles.iter().all(|t| t.to_lowercase().contains(word));
+        assert!(titled, "{path} {date}: {titles:?}");
         totals.push(total);
     }
     assert!(!html.contains("or more"), "{html}");
     totals
 }
 
-/// A word rare in the grid's events but for a few on each day: its search reads
-/// on from the events the grid's probe read. A word common in the grid's first
-/// events and in none after them: not read day by day as a common word's.
-async fn check_placed_searches(app: &TestApp) {
+/// Past the search count limit, a grid's matches are placed from the index's
+/// matches of its window when they are at most four times that limit: a word rare
+/// in the grid's events but for a few on each day (`tango`, about 270 matches),
+/// and one common in its first events and in none after them (`mardi`, about 190),
+/// each counted whole. A word on every event of a week (`fiesta`, about 550), more
+/// than the grid places, and one common throughout (`salsa`): read day by day.
+async fn check_searches(app: &TestApp) {
+    for word in ["tango", "mardi"] {
+        let matches = grid_matches(word);
+        assert!(
+            (COUNT_LIMIT + 1..=4 * COUNT_LIMIT).contains(&matches),
+            "{word}: {matches}"
+        );
+    }
     let rare = check_placed_search(app, "tango").await;
     let more_than_shown = rare.iter().filter(|n| **n > 3).count();
     assert!(more_than_shown > 5, "{more_than_shown} days with more");
     let clustered = check_placed_search(app, "mardi").await;
-    let most = clustered.into_iter().max().unwrap();
-    assert!(most > COUNTED_PER_DAY, "a day of {most} matches at most");
+    let most = clustered.iter().max().unwrap();
+    assert!(*most > COUNTED_PER_DAY, "a day of {most} matches at most");
+    let fiesta = grid_matches("fiesta");
+    assert!(fiesta > 4 * COUNT_LIMIT, "fiesta: {fiesta}");
+    check_day_by_day_search(app, "fiesta").await;
+    check_day_by_day_search(app, "salsa").await;
 }
 
-both!(
+/// The search count limit of the test's server: below the matches of `tango` and
+/// `mardi` in the grid, above a quarter of those of `fiesta`.
+const COUNT_LIMIT: u64 = 75;
+
+both_with!(
     a_busy_months_days_each_show_and_count_what_runs_on_them,
+    calendar_events::config::Settings {
+        search_count_limit: COUNT_LIMIT,
+        ..settings()
+    },
     |app| async move {
         let music = app.category("Music", None).await;
         let batcher = CreateBatcher::new(app.store.pool.clone());
@@ -224,7 +302,6 @@ both!(
         }
         check_grid(&app, "/events/month/2027-03/", None).await;
         check_grid(&app, "/events/month/2027-03/?category=music", Some(music)).await;
-        check_common_search(&app).await;
-        check_placed_searches(&app).await;
+        check_searches(&app).await;
     }
 );

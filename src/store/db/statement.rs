@@ -6,7 +6,7 @@
 
 use sea_query::{
     DeleteStatement, InsertStatement, PostgresQueryBuilder, SelectStatement, SqliteQueryBuilder,
-    UpdateStatement, Values,
+    UpdateStatement, Values, WithQuery,
 };
 use sea_query_postgres::{PostgresValue, PostgresValues};
 use sea_query_rusqlite::{RusqliteValue, RusqliteValues};
@@ -36,7 +36,8 @@ impl_statement!(
     SelectStatement,
     InsertStatement,
     UpdateStatement,
-    DeleteStatement
+    DeleteStatement,
+    WithQuery
 );
 
 /// Renders and prepares statements for one PostgreSQL flight.

@@ -6,7 +6,7 @@
 use sea_query::{Expr, ExprTrait, Order, Query, SelectStatement};
 
 use super::keys::{Probes, Weighed};
-use super::search::{self, GridProbe, Probed};
+use super::search::{self, GridProbe, Probed, WindowMatches};
 use super::{event_from_row, select_events};
 use crate::domain::changes::Seen;
 use crate::domain::event::{Event, EventFilter, EventSpan, Total};
@@ -86,9 +86,12 @@ pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<Listed, StoreErro
 
 /// One page of a list as [`list`] finds it, each event read as its [`EventSpan`]: a
 /// view that places many events and shows a few of them reads those few alone.
-/// `None` for a search whose words are common in the list's window
-/// ([`search::probe_grid`]): such a view reads each of its days' first matches
-/// instead ([`super::list_ids_each`]). The probe that tells is the search's first.
+/// With a search, `None` when its words are common in the list's window
+/// ([`search::probe_grid`]) or its matches there, read from the index at once
+/// ([`search::window_matches`]), are more than the page holds: such a view reads
+/// each of its days' first matches instead ([`super::list_ids_each`]). Where the
+/// index does not give them so, the search's usual page, of at most its count
+/// limit, and its total.
 pub async fn list_spans(
     conn: &mut Conn,
     eq: &EventFilter,
@@ -97,16 +100,42 @@ pub async fn list_spans(
         return Ok(Some((Vec::new(), Total::exact(0))));
     };
     let keys = search_keys(eq, keys, terms_events);
-    let first = if eq.search_words.is_empty() {
-        None
-    } else {
-        match search::probe_grid(conn, eq, &keys).await? {
-            GridProbe::Common => return Ok(None),
-            GridProbe::Rare(first) => first,
-        }
+    if eq.search_words.is_empty() {
+        let (spans, total, _) =
+            listed_as_planned(conn, eq, keys, terms_events, span_select(), span_of, None).await?;
+        return Ok(Some((spans, total)));
+    }
+    let first = match search::probe_grid(conn, eq, &keys).await? {
+        GridProbe::Common => return Ok(None),
+        GridProbe::Rare(first) => first,
     };
-    let (spans, total, _) =
-        listed_as_planned(conn, eq, keys, terms_events, span_select(), span_of, first).await?;
+    match search::window_matches(conn, eq, &keys, first.as_ref(), eq.per_page).await? {
+        WindowMatches::All(ids) => {
+            let mut page = span_select();
+            page.and_where(search::id_among(conn.backend(), &ids))
+                .order_by((Posts::Table, Posts::StartUtc), Order::Asc)
+                .order_by((Posts::Table, Posts::Id), Order::Asc);
+            let spans = conn.query(&page, span_of).await?;
+            let total = Total::exact(u64::try_from(spans.len()).unwrap_or(u64::MAX));
+            return Ok(Some((spans, total)));
+        }
+        WindowMatches::More => return Ok(None),
+        WindowMatches::Unserved => {}
+    }
+    let counted = EventFilter {
+        per_page: Ord::min(eq.per_page, eq.count_limit),
+        ..eq.clone()
+    };
+    let (spans, total, _) = listed_as_planned(
+        conn,
+        &counted,
+        keys,
+        terms_events,
+        span_select(),
+        span_of,
+        first,
+    )
+    .await?;
     Ok(Some((spans, total)))
 }
 

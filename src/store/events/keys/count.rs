@@ -7,7 +7,9 @@ use sea_query::{
     Alias, Asterisk, Expr, ExprTrait, JoinType, Order, Query, SelectStatement, UnionType,
 };
 
-use super::{arms, bits, code, driver, has_key, has_key_probed, keyed, merged, merges};
+use super::{
+    Texts, arms, bits, code, driver, has_key, has_key_probed, keyed, keyed_with, merged, merges,
+};
 use crate::domain::dates;
 use crate::domain::event::{DAY_SECONDS, EventFilter};
 use crate::domain::event_keys::{KeyFilter, KeyKind, pair_flags};
@@ -337,9 +339,14 @@ pub(in crate::store::events) fn count_up_to(
     if !keys[0].may_repeat() {
         return counted(keyed(backend, eq, keys), limit);
     }
-    value_counts(backend, eq, keys, 0, Probes::AsPlanned, |q| {
-        counted(q, limit)
-    })
+    value_counts(
+        backend,
+        eq,
+        keys,
+        0,
+        (Probes::AsPlanned, Texts::InSet),
+        |q| counted(q, limit),
+    )
     .expect("a filter has a value")
 }
 
@@ -347,20 +354,21 @@ pub(in crate::store::events) fn count_up_to(
 /// of each value of the driver, each value's in list order: the list's first
 /// `limit` events are among them, so a count of at most `limit` keeps its page.
 /// `None` for a driver whose values are merged ([`merges`]), which that count
-/// reads as one range.
+/// reads as one range. `texts`: [`Texts::InSet`], or [`Texts::InMatched`].
 pub(in crate::store::events) fn rows_up_to(
     backend: Backend,
     eq: &EventFilter,
     keys: &[KeyFilter],
     limit: u64,
+    texts: Texts,
 ) -> Option<SelectStatement> {
     if merges(backend, keys) {
         return None;
     }
     if !keys[0].may_repeat() {
-        return Some(first_rows(keyed(backend, eq, keys), limit));
+        return Some(first_rows(keyed_with(backend, eq, keys, texts), limit));
     }
-    value_counts(backend, eq, keys, 0, Probes::AsPlanned, |q| {
+    value_counts(backend, eq, keys, 0, (Probes::AsPlanned, texts), |q| {
         first_rows(q, limit)
     })
 }
@@ -409,13 +417,13 @@ fn counted(mut q: SelectStatement, limit: Option<u64>) -> SelectStatement {
 
 /// The counts of [`count_up_to`] from the `skip`-th value of the driver on: each
 /// value's events that no value before it has, read by `tally` (a count, or the
-/// rows). `None` when no value is left.
+/// rows), its words checked as `texts` says. `None` when no value is left.
 fn value_counts(
     backend: Backend,
     eq: &EventFilter,
     keys: &[KeyFilter],
     skip: usize,
-    probes: Probes,
+    (probes, texts): (Probes, Texts),
     tally: impl Fn(SelectStatement) -> SelectStatement,
 ) -> Option<SelectStatement> {
     let mut counts = arms(keys)
@@ -423,7 +431,7 @@ fn value_counts(
         .enumerate()
         .skip(skip)
         .map(|(i, arm)| {
-            let mut q = keyed(backend, eq, &arm);
+            let mut q = keyed_with(backend, eq, &arm, texts);
             if let Some(mask) = keys[0]
                 .mask_of_first(i)
                 .filter(|_| bits::carried(&keys[0]).terms())
@@ -498,7 +506,10 @@ pub(in crate::store::events) fn other_value_counts(
     keys: &[KeyFilter],
     probes: Probes,
 ) -> SelectStatement {
-    value_counts(backend, eq, keys, 1, probes, |q| counted(q, None)).expect("several values")
+    value_counts(backend, eq, keys, 1, (probes, Texts::InSet), |q| {
+        counted(q, None)
+    })
+    .expect("several values")
 }
 
 #[cfg(test)]

@@ -230,6 +230,9 @@ fn checked_by_bits(key: &KeyFilter) -> Option<TermMask> {
 pub(super) enum Texts {
     /// Each word's matches from the search index, as a set of IDs.
     InSet,
+    /// [`Texts::InSet`], the set read from the statement's own table of them,
+    /// [`MATCHED`]: its caller builds it once (SQLite; see `search::window`).
+    InMatched,
     /// Each event's own text, read from its row as the list reaches it.
     OnRow,
     /// By the caller, which reads the search index's matches and looks up each
@@ -241,6 +244,10 @@ pub(super) enum Texts {
     /// only; SQLite's caller probes).
     JoinedByCaller,
 }
+
+/// The name of the table of the search index's matches a statement read with
+/// [`Texts::InMatched`] builds, of one column, `id`.
+pub(super) const MATCHED: &str = "matched";
 
 /// The key rows of every event the list shows (once per driver value it has):
 /// `keys[0]`'s range, narrowed by every other condition of the list.
@@ -382,7 +389,7 @@ fn listed_by(
             q.and_where(text_row(backend, super::words::text_on_row(backend, eq)));
         }
         Texts::OnRow => {}
-        Texts::InSet | Texts::ByCaller | Texts::JoinedByCaller => {
+        Texts::InSet | Texts::InMatched | Texts::ByCaller | Texts::JoinedByCaller => {
             search_conditions(q, backend, eq, texts);
         }
     }
@@ -418,6 +425,12 @@ fn search_conditions(q: &mut SelectStatement, backend: Backend, eq: &EventFilter
     let one_set = match (texts, backend) {
         (Texts::InSet, Backend::Sqlite) => index_matches(backend, words),
         (Texts::InSet, Backend::Postgres) => one_set(words),
+        (Texts::InMatched, _) => Some(
+            Query::select()
+                .column(Alias::new("id"))
+                .from(Alias::new(MATCHED))
+                .take(),
+        ),
         _ => None,
     };
     if let Some(matches) = &one_set {

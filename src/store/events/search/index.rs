@@ -61,7 +61,7 @@ pub(super) fn bounded_count(rows: SelectStatement, limit: u64) -> SelectStatemen
 }
 
 /// At most `limit + 1` rows of `rows`: one more than a count of `limit` reports.
-fn bounded(mut rows: SelectStatement, limit: u64) -> SelectStatement {
+pub(super) fn bounded(mut rows: SelectStatement, limit: u64) -> SelectStatement {
     rows.limit(limit.saturating_add(1));
     rows
 }
@@ -108,7 +108,7 @@ pub(super) fn listed_page(backend: Backend, page: &[i64]) -> SelectStatement {
 }
 
 /// `posts.id` is one of `ids`, given as one parameter (see [`id_list`]).
-fn id_among(backend: Backend, ids: &[i64]) -> SimpleExpr {
+pub(in crate::store::events) fn id_among(backend: Backend, ids: &[i64]) -> SimpleExpr {
     match backend {
         Backend::Sqlite => col(Posts::Id).in_subquery(listed_page(backend, ids)),
         Backend::Postgres => Expr::cust_with_values(
@@ -133,7 +133,7 @@ fn id_list(backend: Backend, ids: &[i64]) -> String {
 /// The index's matches that the list shows: each one's keys looked up by its ID, or,
 /// on PostgreSQL for a list driven by every event's key or by terms, checked on the
 /// row the index's candidate was read from (`keys::listed_matches`).
-fn shown_matches(
+pub(super) fn shown_matches(
     backend: Backend,
     eq: &EventFilter,
     keys: &[KeyFilter],

@@ -25,9 +25,12 @@ mod grid;
 mod index;
 mod set;
 mod walk;
+mod window;
 
 pub(super) use grid::{GridProbe, counted_matches, day_total, probe as probe_grid};
+pub(super) use index::id_among;
 pub(super) use walk::Probed;
+pub(super) use window::{WindowMatches, window_matches};
 
 use index::{Index, bounded_count, index_count, index_page, kept_page};
 use set::{as_set, in_set, set_route};
@@ -76,7 +79,7 @@ const DATED_WALK_ROWS_PER_MATCH: u64 = 2;
 /// events (30,000) is read in 2-3 ms. Every list has dates (two years from today by
 /// default, 600,000 events there), whose bitmap would cost more than it saves:
 /// `jazz` in them took 81 ms so, 29 ms without.
-const DATED_EVENTS: u64 = 100_000;
+pub(super) const DATED_EVENTS: u64 = 100_000;
 
 /// How many values of the driver [`window_rows`] counts the window of, one by one.
 const COUNTED_VALUES: usize = 16;

@@ -23,7 +23,7 @@ const SET_ROWS_PER_MATCH: u64 = 200;
 /// about a megabyte and 5 ms. They are counted first, up to this (`jazz`, 20,000 at a
 /// million events: 1 ms); a word rare in the window but common elsewhere (`the` in a
 /// window of texts in French) has its matches' keys looked up instead.
-const MAX_SET_MATCHES: u64 = 50_000;
+pub(super) const MAX_SET_MATCHES: u64 = 50_000;
 
 /// A search of words rare in a window of a few hundred thousand rows at most, on
 /// SQLite: the window's keys, each checked against the index's matches as a set of
@@ -51,7 +51,7 @@ pub(super) async fn in_set(
         .unwrap_or(u64::MAX)
         .saturating_mul(s.limit.saturating_add(1));
     if kept_rows <= KEPT_SET_ROWS
-        && let Some(rows) = keys::rows_up_to(backend, s.eq, keys, s.limit)
+        && let Some(rows) = keys::rows_up_to(backend, s.eq, keys, s.limit, keys::Texts::InSet)
     {
         let rows = conn.query(&rows, |r| Ok((r.i64(0)?, r.i64(1)?))).await?;
         return Ok(kept_set_page(backend, s, rows));
