@@ -10,6 +10,7 @@
 mod common;
 
 mod clustered;
+mod first_days;
 mod index;
 mod terms;
 mod words;

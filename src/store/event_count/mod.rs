@@ -501,6 +501,28 @@ pub(in crate::store) async fn seek(
     Ok((skipped <= offset).then_some((start, skipped)))
 }
 
+/// The start of the window's first day by which more than `events` of its events
+/// have started (counted by their start days, with the days before it): the
+/// window's days before it hold at most so many. `None` when the whole window holds
+/// no more.
+pub(in crate::store) async fn first_days_end(
+    conn: &mut Conn,
+    w: &KeyWindow,
+    events: u64,
+) -> Result<Option<i64>, StoreError> {
+    if w.statuses.is_empty() {
+        return Ok(None);
+    }
+    let mut started = 0u64;
+    for (day, n) in events_per_start_day(conn, w).await? {
+        started = started.saturating_add(u64::try_from(n).unwrap_or(0));
+        if started > events {
+            return Ok(Some(day.saturating_mul(DAY_SECONDS)));
+        }
+    }
+    Ok(None)
+}
+
 /// Per start day, the events of its pairs inside the window's days: at least those
 /// of the window (whole days hold more than the window's partial edge days).
 async fn events_per_start_day(

@@ -21,6 +21,7 @@ use crate::domain::event_keys::{KeyFilter, KeyKind};
 use crate::domain::post::Visibility;
 use crate::store::{Backend, Conn, StoreError};
 
+mod first_days;
 mod grid;
 mod index;
 mod set;
@@ -419,6 +420,11 @@ async fn found_page(
     {
         return walked_page(conn, s.eq, s.keys, &s.probed, s.offset, walk_to_page).await;
     }
+    if backend == Backend::Postgres
+        && let Some(page) = first_days::page(conn, s).await?
+    {
+        return Ok(index::listed_page(backend, &page));
+    }
     // Too rare in the window for a short walk: the list's usual page, its words'
     // matches as a set of IDs.
     Ok(super::keys::page_ids(backend, s.eq, s.keys, s.offset))
@@ -514,12 +520,16 @@ async fn walk_reads_fewer(
 /// give them: those whose text the index's matches are read from. `None` when
 /// they do not serve the list's dates.
 async fn all_in_dates(conn: &mut Conn, eq: &EventFilter) -> Result<Option<u64>, StoreError> {
-    let every_status = EventFilter {
+    window_rows(conn, &every_status(eq), &[KeyFilter::every()]).await
+}
+
+/// The list's dates alone, every event of every status in them.
+fn every_status(eq: &EventFilter) -> EventFilter {
+    EventFilter {
         statuses: Vec::new(),
         visibility: Visibility::All,
         ..unsearched(eq)
-    };
-    window_rows(conn, &every_status, &[KeyFilter::every()]).await
+    }
 }
 
 /// PostgreSQL: the index's matches among the events of the list's dates.

@@ -1,0 +1,104 @@
+//! A word absent from a long window's first events and held by more events than a
+//! search counts: PostgreSQL reads a page from the index's matches among the
+//! window's first days, when they hold the whole page, and the list's own page
+//! otherwise; what a visitor may not see among them is neither listed nor counted.
+
+use calendar_events::domain::post::Status;
+use calendar_events::store::event_batch::CreateBatcher;
+use calendar_events::store::schema::Posts;
+use common::new_events::new_event;
+
+use super::*;
+
+/// The count limit: a probe of 21 events, too few to walk to a word it never saw.
+const COUNT_LIMIT: u64 = 42;
+
+/// Fillers on each of the window's first 60 days: with the festival's, more than
+/// 1,260 events (30 per match counted, the first days' bound) by its fourth day.
+const FILLERS_PER_DAY: u32 = 30;
+const FILLER_DAYS: u32 = 60;
+
+/// The festival's days and its events on each (more than the count limit in all),
+/// its first three days within the window's first days, the others past them.
+const FESTIVAL_DAYS: std::ops::RangeInclusive<u32> = 38..=45;
+const FESTIVAL_EACH_DAY: u32 = 6;
+
+const WINDOW: &str = "start_date=2027-01-01&end_date=2027-04-30";
+
+async fn fillers(app: &TestApp) {
+    let batcher = CreateBatcher::new(app.store.pool.clone());
+    let start = |n: u32, k: u32| {
+        let day = i64::from(n) * 86_400 + 1_798_761_600; // 2027-01-01, UTC
+        day + i64::from(k % 20) * 3_600
+    };
+    let creates = (0..FILLER_DAYS).flat_map(|n| {
+        let batcher = &batcher;
+        (0..FILLERS_PER_DAY).map(move |k| {
+            let mut e = new_event(&format!("Filler {n} {k}"), Status::Publish, 1, 0);
+            e.columns
+                .retain(|(c, _)| !matches!(c, Posts::StartUtc | Posts::EndUtc));
+            e.columns.extend([
+                (Posts::StartUtc, start(n, k).into()),
+                (Posts::EndUtc, (start(n, k) + 1_800).into()),
+            ]);
+            batcher.create(e)
+        })
+    });
+    for created in futures_util::future::join_all(creates).await {
+        created.unwrap_or_else(|e| panic!("{e:?}"));
+    }
+}
+
+/// The festival's events a visitor sees, in list order; beside them on each day a
+/// draft, an unlisted event and a protected one with the word in its description.
+async fn festival(app: &TestApp) -> Vec<i64> {
+    let mut seen = Vec::new();
+    for n in FESTIVAL_DAYS {
+        for k in 0..FESTIVAL_EACH_DAY {
+            let title = format!("Carnival parade {n} {k}");
+            seen.push(create(app, &title, n, 20 + k % 3, json!({})).await);
+        }
+        let unseen = [
+            ("Carnival draft", json!({"status": "draft"})),
+            ("Carnival unlisted", json!({"hide_from_listings": true})),
+            (
+                "Members only",
+                json!({"password": "pw", "description": "A carnival float"}),
+            ),
+        ];
+        for (title, extra) in unseen {
+            create(app, &format!("{title} {n}"), n, 20, extra).await;
+        }
+    }
+    // Created in list order within each day's hours: sorted by start, then ID.
+    let mut ordered: Vec<(u32, u32, i64)> = seen
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let (n, k) = (i as u32 / FESTIVAL_EACH_DAY, i as u32 % FESTIVAL_EACH_DAY);
+            (n, 20 + k % 3, *id)
+        })
+        .collect();
+    ordered.sort_unstable();
+    ordered.into_iter().map(|(_, _, id)| id).collect()
+}
+
+both_with!(
+    a_word_past_the_windows_first_events_is_paged_from_its_first_days,
+    Settings {
+        search_count_limit: COUNT_LIMIT,
+        ..settings()
+    },
+    |app| async move {
+        fillers(&app).await;
+        let carnival = festival(&app).await;
+        assert!(carnival.len() as u64 > COUNT_LIMIT);
+        let query = format!("{WINDOW}&search=carnival");
+        let r = app.get(&format!("events?{query}")).await;
+        r.assert(200);
+        assert_eq!(r.body["total"], COUNT_LIMIT, "{}", r.text);
+        assert_eq!(floor_header(&r), Some("at-least"));
+        assert_eq!(event_ids(&r), carnival[..10]);
+        every_page_finds(&app, &query, &Auth::None, &carnival).await;
+    }
+);
