@@ -80,13 +80,19 @@ pub(in crate::store::events) async fn window_matches(
     Ok(WindowMatches::All(ids))
 }
 
+/// How many values a driver of several (tags, categories) may have for SQLite to read
+/// a grid's matches at once: each value's are read up to the grid's bound, and a
+/// grid of many values counts its matches as a list does, up to its limit.
+const MAX_VALUES: usize = 4;
+
 /// SQLite: the IDs of the window's matches, up to `most + 1` of each of the
-/// driver's values; `None` when the words make no set or the calendar holds more
-/// than [`MAX_SET_MATCHES`] matches. One statement reads the index once: its
-/// matches, up to one past that bound, are a table of its own that the window's
-/// keys are checked against, and it gives their number beside the rows (`jazz`,
-/// 20,000 matches at a million events: 1 ms; `carnival`, 49,000 of them among the
-/// trigrams of most texts: 36 ms, which a count first read again).
+/// driver's values; `None` when the words make no set, the calendar holds more
+/// than [`MAX_SET_MATCHES`] matches, or the driver more than [`MAX_VALUES`] values.
+/// One statement reads the index once: its matches, up to one past that bound, are
+/// a table of its own that the window's keys are checked against, and it gives
+/// their number beside the rows (`jazz`, 20,000 matches at a million events: 1 ms;
+/// `carnival`, 49,000 of them among the trigrams of most texts: 36 ms, which a
+/// count first read again).
 async fn sqlite_matches(
     conn: &mut Conn,
     eq: &EventFilter,
@@ -101,6 +107,9 @@ async fn sqlite_matches(
         return Ok(None);
     };
     let driven = without_every_driver(eq, keys);
+    if driven[0].may_repeat() && driven[0].values.len() > MAX_VALUES {
+        return Ok(None);
+    }
     let Some(mut rows) = keys::rows_up_to(backend, eq, driven, most, Texts::InMatched) else {
         return Ok(None);
     };
