@@ -27,20 +27,9 @@ async fn festival(app: &TestApp) -> Vec<i64> {
             carnival.push((n, hour, create(app, &title, n, hour, json!({})).await));
         }
     }
-    // What a visitor may not see, among the festival's events: a draft, one hidden
-    // from listings, and a protected one with the word in its description only.
+    // What a visitor may not see, among the festival's events.
     for n in [FIRST_DAY, FIRST_DAY + 1] {
-        let unseen = [
-            ("Carnival draft", json!({"status": "draft"})),
-            ("Carnival unlisted", json!({"hide_from_listings": true})),
-            (
-                "Members only",
-                json!({"password": "pw", "description": "A carnival float"}),
-            ),
-        ];
-        for (title, extra) in unseen {
-            create(app, &format!("{title} {n}"), n, 15, extra).await;
-        }
+        unseen_carnival(app, n, 15).await;
     }
     for n in LATER {
         let title = format!("Carnival encore {n}");

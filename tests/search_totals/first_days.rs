@@ -58,17 +58,7 @@ async fn festival(app: &TestApp) -> Vec<i64> {
             let title = format!("Carnival parade {n} {k}");
             seen.push(create(app, &title, n, 20 + k % 3, json!({})).await);
         }
-        let unseen = [
-            ("Carnival draft", json!({"status": "draft"})),
-            ("Carnival unlisted", json!({"hide_from_listings": true})),
-            (
-                "Members only",
-                json!({"password": "pw", "description": "A carnival float"}),
-            ),
-        ];
-        for (title, extra) in unseen {
-            create(app, &format!("{title} {n}"), n, 20, extra).await;
-        }
+        unseen_carnival(app, n, 20).await;
     }
     // Created in list order within each day's hours: sorted by start, then ID.
     let mut ordered: Vec<(u32, u32, i64)> = seen

@@ -52,6 +52,23 @@ async fn create(app: &TestApp, title: &str, n: u32, hour: u32, extra: Value) -> 
         .await
 }
 
+/// Events holding `carnival` that a visitor may not see, on day `n` at `hour`: a
+/// draft, one hidden from listings, and a protected one with the word in its
+/// description only.
+async fn unseen_carnival(app: &TestApp, n: u32, hour: u32) {
+    let unseen = [
+        ("Carnival draft", json!({"status": "draft"})),
+        ("Carnival unlisted", json!({"hide_from_listings": true})),
+        (
+            "Members only",
+            json!({"password": "pw", "description": "A carnival float"}),
+        ),
+    ];
+    for (title, extra) in unseen {
+        create(app, &format!("{title} {n}"), n, hour, extra).await;
+    }
+}
+
 /// What the calendar holds, by the words the searches look for.
 struct Calendar {
     /// On every day but every third: common from the window's start.
