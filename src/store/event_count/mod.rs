@@ -502,9 +502,8 @@ pub(in crate::store) async fn seek(
 }
 
 /// The start of the window's first day by which more than `events` of its events
-/// have started (counted by their start days, with the days before it): the
-/// window's days before it hold at most so many. `None` when the whole window holds
-/// no more.
+/// have started (counted by their start days, with the earlier days): the window's
+/// days up to it hold at most so many. `None` when the whole window holds no more.
 pub(in crate::store) async fn first_days_end(
     conn: &mut Conn,
     w: &KeyWindow,

@@ -13,9 +13,9 @@ use crate::store::{Backend, Conn, StoreError};
 /// How many events of every status, per match a search counts, the first days of a
 /// window may hold for its page to be sought among them (see [`page`]): 30,000 at
 /// the usual limit, a month at a million events. The start index's bitmap of three
-/// months (91,000 events) outgrew PostgreSQL's memory for it (`work_mem`), and was
-/// made of whole pages, each of whose rows was checked again: 105-150 ms, where the
-/// index's matches among them were 4,000.
+/// months (91,000 events) outgrows PostgreSQL's memory for it (`work_mem`), and is
+/// made of whole pages, each of whose rows is checked again: 105-150 ms for the
+/// index's 4,000 matches among them.
 const FIRST_DAYS_EVENTS_PER_COUNTED: u64 = 30;
 
 /// The page of a search with more matches than it counts, too rare among the
