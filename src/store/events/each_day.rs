@@ -41,7 +41,7 @@ pub async fn list_ids_each(
     let mut each = Vec::with_capacity(eqs.len());
     for eq in eqs {
         let (spans, total, _) =
-            listed_as_planned(conn, eq, keys.clone(), terms, span_select(), span_of, None).await?;
+            listed_as_planned(conn, eq, keys.clone(), terms, span_select(), span_of).await?;
         each.push((spans.iter().map(|s| s.id).collect(), total));
     }
     Ok(each)

@@ -101,7 +101,7 @@ pub async fn list_spans(
     let keys = search_keys(eq, keys, terms_events);
     if eq.search_words.is_empty() {
         let (spans, total, _) =
-            listed_as_planned(conn, eq, keys, terms_events, span_select(), span_of, None).await?;
+            listed_as_planned(conn, eq, keys, terms_events, span_select(), span_of).await?;
         return Ok(Some((spans, total)));
     }
     let first = match search::probe_grid(conn, eq, &keys).await? {
@@ -183,11 +183,10 @@ async fn listed<T>(
     let Some((keys, terms_events)) = planned_keys(conn, eq).await? else {
         return Ok((Vec::new(), Total::exact(0), None));
     };
-    listed_as_planned(conn, eq, keys, terms_events, select, row, None).await
+    listed_as_planned(conn, eq, keys, terms_events, select, row).await
 }
 
-/// [`listed`], with the list's keys planned; `first`: a search's first events,
-/// probed already.
+/// [`listed`], with the list's keys planned.
 pub(super) async fn listed_as_planned<T>(
     conn: &mut Conn,
     eq: &EventFilter,
@@ -195,7 +194,6 @@ pub(super) async fn listed_as_planned<T>(
     terms_events: Option<Weighed>,
     select: SelectStatement,
     row: impl FnMut(&crate::store::Row<'_>) -> Result<T, StoreError>,
-    first: Option<Probed>,
 ) -> Result<(Vec<T>, Total, Option<Seen>), StoreError> {
     keys = search_keys(eq, keys, terms_events);
     let backend = conn.backend();
@@ -203,7 +201,7 @@ pub(super) async fn listed_as_planned<T>(
     crate::store::sqlite::scanning(
         backend,
         may_scan,
-        page_and_total(conn, eq, (&keys, terms_events), (select, row), first),
+        page_and_total(conn, eq, (&keys, terms_events), (select, row)),
     )
     .await
 }
@@ -291,7 +289,7 @@ const SMALL_TERMS_PER_MATCH: u64 = 150;
 /// `terms`: the weight of the driver when it is a filter of several terms, which
 /// decides whether its total and deep pages are read from the events' bits, and
 /// whether its total is counted as a set of events. `page` and `row`: the rows
-/// read of each event, and their reading. `first`: as in [`listed_as_planned`].
+/// read of each event, and their reading.
 async fn page_and_total<T>(
     conn: &mut Conn,
     eq: &EventFilter,
@@ -300,7 +298,6 @@ async fn page_and_total<T>(
         SelectStatement,
         impl FnMut(&crate::store::Row<'_>) -> Result<T, StoreError>,
     ),
-    first: Option<Probed>,
 ) -> Result<(Vec<T>, Total, Option<Seen>), StoreError> {
     if let Some(ids) = named_on_first_page(conn.backend(), eq, keys) {
         // Every event the list can show is on its page: the page is its count.
@@ -310,7 +307,7 @@ async fn page_and_total<T>(
     }
     // A search counts its matches up to a limit (`search`); nothing else does.
     let (ids, total, seen) = if !eq.search_words.is_empty() {
-        let found = search::page(conn, eq, keys, first).await?;
+        let found = search::page(conn, eq, keys, None).await?;
         (found.ids, found.total, None)
     } else {
         let lookups = terms.map_or(0, |n| n.lookups());
