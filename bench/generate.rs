@@ -294,7 +294,7 @@ async fn generate(args: GenerateArgs) -> Result<()> {
         })
         .await??;
         index_queued_linked(&url).await?;
-        timings.lap("venue and organizer search index");
+        timings.lap("venue and organizer search index, index of whole words");
     }
     producer
         .join()
@@ -333,6 +333,7 @@ async fn empty_database(url: &str, postgres: bool) -> Result<()> {
 /// The venues and organizers the load queued for search (migration 12), indexed as
 /// the server's writer indexes its queue, on the store's own connection: the index
 /// holds text lowered by the server's `lower()`, which the loader's connection lacks.
+/// The events' characters and whole words alike (`search_grams_fill`).
 async fn index_queued_linked(url: &str) -> Result<()> {
     let store = Store::open(url).await?;
     let mut tx = store.pool.write().await?;

@@ -66,6 +66,16 @@ async fn a_version_1_sqlite_database_upgrades_and_keeps_search_working() {
         )
         .await;
     assert_eq!(held, 6);
+    // Migration 51 put its pieces of text in the index of whole words and in the
+    // vocabulary.
+    let pieces = app
+        .scalar(
+            "(SELECT count(*) FROM posts_words WHERE posts_words MATCH 'legacy AND walk') + \
+             (SELECT count(*) FROM search_words \
+              WHERE word IN ('legacy', 'lantern', 'walk', 'p', 'old'))",
+        )
+        .await;
+    assert_eq!(pieces, 6);
     let venues = app.get("venues?search=ondon").await;
     assert_eq!(
         venues.body["venues"][0]["venue"], "Globe Theatre",

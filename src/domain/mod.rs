@@ -16,6 +16,7 @@ pub mod message;
 pub mod permissions;
 pub mod plain_text;
 pub mod post;
+pub mod search_tokens;
 pub mod slug;
 pub mod sync;
 pub mod term;

@@ -262,6 +262,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0050_longest_events.sql"),
         postgres: include_str!("migrations/postgres/0050_longest_events.sql"),
     },
+    Migration {
+        version: 51,
+        sqlite: include_str!("migrations/sqlite/0051_search_words.sql"),
+        postgres: include_str!("migrations/postgres/0051_search_words.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

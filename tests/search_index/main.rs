@@ -9,6 +9,7 @@ mod common;
 
 mod events;
 mod linked;
+mod whole_words;
 
 use common::*;
 use serde_json::json;

@@ -19,6 +19,7 @@ mod schedule;
 mod search;
 mod shared_rows;
 mod term_counts;
+mod word_index;
 mod words;
 mod write;
 

@@ -11,6 +11,8 @@ use crate::store::Backend;
 use crate::store::posts::{self, col, contains};
 use crate::store::schema::{EventSearch, Posts};
 
+use super::word_index;
+
 /// Whether the trigram indexes find `word` exactly, as a phrase of its own: it
 /// needs three characters. Shorter words the index serves (see [`served`]) are
 /// found through their neighbours, and checked again on the row.
@@ -50,10 +52,11 @@ enum Served {
 }
 
 /// The statements that add every event's characters and pairs of characters to
-/// `search_chars` and `search_pairs` (SQLite), for a bulk load that did without
-/// what keeps them (SQLite's writer as it indexes, PostgreSQL's triggers, see
+/// `search_chars` and `search_pairs` (SQLite: and its words to `posts_words` and
+/// `search_words`, migration 51), for a bulk load that did without what keeps
+/// them (SQLite's writer as it indexes, PostgreSQL's triggers, see
 /// [`SEARCH_KEY_TRIGGERS`]). SQLite's need the server's own connections
-/// (`search_grams_of`).
+/// (`search_grams_of`, `search_words_in`).
 pub fn search_grams_fill(backend: Backend) -> &'static [&'static str] {
     match backend {
         Backend::Sqlite => &[
@@ -62,6 +65,18 @@ pub fn search_grams_fill(backend: Backend) -> &'static [&'static str] {
              WHERE post_type = 'event'))",
             "INSERT OR IGNORE INTO search_pairs (pair) SELECT value FROM json_each((\
              SELECT search_grams_of(2, title, excerpt, description) FROM posts \
+             WHERE post_type = 'event'))",
+            // A big term buffer and one segment at the end, as the load gives the
+            // trigram index (`bench/load.rs`).
+            "INSERT INTO posts_words(posts_words, rank) VALUES ('hashsize', 268435456)",
+            "INSERT INTO posts_words(rowid, words) \
+             SELECT id, search_words_in(title, excerpt, description) FROM posts \
+             WHERE post_type = 'event' AND id NOT IN (SELECT id FROM search_queue) \
+             ORDER BY id",
+            "DELETE FROM posts_words_config WHERE k = 'hashsize'",
+            "INSERT INTO posts_words(posts_words) VALUES ('optimize')",
+            "INSERT OR IGNORE INTO search_words (word) SELECT value FROM json_each((\
+             SELECT search_words_of(title, excerpt, description) FROM posts \
              WHERE post_type = 'event'))",
         ],
         // As migrations 13, 14 and 15 fill them (see there).
@@ -313,8 +328,7 @@ const CHAR_ESCAPED: &str = "replace(replace(replace(ch, chr(92), chr(92) || chr(
 /// [`Served::Neighbours`]).
 fn sqlite_index_matches(words: &[(&String, Served)]) -> SelectStatement {
     let (query, match_values) = sqlite_match_query(words);
-    let mut values = match_values.clone();
-    let mut sql = format!("rowid AS id FROM posts_fts WHERE posts_fts MATCH {query}");
+    let (mut sql, mut values) = sqlite_phrase_matches(words, &query, &match_values);
     // Events written since the last indexing batch wait in `search_queue`, not
     // yet in the index: they are scanned. CROSS JOIN keeps SQLite from scanning
     // `posts` for the few queued rows.
@@ -339,6 +353,40 @@ fn sqlite_index_matches(words: &[(&String, Served)]) -> SelectStatement {
     Query::select()
         .expr(Expr::cust_with_values(sql, values))
         .take()
+}
+
+/// The matches of the search index, as SQL selecting `id` and its values: of the
+/// index of whole words for words it finds (see `word_index`), each in few of
+/// its pieces, else of the trigram index (`query`, `match_values`).
+fn sqlite_phrase_matches(
+    words: &[(&String, Served)],
+    query: &str,
+    match_values: &[String],
+) -> (String, Vec<String>) {
+    let trigrams = format!("rowid AS id FROM posts_fts WHERE posts_fts MATCH {query}");
+    let phrases: Option<Vec<&str>> = words
+        .iter()
+        .map(|(w, s)| (*s == Served::Phrase).then_some(w.as_str()))
+        .collect();
+    let Some(pieces) = phrases.and_then(|p| word_index::pieces_query(&p)) else {
+        return (trigrams, match_values.to_vec());
+    };
+    let (few, few_values) = pieces.few;
+    let (pieces_query, pieces_values) = pieces.query;
+    // Each index is given a query that matches nothing (`""`) unless it is the
+    // one read: a condition beside the MATCH would be tested on each of its
+    // rows, after the index had read them all.
+    let sql = format!(
+        "rowid AS id FROM posts_words \
+         WHERE posts_words MATCH (CASE WHEN {few} THEN {pieces_query} ELSE '\"\"' END) \
+         UNION ALL SELECT rowid FROM posts_fts \
+         WHERE posts_fts MATCH (CASE WHEN {few} THEN '\"\"' ELSE {query} END)"
+    );
+    let mut values = few_values.clone();
+    values.extend(pieces_values);
+    values.extend(few_values);
+    values.extend_from_slice(match_values);
+    (sql, values)
 }
 
 /// The FTS5 query of every word, AND-ed, as SQL and its values: a word of three

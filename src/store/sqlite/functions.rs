@@ -1,6 +1,6 @@
 //! The SQL functions every connection of the server has: SQLite's own `lower()`
 //! replaced by Unicode folding, a search word's check on an event's text, and the
-//! characters of the events' search text.
+//! characters and words of the events' search text.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -9,6 +9,7 @@ use std::collections::HashSet;
 use rusqlite::functions::{Aggregate, Context, FunctionFlags};
 use rusqlite::types::{Value, ValueRef};
 
+use crate::domain::search_tokens;
 use crate::store::StoreError;
 
 pub(super) fn register(conn: &rusqlite::Connection) -> Result<(), StoreError> {
@@ -31,6 +32,26 @@ pub(super) fn register(conn: &rusqlite::Connection) -> Result<(), StoreError> {
             | FunctionFlags::SQLITE_DETERMINISTIC
             | FunctionFlags::SQLITE_INNOCUOUS,
         SearchGramsOf,
+    )?;
+    conn.create_scalar_function(
+        "search_words_in",
+        -1,
+        FunctionFlags::SQLITE_UTF8
+            | FunctionFlags::SQLITE_DETERMINISTIC
+            | FunctionFlags::SQLITE_INNOCUOUS,
+        |ctx| {
+            let texts: Vec<Cow<'_, str>> =
+                (0..ctx.len()).filter_map(|i| text_arg(ctx, i)).collect();
+            Ok(search_tokens::tokens_text(texts.iter().map(|t| t.as_ref())))
+        },
+    )?;
+    conn.create_aggregate_function(
+        "search_words_of",
+        -1,
+        FunctionFlags::SQLITE_UTF8
+            | FunctionFlags::SQLITE_DETERMINISTIC
+            | FunctionFlags::SQLITE_INNOCUOUS,
+        SearchWordsOf,
     )?;
     Ok(())
 }
@@ -153,12 +174,49 @@ impl Aggregate<Grams, String> for SearchGramsOf {
     }
 
     fn finalize(&self, _: &mut Context<'_>, grams: Option<Grams>) -> rusqlite::Result<String> {
-        let mut grams: Vec<String> = grams
-            .map(|(_, g)| g.into_iter().collect())
-            .unwrap_or_default();
-        grams.sort_unstable();
-        serde_json::to_string(&grams).map_err(|e| rusqlite::Error::UserFunctionError(e.into()))
+        json_array(grams.map(|(_, g)| g).unwrap_or_default())
     }
+}
+
+/// `search_words_of(text, …)`: the pieces of its text arguments that the index
+/// of whole words holds (`domain::search_tokens`), over every row, each once, as
+/// a JSON array: the vocabulary of the events indexed (`search_words`,
+/// migration 51).
+struct SearchWordsOf;
+
+impl Aggregate<HashSet<String>, String> for SearchWordsOf {
+    fn init(&self, _: &mut Context<'_>) -> rusqlite::Result<HashSet<String>> {
+        Ok(HashSet::new())
+    }
+
+    fn step(&self, ctx: &mut Context<'_>, words: &mut HashSet<String>) -> rusqlite::Result<()> {
+        let texts: Vec<Cow<'_, str>> = (0..ctx.len()).filter_map(|i| text_arg(ctx, i)).collect();
+        words.extend(search_tokens::text_tokens(texts.iter().map(|t| t.as_ref())));
+        Ok(())
+    }
+
+    fn finalize(
+        &self,
+        _: &mut Context<'_>,
+        words: Option<HashSet<String>>,
+    ) -> rusqlite::Result<String> {
+        json_array(words.unwrap_or_default())
+    }
+}
+
+/// A text argument of a function, if it is one.
+fn text_arg<'a>(ctx: &'a Context<'_>, i: usize) -> Option<Cow<'a, str>> {
+    match ctx.get_raw(i) {
+        ValueRef::Text(bytes) => Some(text_of(bytes)),
+        _ => None,
+    }
+}
+
+/// A set of strings as a sorted JSON array.
+fn json_array(set: HashSet<String>) -> rusqlite::Result<String> {
+    let mut items: Vec<String> = set.into_iter().collect();
+    items.sort_unstable();
+    serde_json::to_string(&items).map_err(|e| rusqlite::Error::UserFunctionError(e.into()))
 }
 
 #[cfg(test)]

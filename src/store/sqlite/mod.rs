@@ -68,6 +68,8 @@ const SQLITE_AFTER_COMMIT: group_commit::AfterCommit = group_commit::AfterCommit
          FROM search_queue q JOIN posts p ON p.id = q.id",
         SEARCH_GRAMS_OF_QUEUED[0],
         SEARCH_GRAMS_OF_QUEUED[1],
+        SEARCH_WORDS_OF_QUEUED[0],
+        SEARCH_WORDS_OF_QUEUED[1],
         "DELETE FROM search_queue",
         super::posts::INDEX_QUEUED_LINKED[0],
         super::posts::INDEX_QUEUED_LINKED[1],
@@ -85,6 +87,17 @@ const SEARCH_GRAMS_OF_QUEUED: [&str; 2] = [
      FROM search_queue q JOIN posts p ON p.id = q.id))",
     "INSERT OR IGNORE INTO search_pairs (pair) SELECT value FROM json_each((\
      SELECT search_grams_of(2, p.title, p.excerpt, p.description) \
+     FROM search_queue q JOIN posts p ON p.id = q.id))",
+];
+
+/// The queued events' pieces of text, for the index of whole words and its
+/// vocabulary (migration 51).
+const SEARCH_WORDS_OF_QUEUED: [&str; 2] = [
+    "INSERT INTO posts_words(rowid, words) \
+     SELECT p.id, search_words_in(p.title, p.excerpt, p.description) \
+     FROM search_queue q JOIN posts p ON p.id = q.id",
+    "INSERT OR IGNORE INTO search_words (word) SELECT value FROM json_each((\
+     SELECT search_words_of(p.title, p.excerpt, p.description) \
      FROM search_queue q JOIN posts p ON p.id = q.id))",
 ];
 

@@ -1,0 +1,70 @@
+//! SQLite's index of whole words (migration 51): the events holding a search word
+//! made of ASCII letters and digits, read as those holding a piece of text that
+//! holds it (`domain::search_tokens`), where the trigram index would read the
+//! entries of each of its trigrams.
+
+use crate::domain::search_tokens::found_by_tokens;
+
+/// The most pieces of the vocabulary a word may be in and be looked up through
+/// them: each piece's entries are read, and a word inside many (`the`, in
+/// `there`, `other`, `theatre`…) is read at once by its trigrams.
+const MAX_PIECES: i64 = 64;
+
+/// The longest piece FTS5 holds whole (`FTS5_MAX_TOKEN_SIZE`): it keeps the first
+/// bytes of a longer one, which other pieces may share, so a word inside one is
+/// read by its trigrams.
+const MAX_PIECE_BYTES: i64 = 32_768;
+
+/// A search's words looked up in the index of whole words, as SQL and its values.
+pub(super) struct PiecesQuery {
+    /// Whether every word is in at most [`MAX_PIECES`] pieces, none longer than
+    /// [`MAX_PIECE_BYTES`]: the index of whole words is read when it holds, the
+    /// trigram index otherwise.
+    pub few: (String, Vec<String>),
+    /// The FTS5 query of `posts_words`: each word's pieces OR-ed, the words
+    /// AND-ed (`""`, which matches nothing, for a word in no piece).
+    pub query: (String, Vec<String>),
+}
+
+/// The lookup of `words` (lower-cased) in the index of whole words, if it finds
+/// every one of them exactly.
+pub(super) fn pieces_query(words: &[&str]) -> Option<PiecesQuery> {
+    if words.is_empty() || !words.iter().all(|w| found_by_tokens(w)) {
+        return None;
+    }
+    let values: Vec<String> = words
+        .iter()
+        .flat_map(|w| [format!("\"{w}\""), w.to_string()])
+        .collect();
+    let few = words
+        .iter()
+        .map(|_| {
+            format!(
+                "(SELECT count(*) <= {MAX_PIECES} \
+                 AND COALESCE(max(length(CAST(w.word AS BLOB))), 0) <= {MAX_PIECE_BYTES} \
+                 FROM {PIECES})"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" AND ");
+    let query = words
+        .iter()
+        .map(|_| {
+            format!(
+                "(SELECT COALESCE('(' || group_concat('\"' || w.word || '\"', ' OR ') || ')', \
+                 '\"\"') FROM {PIECES})"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" || ' AND ' || ");
+    Some(PiecesQuery {
+        few: (format!("({few})"), values.clone()),
+        query: (format!("({query})"), values),
+    })
+}
+
+/// The vocabulary's pieces holding a word, given as its trigram phrase and as
+/// itself: the trigram index finds the candidates, folding case as it does, and
+/// `instr` keeps those that hold the word as the text's check does.
+const PIECES: &str = "search_words w WHERE w.id IN (SELECT rowid FROM search_words_fts \
+     WHERE search_words_fts MATCH ?) AND instr(w.word, ?) > 0";

@@ -1,0 +1,194 @@
+//! Words of ASCII letters and digits, which SQLite finds through its index of whole
+//! words (migration 51): anywhere inside a word, in any field, through edits and
+//! deletions, as the text's own check finds them; and words inside many pieces of
+//! the calendar's text, which it finds through the trigram index instead.
+
+use super::*;
+
+/// Each event's title and description, and whether it holds `carnival`.
+const FESTIVAL: [(&str, &str, bool); 8] = [
+    ("Carnival Parade", "", true),
+    ("Pre-Carnival Ball", "", true),
+    ("Xcarnivalx Night", "", true),
+    ("CARNIVALÉ Gala", "", true),
+    ("Quiet Evening", "<p>A carnival&nbsp;of masks</p>", true),
+    ("Carni Val", "car-nival, carni_val", false),
+    ("Carnivore Feast", "", false),
+    ("Carnival Later", "", true),
+];
+
+/// The titles holding `word` among those created, sorted.
+fn expected(created: &[(&str, &str, bool)], word: &str) -> Vec<String> {
+    let mut titles: Vec<String> = created
+        .iter()
+        .filter(|(title, description, _)| {
+            format!("{title} {description}")
+                .to_lowercase()
+                .contains(word)
+        })
+        .map(|(title, _, _)| title.to_string())
+        .collect();
+    titles.sort();
+    titles
+}
+
+/// The events `posts_words` finds holding `piece` as a whole word, on SQLite.
+async fn holding_piece(app: &TestApp, piece: &str) -> Option<Vec<i64>> {
+    if app.backend() != calendar_events::store::Backend::Sqlite {
+        return None;
+    }
+    let mut conn = app.store.pool.read().await.unwrap();
+    let q = sea_query::Query::select()
+        .expr(sea_query::Expr::cust("rowid"))
+        .from(sea_query::Alias::new("posts_words"))
+        .and_where(sea_query::Expr::cust_with_values(
+            "posts_words MATCH ?",
+            [format!("\"{piece}\"")],
+        ))
+        .to_owned();
+    Some(conn.query(&q, |row| row.i64(0)).await.unwrap())
+}
+
+both_with!(
+    ascii_words_are_found_inside_words_by_the_pieces_holding_them,
+    // The window's first events are fillers, more than the probe reads (half the
+    // count limit): the words are rare in them, and looked up in the index.
+    calendar_events::config::Settings {
+        search_count_limit: 4,
+        response_cache_bytes: 0,
+        ..settings()
+    },
+    |app| async move {
+        for day in 1..=6 {
+            let date = format!("2027-05-0{day}");
+            app.event(event(
+                &format!("Filler {day}"),
+                &format!("{date} 10:00:00"),
+                &format!("{date} 11:00:00"),
+            ))
+            .await;
+        }
+        let mut ids = Vec::new();
+        for (title, description, _) in FESTIVAL {
+            let body = with(
+                event(title, "2027-05-10 19:00:00", "2027-05-10 21:00:00"),
+                json!({"description": description}),
+            );
+            ids.push(app.event(body).await);
+        }
+        // Eighty pieces holding `zqx`, more than a word is looked up through.
+        let many: Vec<String> = (0..80).map(|i| format!("zqx{i}")).collect();
+        let crowded = app
+            .event(with(
+                event(
+                    "Crowded Words",
+                    "2027-05-11 19:00:00",
+                    "2027-05-11 21:00:00",
+                ),
+                json!({"description": many.join(" ")}),
+            ))
+            .await;
+        let mut created: Vec<(&str, &str, bool)> = FESTIVAL.to_vec();
+        let crowded_text = many.join(" ");
+        created.push(("Crowded Words", &crowded_text, false));
+        // Pieces longer than FTS5 holds whole, alike in the part it holds: more
+        // events hold `zqlong` than the search counts, so that it reads the
+        // index's matches as they are.
+        let long_prefix = "x".repeat(33_000);
+        let long_found = format!("{long_prefix}zqlong");
+        let long_other = format!("{long_prefix}zqother");
+        let long_events = [
+            ("Long Found 1", &long_found),
+            ("Long Found 2", &long_found),
+            ("Long Found 3", &long_found),
+            ("Long Found 4", &long_found),
+            ("Long Found 5", &long_found),
+            ("Long Other", &long_other),
+        ];
+        for (title, text) in long_events {
+            app.event(with(
+                event(title, "2027-05-12 19:00:00", "2027-05-12 21:00:00"),
+                json!({"description": text}),
+            ))
+            .await;
+            created.push((title, text, false));
+        }
+
+        let words = [
+            "carnival",
+            "carni",
+            "nival",
+            "arniv",
+            "val",
+            "carnivale",
+            "masks",
+            "nbsp",
+            "zqx",
+            "zqx7",
+            "zqx79",
+            "zqlong",
+            "carnival parade",
+            "carnival zqx",
+            "zeppelin",
+        ];
+        let queued_answers = {
+            let mut answers = Vec::new();
+            for word in words {
+                answers.push(search(&app, &word.replace(' ', "%20")).await);
+            }
+            answers
+        };
+        index_queued(&app).await;
+        if let Some(q) = queued(&app).await {
+            assert!(q.is_empty(), "all indexed: {q:?}");
+        }
+        for (word, queued_answer) in words.iter().zip(&queued_answers) {
+            let mut model = expected(&created, word.split(' ').next().unwrap());
+            if let Some(second) = word.split(' ').nth(1) {
+                let also = expected(&created, second);
+                model.retain(|t| also.contains(t));
+            }
+            assert_eq!(
+                &search(&app, &word.replace(' ', "%20")).await,
+                &model,
+                "{word}, indexed"
+            );
+            assert_eq!(queued_answer, &model, "{word}, queued");
+        }
+        if let Some(found) = holding_piece(&app, "carnivalé").await {
+            assert_eq!(found, [ids[3]], "a piece is held whole, accents and all");
+        }
+        if let Some(found) = holding_piece(&app, "zqx42").await {
+            assert_eq!(found, [crowded]);
+        }
+
+        // An edit takes the old words out of the index; a deletion, all of them.
+        app.patch(
+            &format!("events/{}", ids[0]),
+            json!({"title": "Koala Parade"}),
+        )
+        .await
+        .assert(200);
+        app.delete(&format!("events/{}?force=true", ids[7]))
+            .await
+            .assert(200);
+        index_queued(&app).await;
+        let mut remaining: Vec<(&str, &str, bool)> = created.clone();
+        remaining[0].0 = "Koala Parade";
+        remaining.remove(7);
+        for word in ["carnival", "koala", "parade", "later"] {
+            assert_eq!(
+                search(&app, word).await,
+                expected(&remaining, word),
+                "{word}, after writes"
+            );
+        }
+        if let Some(found) = holding_piece(&app, "carnival").await {
+            assert_eq!(
+                found,
+                [ids[1], ids[4]],
+                "the events still holding it as a whole word"
+            );
+        }
+    }
+);
