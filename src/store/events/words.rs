@@ -66,14 +66,11 @@ pub fn search_grams_fill(backend: Backend) -> &'static [&'static str] {
             "INSERT OR IGNORE INTO search_pairs (pair) SELECT value FROM json_each((\
              SELECT search_grams_of(2, title, excerpt, description) FROM posts \
              WHERE post_type = 'event'))",
-            // A big term buffer and one segment at the end, as the load gives the
-            // trigram index (`bench/load.rs`).
-            "INSERT INTO posts_words(posts_words, rank) VALUES ('hashsize', 268435456)",
             "INSERT INTO posts_words(rowid, words) \
              SELECT id, search_words_in(title, excerpt, description) FROM posts \
              WHERE post_type = 'event' AND id NOT IN (SELECT id FROM search_queue) \
              ORDER BY id",
-            "DELETE FROM posts_words_config WHERE k = 'hashsize'",
+            // One segment, above those its fill made (see migration 51).
             "INSERT INTO posts_words(posts_words) VALUES ('optimize')",
             "INSERT OR IGNORE INTO search_words (word) SELECT value FROM json_each((\
              SELECT search_words_of(title, excerpt, description) FROM posts \
