@@ -25,8 +25,8 @@ CREATE TRIGGER search_words_indexed AFTER INSERT ON search_words BEGIN
     INSERT INTO search_words_fts(rowid, word) VALUES (new.id, new.word);
 END;
 
--- The `ascii` tokenizer cuts at the characters the pieces are cut at, and the
--- pieces, joined by spaces, come back as they were written.
+-- The `ascii` tokenizer cuts at the characters the pieces are cut at, and reads
+-- the pieces, joined by spaces, back as they are written.
 CREATE VIRTUAL TABLE posts_words USING fts5(
     words, content = '', contentless_delete = 1, detail = none, tokenize = 'ascii'
 );
@@ -37,9 +37,10 @@ SELECT id, search_words_in(title, excerpt, description) FROM posts
 WHERE post_type = 'event' AND id NOT IN (SELECT id FROM search_queue)
 ORDER BY id;
 -- One segment, placed above the levels the fill made, where the merges of later
--- writes do not reach it for a long while. Filled with a bigger term buffer, the
--- index was one segment, which 'optimize' leaves on the lowest level: the writes'
--- merges soon took it in whole, 3.4 s in one commit at a million events.
+-- writes do not reach it for a long while. A fill with a term buffer big enough
+-- to hold the whole index makes one segment, which 'optimize' leaves on the lowest
+-- level, where the writes' merges soon take it in whole: 3.4 s in one commit at a
+-- million events.
 INSERT INTO posts_words(posts_words) VALUES ('optimize');
 INSERT OR IGNORE INTO search_words(word)
 SELECT value FROM json_each((
