@@ -5,28 +5,28 @@
 
 use super::*;
 
-/// Each event's title and description, and whether it holds `carnival`.
-const FESTIVAL: [(&str, &str, bool); 8] = [
-    ("Carnival Parade", "", true),
-    ("Pre-Carnival Ball", "", true),
-    ("Xcarnivalx Night", "", true),
-    ("CARNIVALÉ Gala", "", true),
-    ("Quiet Evening", "<p>A carnival&nbsp;of masks</p>", true),
-    ("Carni Val", "car-nival, carni_val", false),
-    ("Carnivore Feast", "", false),
-    ("Carnival Later", "", true),
+/// Each event's title and description, around `carnival`.
+const FESTIVAL: [(&str, &str); 8] = [
+    ("Carnival Parade", ""),
+    ("Pre-Carnival Ball", ""),
+    ("Xcarnivalx Night", ""),
+    ("CARNIVALÉ Gala", ""),
+    ("Quiet Evening", "<p>A carnival&nbsp;of masks</p>"),
+    ("Carni Val", "car-nival, carni_val"),
+    ("Carnivore Feast", ""),
+    ("Carnival Later", ""),
 ];
 
 /// The titles holding `word` among those created, sorted.
-fn expected(created: &[(&str, &str, bool)], word: &str) -> Vec<String> {
+fn expected(created: &[(&str, &str)], word: &str) -> Vec<String> {
     let mut titles: Vec<String> = created
         .iter()
-        .filter(|(title, description, _)| {
+        .filter(|(title, description)| {
             format!("{title} {description}")
                 .to_lowercase()
                 .contains(word)
         })
-        .map(|(title, _, _)| title.to_string())
+        .map(|(title, _)| title.to_string())
         .collect();
     titles.sort();
     titles
@@ -69,7 +69,7 @@ both_with!(
             .await;
         }
         let mut ids = Vec::new();
-        for (title, description, _) in FESTIVAL {
+        for (title, description) in FESTIVAL {
             let body = with(
                 event(title, "2027-05-10 19:00:00", "2027-05-10 21:00:00"),
                 json!({"description": description}),
@@ -88,9 +88,9 @@ both_with!(
                 json!({"description": many.join(" ")}),
             ))
             .await;
-        let mut created: Vec<(&str, &str, bool)> = FESTIVAL.to_vec();
+        let mut created: Vec<(&str, &str)> = FESTIVAL.to_vec();
         let crowded_text = many.join(" ");
-        created.push(("Crowded Words", &crowded_text, false));
+        created.push(("Crowded Words", &crowded_text));
         // Pieces longer than FTS5 holds whole, alike in the part it holds: more
         // events hold `zqlong` than the search counts, so that it reads the
         // index's matches as they are.
@@ -111,7 +111,7 @@ both_with!(
                 json!({"description": text}),
             ))
             .await;
-            created.push((title, text, false));
+            created.push((title, text));
         }
 
         let words = [
@@ -131,6 +131,8 @@ both_with!(
             "carnival zqx",
             "zeppelin",
         ];
+        // Answered before the queue is indexed (some events queued, scanned), then
+        // from the index alone.
         let queued_answers = {
             let mut answers = Vec::new();
             for word in words {
@@ -173,7 +175,7 @@ both_with!(
             .await
             .assert(200);
         index_queued(&app).await;
-        let mut remaining: Vec<(&str, &str, bool)> = created.clone();
+        let mut remaining: Vec<(&str, &str)> = created.clone();
         remaining[0].0 = "Koala Parade";
         remaining.remove(7);
         for word in ["carnival", "koala", "parade", "later"] {
