@@ -131,8 +131,8 @@ both_with!(
             "carnival zqx",
             "zeppelin",
         ];
-        // Answered before the queue is indexed (some events queued, scanned), then
-        // from the index alone.
+        // Answered with some events still queued (scanned), then from the index
+        // alone once the queue is indexed.
         let queued_answers = {
             let mut answers = Vec::new();
             for word in words {
