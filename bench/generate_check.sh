@@ -102,6 +102,16 @@ check() {
         [[ $got == "$expected" ]] || fail "sqlite: $got events in the index of whole words, of $expected"
         got=$($count_sql "SELECT count(*) FROM search_words WHERE word = 'carnival'")
         [[ $got == 1 ]] || fail "sqlite: the festival's word is not in the vocabulary"
+    else
+        # PostgreSQL's (migration 52), which the load builds again on the rebuilt
+        # `event_search`: its index, its triggers, and the word in its vocabulary.
+        got=$($count_sql "SELECT count(*) FROM pg_indexes WHERE indexname = 'event_search_pieces'")
+        [[ $got == 1 ]] || fail "postgres: the index of whole words is missing"
+        got=$($count_sql "SELECT count(*) FROM pg_trigger
+            WHERE tgname IN ('search_words_insert', 'search_words_update') AND tgenabled = 'O'")
+        [[ $got == 2 ]] || fail "postgres: $got of the vocabulary's 2 triggers are on"
+        got=$($count_sql "SELECT count(*) FROM search_words WHERE word = 'carnival'")
+        [[ $got == 1 ]] || fail "postgres: the festival's word is not in the vocabulary"
     fi
     # The bench's plans, drawn from the data set.
     "$GEN" manifest --database-url "$url" --out "$WORK/$backend-manifest" >/dev/null

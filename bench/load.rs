@@ -295,6 +295,17 @@ pub(crate) fn event_search_terms_fill_sql() -> Result<&'static str> {
     )
 }
 
+/// Migration 52's index of whole words on PostgreSQL's `event_search`, its
+/// vocabulary and the triggers that keep it, for a load that rebuilt the table
+/// (migration 29's rebuild leaves them with the old one).
+pub(crate) fn search_pieces_fill_sql() -> Result<&'static str> {
+    section(
+        include_str!("../src/store/migrations/postgres/0052_search_pieces.sql"),
+        "search_pieces",
+        52,
+    )
+}
+
 /// The part of a migration between its `-- {name}: fill` and `-- {name}: filled`.
 pub(crate) fn section<'a>(migration: &'a str, name: &str, version: u32) -> Result<&'a str> {
     let start = migration
@@ -371,6 +382,15 @@ pub(crate) async fn load_postgres(
     client.batch_execute("BEGIN").await?;
     pg_key_triggers(&client, "DISABLE").await?;
     pg_search_key_triggers(&client, "DISABLE").await?;
+    // Written again whole once the events are in (`search_pieces_fill_sql`), where
+    // the load would keep them row by row.
+    client
+        .batch_execute(
+            "DROP INDEX event_search_pieces;
+             DROP TRIGGER search_words_insert ON event_search;
+             DROP TRIGGER search_words_update ON event_search;",
+        )
+        .await?;
     pg_copy(&client, &TERMS, &load.terms, &shape).await?;
     pg_copy(&client, &LINKED, &load.venues, &shape).await?;
     pg_copy(&client, &LINKED, &load.organizers, &shape).await?;
@@ -448,6 +468,7 @@ async fn pg_fill_derived(client: &tokio_postgres::Client, now: i64) -> Result<()
         .batch_execute(&event_keys_fill_sql(Backend::Postgres)?)
         .await?;
     client.batch_execute(event_search_terms_fill_sql()?).await?;
+    client.batch_execute(search_pieces_fill_sql()?).await?;
     pg_key_triggers(client, "ENABLE").await?;
     for sql in search_grams_fill(Backend::Postgres) {
         client.batch_execute(sql).await?;

@@ -264,6 +264,18 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
     // Migration 4 rebuilt the trigram index: search still finds what it held.
     let found = app.get("events?search=isted&start_date=2027-01-01").await;
     assert_eq!(titles(&found), ["Listed A", "Listed B", "Listed C"]);
+    // Migration 52 put the pieces of text it found in the vocabulary and in the
+    // index of whole words, which the search reads.
+    let pieces = app
+        .scalar(
+            "(SELECT count(*) FROM search_words WHERE word IN ('listed', 'hidden', 'draft')) + \
+             (SELECT count(*) FROM event_search \
+              WHERE search_pieces(haystack) && ARRAY['listed'])",
+        )
+        .await;
+    assert_eq!(pieces, 6);
+    let found = app.get("events?search=listed&start_date=2027-01-01").await;
+    assert_eq!(titles(&found), ["Listed A", "Listed B", "Listed C"]);
     // Migration 12 indexed the venue it found.
     let venues = app.get("venues?search=venue").await;
     assert_eq!(

@@ -1,5 +1,7 @@
 //! Events: what is stored, what a write may change, and what a list asks for.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::post::{ImageRef, Post, PostChanges, Status, Visibility};
@@ -125,6 +127,11 @@ pub struct EventFilter {
     /// How many matches a search counts before its total becomes a floor
     /// ([`SEARCH_COUNT_LIMIT`] unless the operator sets another).
     pub count_limit: u64,
+    /// For each search word PostgreSQL reads from its index of whole words, the
+    /// pieces of the calendar's text holding it (`domain::search_tokens`): looked
+    /// up in its vocabulary before the list's statements, which are planned with
+    /// them (`store::events::word_index`). Empty where no word is so read.
+    pub search_pieces: BTreeMap<String, Vec<String>>,
 }
 
 impl EventChanges {

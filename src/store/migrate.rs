@@ -267,6 +267,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0051_search_words.sql"),
         postgres: include_str!("migrations/postgres/0051_search_words.sql"),
     },
+    Migration {
+        version: 52,
+        sqlite: include_str!("migrations/sqlite/0052_search_pieces.sql"),
+        postgres: include_str!("migrations/postgres/0052_search_pieces.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

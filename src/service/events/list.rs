@@ -388,6 +388,8 @@ fn filter(q: &EventQuery, r: Resolved, asking: Asking<'_>) -> EventFilter {
         ticketed: q.ticketed,
         now_utc: asking.now,
         count_limit: SEARCH_COUNT_LIMIT,
+        // Looked up by the store, which knows its index.
+        search_pieces: Default::default(),
     }
 }
 

@@ -6,6 +6,7 @@ use sea_query::{Alias, Expr, ExprTrait, Query, SelectStatement};
 use super::keys::{Weighed, aggregate_window, driver_mask};
 use super::list::{listed_as_planned, page_ids, planned_keys, search_keys, span_of, span_select};
 use super::search;
+use super::word_index::with_pieces;
 use crate::domain::event::{EventFilter, Total};
 use crate::domain::event_keys::KeyFilter;
 use crate::store::event_count::{running_days, union};
@@ -26,6 +27,14 @@ pub async fn list_ids_each(
     let Some(first) = eqs.first() else {
         return Ok(Vec::new());
     };
+    // The days' lists search the same words.
+    let first = &*with_pieces(conn, first).await?;
+    let with_first_pieces = |eq: &EventFilter| EventFilter {
+        search_pieces: first.search_pieces.clone(),
+        ..eq.clone()
+    };
+    let eqs: Vec<EventFilter> = eqs.iter().map(with_first_pieces).collect();
+    let eqs = &eqs[..];
     let Some((keys, terms)) = planned_keys(conn, first).await? else {
         return Ok(eqs.iter().map(|_| (Vec::new(), Total::exact(0))).collect());
     };

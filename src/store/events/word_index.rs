@@ -1,9 +1,22 @@
-//! SQLite's index of whole words (migration 51): the events holding a search word
-//! made of ASCII letters and digits, read as those holding a piece of text that
-//! holds it (`domain::search_tokens`), where the trigram index would read the
-//! entries of each of its trigrams.
+//! The index of whole words (SQLite's migration 51, PostgreSQL's 52): the events
+//! holding a search word made of ASCII letters and digits, read as those holding a
+//! piece of text that holds it (`domain::search_tokens`), where the trigram index
+//! would read the entries of each of its trigrams.
+//!
+//! SQLite chooses between the two indexes inside the statement ([`pieces_query`]).
+//! PostgreSQL's plans are made before it runs, for the values it is given: the
+//! pieces are looked up first ([`with_pieces`]), and given to the list's statements
+//! as constants, whose estimates the index's statistics then make.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use sea_query::{Expr, Query};
+
+use crate::domain::event::EventFilter;
 use crate::domain::search_tokens::found_by_tokens;
+use crate::store::posts::escape_like;
+use crate::store::{Backend, Conn, StoreError};
 
 /// The most pieces of the vocabulary a word may be in and be looked up through
 /// them: each piece's entries are read, and a word inside many (`the`, in
@@ -14,6 +27,60 @@ const MAX_PIECES: i64 = 64;
 /// bytes of a longer one, which other pieces may share, so a word inside one is
 /// read by its trigrams.
 const MAX_PIECE_BYTES: i64 = 32_768;
+
+/// The longest piece PostgreSQL's index holds (migration 52; a GIN entry holds
+/// some 2,700 bytes): a word inside a longer one is read by its trigrams.
+const POSTGRES_MAX_PIECE_BYTES: i64 = 1_024;
+
+/// PostgreSQL: `eq` with the pieces of the vocabulary holding each of its search
+/// words that the index of whole words finds, in at most [`MAX_PIECES`] pieces,
+/// none longer than [`POSTGRES_MAX_PIECE_BYTES`] (`EventFilter::search_pieces`).
+/// One statement, before the list's; none on SQLite, or without such a word.
+pub(super) async fn with_pieces<'a>(
+    conn: &mut Conn,
+    eq: &'a EventFilter,
+) -> Result<Cow<'a, EventFilter>, StoreError> {
+    let words: Vec<&String> = eq
+        .search_words
+        .iter()
+        .filter(|w| found_by_tokens(w))
+        .collect();
+    if conn.backend() != Backend::Postgres || words.is_empty() {
+        return Ok(Cow::Borrowed(eq));
+    }
+    let mut q = Query::select();
+    for word in &words {
+        q.expr(Expr::cust_with_values(
+            format!(
+                "(SELECT CASE WHEN count(*) <= {MAX_PIECES} \
+                 AND COALESCE(max(octet_length(w.word)), 0) <= {POSTGRES_MAX_PIECE_BYTES} \
+                 THEN COALESCE(string_agg(w.word, ' '), '') END \
+                 FROM (SELECT word FROM search_words WHERE word LIKE $1 ESCAPE '\\' \
+                 LIMIT {MAX_PIECES} + 1) w)"
+            ),
+            [format!("%{}%", escape_like(word))],
+        ));
+    }
+    let n = words.len();
+    let found = conn
+        .query_one(&q, |r| {
+            (0..n)
+                .map(|i| r.opt_string(i))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .await?;
+    let mut pieces = BTreeMap::new();
+    for (word, found) in words.into_iter().zip(found) {
+        if let Some(found) = found {
+            let held = found.split(' ').filter(|p| !p.is_empty());
+            pieces.insert(word.clone(), held.map(str::to_string).collect());
+        }
+    }
+    Ok(Cow::Owned(EventFilter {
+        search_pieces: pieces,
+        ..eq.clone()
+    }))
+}
 
 /// A search's words looked up in the index of whole words, as SQL and its values.
 pub(super) struct PiecesQuery {

@@ -3,6 +3,8 @@
 //! of symbols and of short words beside them), and the checks on each event's own
 //! row that a candidate must pass.
 
+use std::collections::BTreeMap;
+
 use sea_query::{Alias, Cond, Expr, ExprTrait, Query, SelectStatement, SimpleExpr};
 
 use crate::domain::event::EventFilter;
@@ -133,10 +135,10 @@ fn is_symbol(c: char) -> bool {
 /// The events whose title, excerpt or description contains `word` (lower-cased), as
 /// a subquery of their IDs: from the trigram indexes where they serve the word,
 /// else through `LIKE` on every event.
-pub(super) fn matching_events(backend: Backend, word: &str) -> SelectStatement {
+pub(super) fn matching_events(backend: Backend, eq: &EventFilter, word: &str) -> SelectStatement {
     let words = [word.to_string()];
     if served(backend, word) != Served::No {
-        return index_matches(backend, &words).expect("the word is served");
+        return words_matches(backend, &words, &eq.search_pieces).expect("the word is served");
     }
     let mut q = Query::select();
     q.column((Posts::Table, Posts::Id))
@@ -146,11 +148,21 @@ pub(super) fn matching_events(backend: Backend, word: &str) -> SelectStatement {
     q
 }
 
-/// The IDs of the events whose text holds every word the index serves (see
-/// [`served`]), as the search index finds them, each once, in no particular order
-/// and one at a time: `None` when it serves no word. Words the index cannot serve
-/// are the caller's.
-pub(super) fn index_matches(backend: Backend, words: &[String]) -> Option<SelectStatement> {
+/// The IDs of the events whose text holds every search word of `eq` the index
+/// serves (see [`served`]), as the search index finds them, each once, in no
+/// particular order and one at a time: `None` when it serves no word. Words the
+/// index cannot serve are the caller's.
+pub(super) fn index_matches(backend: Backend, eq: &EventFilter) -> Option<SelectStatement> {
+    words_matches(backend, &eq.search_words, &eq.search_pieces)
+}
+
+/// [`index_matches`] of `words`, with the pieces PostgreSQL's index of whole words
+/// reads for some of them (`EventFilter::search_pieces`).
+fn words_matches(
+    backend: Backend,
+    words: &[String],
+    pieces: &BTreeMap<String, Vec<String>>,
+) -> Option<SelectStatement> {
     let words: Vec<(&String, Served)> = words
         .iter()
         .map(|w| (w, served(backend, w)))
@@ -169,9 +181,10 @@ pub(super) fn index_matches(backend: Backend, words: &[String]) -> Option<Select
         )
         .from(EventSearch::Table);
         for (word, served) in words {
-            q.and_where(match served {
-                Served::Neighbours => postgres_neighbours(word),
-                Served::Symbols => postgres_symbols(word),
+            q.and_where(match (served, pieces.get(word)) {
+                (Served::Neighbours, _) => postgres_neighbours(word),
+                (Served::Symbols, _) => postgres_symbols(word),
+                (_, Some(pieces)) => holds_pieces(pieces),
                 _ => Expr::col((EventSearch::Table, EventSearch::Haystack)).like(like(word)),
             });
         }
@@ -188,11 +201,11 @@ pub(super) fn index_matches(backend: Backend, words: &[String]) -> Option<Select
 /// fewer rows; without, no index serves the bounds (`+`): for dates holding most
 /// events it chose that AND too, whose bitmap of 667,000 events took 122 ms.
 pub(super) fn dated_index_matches(
-    words: &[String],
+    eq: &EventFilter,
     range: (Option<i64>, Option<i64>),
     by_start_index: bool,
 ) -> Option<SelectStatement> {
-    let mut q = index_matches(Backend::Postgres, words)?;
+    let mut q = index_matches(Backend::Postgres, eq)?;
     let start = || match by_start_index {
         true => Expr::col((EventSearch::Table, EventSearch::StartUtc)),
         false => Expr::cust("+event_search.start_utc"),
@@ -212,9 +225,10 @@ pub(super) fn dated_index_matches(
 /// short word alone holds nearly every event (`a`), and PostgreSQL, which cannot
 /// tell how many, hashed it whole beside the other words' sets: the 200th page of 50
 /// of `salsa a` at a million events took 6.2 s so, `jazz a` 2.9 s.
-pub(super) fn one_set(words: &[String]) -> Option<SelectStatement> {
+pub(super) fn one_set(eq: &EventFilter) -> Option<SelectStatement> {
+    let words = &eq.search_words;
     let long: Vec<String> = words.iter().filter(|w| indexed(w)).cloned().collect();
-    let mut set = index_matches(Backend::Postgres, &long)?;
+    let mut set = words_matches(Backend::Postgres, &long, &eq.search_pieces)?;
     for word in words.iter().filter(|w| !indexed(w)) {
         set.and_where(text_holds(Backend::Postgres, "event_search", word));
     }
@@ -252,6 +266,18 @@ pub(super) fn holds_terms(terms: &[i64]) -> SimpleExpr {
     Expr::cust_with_values(
         "event_search.terms && ($1::text)::bigint[]",
         [format!("{{{}}}", terms.join(","))],
+    )
+}
+
+/// PostgreSQL: the event's text holds one of `pieces`, as its index of whole
+/// words finds it (migration 52): no event, for none. As one array literal of
+/// quoted pieces, which hold no quote, backslash or comma (see
+/// `domain::search_tokens`), and are read as they are, `null` too.
+fn holds_pieces(pieces: &[String]) -> SimpleExpr {
+    let quoted: Vec<String> = pieces.iter().map(|p| format!("\"{p}\"")).collect();
+    Expr::cust_with_values(
+        "search_pieces(event_search.haystack) && ($1::text)::text[]",
+        [format!("{{{}}}", quoted.join(","))],
     )
 }
 

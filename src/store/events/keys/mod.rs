@@ -423,8 +423,8 @@ fn search_conditions(q: &mut SelectStatement, backend: Backend, eq: &EventFilter
     // check it. PostgreSQL's set checks the short words on the rows its index gives
     // (`words::one_set`).
     let one_set = match (texts, backend) {
-        (Texts::InSet, Backend::Sqlite) => index_matches(backend, words),
-        (Texts::InSet, Backend::Postgres) => one_set(words),
+        (Texts::InSet, Backend::Sqlite) => index_matches(backend, eq),
+        (Texts::InSet, Backend::Postgres) => one_set(eq),
         (Texts::InMatched, _) => Some(
             Query::select()
                 .column(Alias::new("id"))
@@ -439,7 +439,7 @@ fn search_conditions(q: &mut SelectStatement, backend: Backend, eq: &EventFilter
     let short_words_in_set = backend == Backend::Postgres && one_set.is_some();
     for word in words {
         if texts == Texts::InSet && one_set.is_none() {
-            q.and_where(d(EventKeys::EventId).in_subquery(matching_events(backend, word)));
+            q.and_where(d(EventKeys::EventId).in_subquery(matching_events(backend, eq, word)));
         } else if !indexed(word) && !short_words_in_set && (texts != Texts::InSet || any_indexed) {
             q.and_where(text_row(backend, super::words::on_row(backend, word)));
         }

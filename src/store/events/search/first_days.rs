@@ -39,8 +39,7 @@ pub(super) async fn page(conn: &mut Conn, s: &Search<'_>) -> Result<Option<Vec<i
         starts_before: Some(s.eq.starts_before.map_or(end, |t| Ord::min(t, end))),
         ..s.eq.clone()
     };
-    let Some(matches) = dated_index_matches(&s.eq.search_words, start_range(&first_days), true)
-    else {
+    let Some(matches) = dated_index_matches(s.eq, start_range(&first_days), true) else {
         return Ok(None);
     };
     let index = Index {

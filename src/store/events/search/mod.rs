@@ -221,7 +221,7 @@ pub(super) async fn page(
 /// from the index.
 async fn counting_way<'k>(conn: &mut Conn, s: &Search<'k>) -> Result<Way<'k>, StoreError> {
     let backend = conn.backend();
-    let Some(matches) = index_matches(backend, &s.eq.search_words) else {
+    let Some(matches) = index_matches(backend, s.eq) else {
         return Ok(Way::Walk);
     };
     if s.rows_for(s.limit + 1) <= s.walk_rows {
@@ -564,7 +564,7 @@ async fn dated(
         through_start_index: false,
     };
     if range.0.is_none() || range.1.is_none() {
-        return Ok(dated_index_matches(&eq.search_words, range, false).map(on_rows));
+        return Ok(dated_index_matches(eq, range, false).map(on_rows));
     }
     let dates = match keys {
         // The window is the dates' events: counted already.
@@ -572,18 +572,16 @@ async fn dated(
         _ => window_rows(conn, eq, &[KeyFilter::every()]).await?,
     };
     let Some(dates) = dates.filter(|n| *n <= DATED_EVENTS) else {
-        return Ok(dated_index_matches(&eq.search_words, range, false).map(on_rows));
+        return Ok(dated_index_matches(eq, range, false).map(on_rows));
     };
     let walked_up_to = Ord::max(eq.count_limit, 1).saturating_mul(DATED_WALK_ROWS_PER_MATCH);
     let unwalked =
         window.is_some_and(|n| n > walked_up_to && at_rate(dates).saturating_mul(2) <= n);
-    Ok(
-        dated_index_matches(&eq.search_words, range, true).map(|matches| Dated {
-            matches,
-            unwalked,
-            through_start_index: true,
-        }),
-    )
+    Ok(dated_index_matches(eq, range, true).map(|matches| Dated {
+        matches,
+        unwalked,
+        through_start_index: true,
+    }))
 }
 
 async fn count(conn: &mut Conn, q: SelectStatement) -> Result<u64, StoreError> {

@@ -103,7 +103,7 @@ async fn sqlite_matches(
     if !as_set(&eq.search_words) {
         return Ok(None);
     }
-    let Some(matches) = index_matches(backend, &eq.search_words) else {
+    let Some(matches) = index_matches(backend, eq) else {
         return Ok(None);
     };
     let driven = without_every_driver(eq, keys);
@@ -166,7 +166,7 @@ async fn postgres_matches(
     if dates.is_none_or(|n| n > DATED_EVENTS) {
         return Ok(None);
     }
-    let Some(matches) = dated_index_matches(&eq.search_words, range, true) else {
+    let Some(matches) = dated_index_matches(eq, range, true) else {
         return Ok(None);
     };
     let index = Index {
