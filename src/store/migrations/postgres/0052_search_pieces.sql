@@ -18,17 +18,17 @@
 -- the piece up to that length, by its digest beyond. Nothing is removed from it: a
 -- piece no event holds any more costs a lookup that finds nothing.
 
--- The pieces of a lower-cased text of three characters or more, each once, as its
--- index holds them. In PL/pgSQL, which keeps the statement's plan for the
+-- The pieces of a lower-cased text of three characters or more, as its index holds
+-- them: in the text's order, as often as it holds them. The index keeps each once;
+-- made distinct and sorted here, in the database's collation, they cost 0.22 ms an
+-- event of the bench's, 0.14 as they come. In PL/pgSQL, which keeps the statement's plan for the
 -- connection's life, where a function in SQL with a FROM is planned at each call.
 CREATE FUNCTION search_pieces(haystack TEXT) RETURNS TEXT[]
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 BEGIN
     RETURN ARRAY(
-        SELECT DISTINCT p
-        FROM regexp_split_to_table(haystack, '[\x01-\x2f\x3a-\x60\x7b-\x7f]+') p
-        WHERE length(p) >= 3 AND octet_length(p) <= 1024
-        ORDER BY p);
+        SELECT p FROM regexp_split_to_table(haystack, '[\x01-\x2f\x3a-\x60\x7b-\x7f]+') p
+        WHERE length(p) >= 3 AND octet_length(p) <= 1024);
 END
 $$;
 
@@ -40,14 +40,19 @@ CREATE UNIQUE INDEX search_words_long ON search_words (md5(word))
 CREATE INDEX search_words_trgm ON search_words USING gin (word gin_trgm_ops);
 
 -- An event's pieces the vocabulary lacks, added in their order: two writers adding
--- the same new pieces wait for each other in the same order, never in a cycle.
+-- the same new pieces wait for each other in the same order, never in a cycle. An
+-- edit looks up only the pieces its old text lacked (a set difference by hashing);
+-- the order is bytewise, which sorts without the collation's rules.
 CREATE FUNCTION search_words_add() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO search_words (word)
-    SELECT DISTINCT p
-    FROM regexp_split_to_table(NEW.haystack, '[\x01-\x2f\x3a-\x60\x7b-\x7f]+') p
-    WHERE length(p) >= 3
-    ORDER BY p
+    SELECT n.p FROM (
+        SELECT p FROM regexp_split_to_table(NEW.haystack, '[\x01-\x2f\x3a-\x60\x7b-\x7f]+') p
+        WHERE length(p) >= 3
+        EXCEPT
+        SELECT p FROM regexp_split_to_table(CASE WHEN TG_OP = 'UPDATE' THEN OLD.haystack END,
+                                            '[\x01-\x2f\x3a-\x60\x7b-\x7f]+') p) n
+    ORDER BY n.p COLLATE "C"
     ON CONFLICT DO NOTHING;
     RETURN NULL;
 END
