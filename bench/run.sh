@@ -178,11 +178,15 @@ fi
 # part of an hour) is neither thrown away nor used until --regenerate or --keep-data says which.
 SOURCES=(src/store/migrations/*/*.sql bench/generate.rs bench/vocabulary.rs bench/rows.rs bench/tables.rs bench/load.rs)
 SOURCE_HASH=$(cat "${SOURCES[@]}" | sha256sum | cut -c1-16)
+# Taken now, with the hash: a data set records the sources it was made from, not those of the
+# end of its generation, which an edit during a long one would have changed (the data set then
+# passed for migrated, and the run's server migrated its copy at start, past the wait for it).
+SOURCE_SUMS=$(sha256sum "${SOURCES[@]}")
 HASH_FILE=$DATA_DIR/$BACKEND-$LABEL.source-hash
 SOURCES_FILE=$DATA_DIR/$BACKEND-$LABEL.sources
 LARGE_DATA=100000
 record_sources() {
-    sha256sum "${SOURCES[@]}" >"$SOURCES_FILE"
+    echo "$SOURCE_SUMS" >"$SOURCES_FILE"
     echo "$SOURCE_HASH" >"$HASH_FILE"
 }
 if [[ $REGENERATE -eq 0 ]] && have_data && [[ $(cat "$HASH_FILE" 2>/dev/null) != "$SOURCE_HASH" ]]; then
