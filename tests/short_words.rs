@@ -449,3 +449,93 @@ both!(a_long_token_is_searched_through, |app| async move {
         app.behind_the_servers_back(SYMBOLS_BY_DEFINITION).await;
     }
 });
+
+/// Text of `n` distinct Chinese characters from the `from`-th of the block on, each
+/// after `next_to` (none if empty) and before a space.
+fn chinese(from: u32, n: u32, next_to: &str) -> String {
+    (from..from + n)
+        .map(|i| format!("{next_to}{} ", char::from_u32(0x4E00 + i).unwrap()))
+        .collect()
+}
+
+both_with!(
+    a_short_word_among_many_distinct_characters_is_found_on_the_rows,
+    // The window's 200 events are more than a walk is tried for at this limit.
+    Settings {
+        search_count_limit: 4,
+        ..settings()
+    },
+    |app| async move {
+        // 5,000 distinct characters: a word of two makes 10,000 trigrams with them,
+        // more than SQLite reads its index for, and `龍` is in 400 pairs.
+        for n in 0..200 {
+            let description = chinese(n * 25, 25, "");
+            create(
+                &app,
+                &format!("Zebra night {n}"),
+                n,
+                json!({ "description": description }),
+            )
+            .await;
+        }
+        create(
+            &app,
+            "Pairs",
+            230,
+            json!({"description": chinese(0, 200, "龍"), "status": "draft"}),
+        )
+        .await;
+        let expected = vec![
+            create(&app, "龍 night", 201, json!({})).await,
+            create(&app, "Market", 202, json!({"description": "<p>鳳龍鳳</p>"})).await,
+        ];
+        create(&app, "Hidden 龍", 203, json!({"hide_from_listings": true})).await;
+        index_everything(&app).await;
+
+        let anonymous = Auth::None;
+        assert_eq!(found(&app, "龍", &anonymous).await, (expected.clone(), 2));
+        assert_eq!(
+            found(&app, "鳳龍", &anonymous).await,
+            (expected[1..].to_vec(), 1)
+        );
+        assert_eq!(
+            found(&app, "market+龍", &anonymous).await.0,
+            expected[1..].to_vec()
+        );
+        let qx = create(&app, "Qx 龍", 204, json!({"status": "draft"})).await;
+        assert_eq!(found(&app, "qx", &anonymous).await, (vec![], 0));
+        assert_eq!(found(&app, "qx", &app.admin.auth()).await, (vec![qx], 1));
+        let (ids, total) = found(&app, "%E4%B8%80", &anonymous).await;
+        assert_eq!((ids.len(), total), (1, 1), "一: the first filler alone");
+    }
+);
+
+both!(
+    a_venue_pair_among_many_distinct_characters_is_found,
+    |app| async move {
+        // 600 distinct characters past ASCII: two patterns each beside a pair are
+        // more than PostgreSQL's index is given, and the venues are walked.
+        for n in 0..24 {
+            let body = json!({"venue": format!("Hall {n} {}", chinese(n * 25, 25, ""))});
+            app.post("venues", body).await.assert(201);
+        }
+        let qx = app
+            .post("venues", json!({"venue": "龍qx會館"}))
+            .await
+            .assert(201)
+            .id();
+        app.post("venues", json!({"venue": "Q x"}))
+            .await
+            .assert(201);
+        index_everything(&app).await;
+        let r = app.get("venues?search=qx").await;
+        r.assert(200);
+        let ids: Vec<i64> = r.body["venues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["id"].as_i64().unwrap())
+            .collect();
+        assert_eq!(ids, [qx]);
+    }
+);

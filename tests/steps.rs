@@ -456,3 +456,120 @@ async fn restoring_a_venue_or_an_organizer_answers_after_the_same_steps_whatever
     .await;
     assert_summaries_hold(&app, "venues and organizers restored").await;
 }
+
+/// Pieces `ovoq{from}` to `ovoq{to}` in the vocabulary of the index of whole words
+/// (migration 51), and in no event: written in one event's description, indexed with
+/// the next write after the queue's age limit, then deleted with the event. The
+/// vocabulary keeps every piece written.
+async fn pieces_of_a_deleted_event(app: &TestApp, from: usize, to: usize) {
+    let pieces: Vec<String> = (from..to).map(|i| format!("ovoq{i}")).collect();
+    let body = json!({
+        "title": "Pieces",
+        "description": pieces.join(" "),
+        "start_date": "2029-05-10 19:00:00",
+        "end_date": "2029-05-10 21:00:00",
+    });
+    let id = app.post("events", body).await.assert(201).id();
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let filler = json!({
+        "title": format!("Filler {to}"),
+        "start_date": "2029-06-10 19:00:00",
+        "end_date": "2029-06-10 21:00:00",
+    });
+    app.post("events", filler).await.assert(201);
+    app.delete(&format!("events/{id}?force=true"))
+        .await
+        .assert(200);
+    let mut conn = app.store.pool.read().await.unwrap();
+    let q = sea_query::Query::select()
+        .expr(sea_query::Expr::cust("COUNT(*)"))
+        .from(sea_query::Alias::new("search_words"))
+        .and_where(sea_query::Expr::cust("word LIKE 'ovoq%'"))
+        .to_owned();
+    let held = conn.query_one(&q, |row| row.i64(0)).await.unwrap();
+    assert_eq!(held, i64::try_from(to).unwrap(), "the vocabulary's pieces");
+}
+
+/// A search looks its word up in the vocabulary, which grows with every distinct
+/// piece ever written, and reads no more of it than the bound of pieces a word may
+/// be read through (`store::events::word_index`), whatever it holds: a word in 100
+/// pieces, then in 1,000, none of them in an event, which the window's events
+/// (more than the search's probe reads) do not hold.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_reads_as_much_of_the_vocabulary_whatever_it_holds() {
+    let mut settings = common::settings();
+    settings.response_cache_bytes = 0;
+    settings.search_count_limit = 4;
+    let app = TestApp::sqlite_with(settings).await;
+    let mut calendar = Calendar::new(&app).await;
+    calendar.grow_to(&app, 20).await;
+    let path = "events?start_date=2027-01-01&end_date=2027-12-31&search=ovoq";
+    let mut steps = Vec::new();
+    for (from, to) in [(0, 100), (100, 1_000)] {
+        pieces_of_a_deleted_event(&app, from, to).await;
+        let (n, r) = steps_of(app.get(path)).await;
+        r.assert(200);
+        assert_eq!(r.body["events"], json!([]), "no event holds the word");
+        steps.push(n);
+    }
+    assert_bounded(
+        "a search of a word in 100 and 1,000 pieces",
+        steps[0],
+        steps[1],
+    );
+}
+
+/// Text of `n` distinct Chinese characters from the `from`-th of the block on, each
+/// after `next_to` and before a space.
+fn chinese(from: u32, n: u32, next_to: &str) -> String {
+    (from..from + n)
+        .map(|i| format!("{next_to}{} ", char::from_u32(0x4E00 + i).unwrap()))
+        .collect()
+}
+
+/// A search of one character, in a calendar whose text holds many distinct ones,
+/// takes as many steps whatever pairs of them hold it: its trigrams with each pair
+/// and each character would be too many to look up, and it is checked on the rows
+/// of its window (`store::events::word_index`), which are the same. `龍` in 20 pairs
+/// of 300 characters, then in 200.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_of_one_character_takes_as_many_steps_whatever_pairs_hold_it() {
+    let mut settings = common::settings();
+    settings.response_cache_bytes = 0;
+    settings.search_count_limit = 2;
+    let app = TestApp::sqlite_with(settings).await;
+    let mut calendar = Calendar::new(&app).await;
+    calendar.grow_to(&app, 100).await;
+    let path = "events?start_date=2027-01-01&end_date=2027-12-31&search=%E9%BE%8D";
+    let mut steps = Vec::new();
+    for (n, (from, to)) in [(0, 20), (20, 200)].into_iter().enumerate() {
+        let mut description = chinese(from, to - from, "龍");
+        if n == 0 {
+            description.push_str(&chinese(0, 300, ""));
+        }
+        let body = json!({
+            "title": "Characters",
+            "description": description,
+            "start_date": "2029-05-10 19:00:00",
+            "end_date": "2029-05-10 21:00:00",
+        });
+        app.post("events", body).await.assert(201);
+        // Indexed by the next write after the queue's age limit.
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+        let filler = json!({
+            "title": format!("Filler {n}"),
+            "start_date": "2029-06-10 19:00:00",
+            "end_date": "2029-06-10 21:00:00",
+        });
+        app.post("events", filler).await.assert(201);
+        let (count, r) = steps_of(app.get(path)).await;
+        r.assert(200);
+        assert_eq!(r.body["events"], json!([]), "no event of 2027 holds it");
+        steps.push(count);
+    }
+    assert_bounded(
+        "a search of a character in 20 and 200 pairs",
+        steps[0],
+        steps[1],
+    );
+}

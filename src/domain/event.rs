@@ -1,6 +1,6 @@
 //! Events: what is stored, what a write may change, and what a list asks for.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -132,6 +132,11 @@ pub struct EventFilter {
     /// up in its vocabulary before the list's statements, which are planned with
     /// them (`store::events::word_index`). Empty where no word is so read.
     pub search_pieces: BTreeMap<String, Vec<String>>,
+    /// SQLite: the search words shorter than a trigram whose neighbours make more
+    /// trigrams than its index is read for (`store::events::word_index`): checked on
+    /// each event's row alone, as every short word is checked anyway. Empty where
+    /// none is.
+    pub search_unindexed: BTreeSet<String>,
 }
 
 impl EventChanges {

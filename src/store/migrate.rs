@@ -272,6 +272,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0052_search_pieces.sql"),
         postgres: include_str!("migrations/postgres/0052_search_pieces.sql"),
     },
+    Migration {
+        version: 53,
+        sqlite: include_str!("migrations/sqlite/0053_search_pairs_by_char.sql"),
+        postgres: include_str!("migrations/postgres/0053_search_pairs_by_char.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

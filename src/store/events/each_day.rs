@@ -6,7 +6,7 @@ use sea_query::{Alias, Expr, ExprTrait, Query, SelectStatement};
 use super::keys::{Weighed, aggregate_window, driver_mask};
 use super::list::{listed_as_planned, page_ids, planned_keys, search_keys, span_of, span_select};
 use super::search;
-use super::word_index::with_pieces;
+use super::word_index::with_lookups;
 use crate::domain::event::{EventFilter, Total};
 use crate::domain::event_keys::KeyFilter;
 use crate::store::event_count::{running_days, union};
@@ -28,7 +28,7 @@ pub async fn list_ids_each(
         return Ok(Vec::new());
     };
     // The days' lists search the same words.
-    let first = &*with_pieces(conn, first).await?;
+    let first = &*with_lookups(conn, first).await?;
     let with_first_pieces = |eq: &EventFilter| EventFilter {
         search_pieces: first.search_pieces.clone(),
         ..eq.clone()

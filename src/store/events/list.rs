@@ -7,7 +7,7 @@ use sea_query::{Expr, ExprTrait, Order, Query, SelectStatement};
 
 use super::keys::{Probes, Weighed};
 use super::search::{self, GridProbe, Probed, WindowMatches};
-use super::word_index::with_pieces;
+use super::word_index::with_lookups;
 use super::{event_from_row, select_events};
 use crate::domain::changes::Seen;
 use crate::domain::event::{Event, EventFilter, EventSpan, Total};
@@ -77,7 +77,7 @@ pub struct Listed {
 
 /// One page of events, ordered by start then ID, and the total.
 pub async fn list(conn: &mut Conn, eq: &EventFilter) -> Result<Listed, StoreError> {
-    let eq = &*with_pieces(conn, eq).await?;
+    let eq = &*with_lookups(conn, eq).await?;
     let (events, total, seen) = listed(conn, eq, select_events(), event_from_row).await?;
     Ok(Listed {
         events,
@@ -97,7 +97,7 @@ pub async fn list_spans(
     conn: &mut Conn,
     eq: &EventFilter,
 ) -> Result<Option<(Vec<EventSpan>, Total)>, StoreError> {
-    let eq = &*with_pieces(conn, eq).await?;
+    let eq = &*with_lookups(conn, eq).await?;
     let Some((keys, terms_events)) = planned_keys(conn, eq).await? else {
         return Ok(Some((Vec::new(), Total::exact(0))));
     };

@@ -37,5 +37,6 @@ pub use schedule::{next_due, publish_due};
 pub use shared_rows::{Footprint, lock_events_of_batch, lock_shared_rows};
 pub(in crate::store) use term_counts::{add_to_counts, count_from_row, lock_counts};
 pub use term_counts::{adjust_counts, commit_new_event_links};
+pub(in crate::store) use word_index::POSTGRES_MAX_NEIGHBOURS;
 pub use words::{SEARCH_KEY_TRIGGERS, search_grams_fill};
 pub use write::{CountedState, insert, lock_state};

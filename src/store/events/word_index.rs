@@ -7,14 +7,18 @@
 //! PostgreSQL's plans are made before it runs, for the values it is given: the
 //! pieces are looked up first ([`with_pieces`]), and given to the list's statements
 //! as constants, whose estimates the index's statistics then make.
+//!
+//! Looked up the same way on SQLite ([`without_crowded`]): the words shorter than a
+//! trigram whose neighbours make too many trigrams for its index to be read.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use sea_query::{Expr, Query};
 
 use crate::domain::event::EventFilter;
 use crate::domain::search_tokens::found_by_tokens;
+use crate::store::events::words::{PAIRS_HOLDING, by_neighbours, indexed};
 use crate::store::posts::escape_like;
 use crate::store::{Backend, Conn, StoreError};
 
@@ -32,11 +36,130 @@ const MAX_PIECE_BYTES: i64 = 32_768;
 /// some 2,700 bytes): a word inside a longer one is read by its trigrams.
 const POSTGRES_MAX_PIECE_BYTES: i64 = 1_024;
 
+/// `eq` with what the search indexes tell of its words before the list's
+/// statements are built: on PostgreSQL the pieces of its index of whole words
+/// ([`with_pieces`]), and the short words the trigram index is not read for
+/// ([`without_crowded`]). A statement or two, none without such words.
+pub(super) async fn with_lookups<'a>(
+    conn: &mut Conn,
+    eq: &'a EventFilter,
+) -> Result<Cow<'a, EventFilter>, StoreError> {
+    let eq = match conn.backend() {
+        Backend::Postgres => with_pieces(conn, eq).await?,
+        Backend::Sqlite => Cow::Borrowed(eq),
+    };
+    without_crowded(conn, eq).await
+}
+
+/// How many trigrams SQLite's index may be given for a word shorter than one, OR-ed
+/// (migration 13, `words::Served::Neighbours`): a word of two characters makes two
+/// with each character of the text, a word of one two with each of those and each
+/// pair of the text holding it. Each costs some 20 µs; a calendar of many distinct
+/// characters makes them many (3,000 events of Chinese text: 6,000 for a word of two,
+/// 36 million for one, whose query alone took 7.7 s and 1.6 GB to write). Past
+/// this, the word is checked on each event's row. PostgreSQL's `LIKE` patterns
+/// ([`POSTGRES_MAX_NEIGHBOURS`]) cost more.
+const MAX_NEIGHBOUR_TRIGRAMS: i64 = 8_192;
+
+/// How many `LIKE` patterns PostgreSQL's trigram index may be given for a word of
+/// two letters or digits, two with each character of the text
+/// (`words::postgres_neighbours`), each read as its own trigram's entries: 10,000
+/// of them, for 5,000 distinct characters, took some 3.5 s.
+/// Venues' and organizers' pairs beside the characters past ASCII are looked up
+/// alike (`store::posts::search`).
+pub(in crate::store) const POSTGRES_MAX_NEIGHBOURS: i64 = 512;
+
+/// How many of the text's pairs of characters a one-character word may be in and
+/// still be looked up beside a phrase: its trigrams' OR reads most of the index
+/// where it is common (`jazz e`: 2.3 s, 290 ms with the index's pages cached); at a
+/// million events, `q` is in 4 (20 ms with `jazz`), `a` in 43 (160 ms).
+const COMMON_CHAR_PAIRS: i64 = 8;
+
+/// `eq` with its words shorter than a trigram that the index is not read for
+/// (`EventFilter::search_unindexed`): those whose neighbours make more than
+/// [`MAX_NEIGHBOUR_TRIGRAMS`] trigrams (PostgreSQL: [`POSTGRES_MAX_NEIGHBOURS`]
+/// patterns), and on SQLite beside a word of three characters or more, a character
+/// in more than [`COMMON_CHAR_PAIRS`] pairs. The text's characters are counted up
+/// to what the bound needs, then each one-character word's pairs up to what it
+/// needs with them. PostgreSQL reads a word of one character otherwise
+/// (`event_symbols`).
+async fn without_crowded<'a>(
+    conn: &mut Conn,
+    eq: Cow<'a, EventFilter>,
+) -> Result<Cow<'a, EventFilter>, StoreError> {
+    let backend = conn.backend();
+    let short: Vec<&String> = eq
+        .search_words
+        .iter()
+        .filter(|w| by_neighbours(backend, w))
+        .collect();
+    if short.is_empty() {
+        return Ok(eq);
+    }
+    let most = match backend {
+        Backend::Sqlite => MAX_NEIGHBOUR_TRIGRAMS,
+        Backend::Postgres => POSTGRES_MAX_NEIGHBOURS,
+    };
+    let most_chars = most / 2 + 1;
+    let chars = Query::select()
+        .expr(Expr::cust(format!(
+            "(SELECT count(*) FROM (SELECT 1 FROM search_chars LIMIT {most_chars}) c)"
+        )))
+        .take();
+    let chars = Ord::max(conn.query_one(&chars, |r| r.i64(0)).await?, 1);
+    let trigrams = |pairs: i64| chars.saturating_mul(pairs).saturating_mul(2);
+    let most_pairs = Ord::max(COMMON_CHAR_PAIRS, most / (2 * chars)) + 1;
+    let single: Vec<&String> = short
+        .iter()
+        .copied()
+        .filter(|w| w.chars().count() == 1)
+        .collect();
+    let mut pairs = vec![0; single.len()];
+    if !single.is_empty() {
+        let mut q = Query::select();
+        for word in &single {
+            q.expr(Expr::cust_with_values(
+                format!("(SELECT count(*) FROM ({PAIRS_HOLDING} LIMIT {most_pairs}))"),
+                [word.as_str(); 3],
+            ));
+        }
+        let n = single.len();
+        pairs = conn
+            .query_one(&q, |r| {
+                (0..n).map(|i| r.i64(i)).collect::<Result<Vec<_>, _>>()
+            })
+            .await?;
+    }
+    let beside_phrase = eq.search_words.iter().any(|w| indexed(w));
+    let mut crowded: BTreeSet<String> = single
+        .into_iter()
+        .zip(pairs)
+        .filter(|(_, pairs)| {
+            (beside_phrase && *pairs > COMMON_CHAR_PAIRS) || trigrams(*pairs) > most
+        })
+        .map(|(word, _)| word.clone())
+        .collect();
+    if trigrams(1) > most {
+        crowded.extend(
+            short
+                .into_iter()
+                .filter(|w| w.chars().count() == 2)
+                .cloned(),
+        );
+    }
+    if crowded.is_empty() {
+        return Ok(eq);
+    }
+    Ok(Cow::Owned(EventFilter {
+        search_unindexed: crowded,
+        ..eq.into_owned()
+    }))
+}
+
 /// PostgreSQL: `eq` with the pieces of the vocabulary holding each of its search
 /// words that the index of whole words finds, in at most [`MAX_PIECES`] pieces,
 /// none longer than [`POSTGRES_MAX_PIECE_BYTES`] (`EventFilter::search_pieces`).
-/// One statement, before the list's; none on SQLite, or without such a word.
-pub(super) async fn with_pieces<'a>(
+async fn with_pieces<'a>(
     conn: &mut Conn,
     eq: &'a EventFilter,
 ) -> Result<Cow<'a, EventFilter>, StoreError> {
@@ -45,7 +168,7 @@ pub(super) async fn with_pieces<'a>(
         .iter()
         .filter(|w| found_by_tokens(w))
         .collect();
-    if conn.backend() != Backend::Postgres || words.is_empty() {
+    if words.is_empty() {
         return Ok(Cow::Borrowed(eq));
     }
     let mut q = Query::select();
@@ -109,7 +232,8 @@ pub(super) fn pieces_query(words: &[&str]) -> Option<PiecesQuery> {
             format!(
                 "(SELECT count(*) <= {MAX_PIECES} \
                  AND COALESCE(max(length(CAST(w.word AS BLOB))), 0) <= {MAX_PIECE_BYTES} \
-                 FROM {PIECES})"
+                 FROM {})",
+                pieces()
             )
         })
         .collect::<Vec<_>>()
@@ -119,7 +243,8 @@ pub(super) fn pieces_query(words: &[&str]) -> Option<PiecesQuery> {
         .map(|_| {
             format!(
                 "(SELECT COALESCE('(' || group_concat('\"' || w.word || '\"', ' OR ') || ')', \
-                 '\"\"') FROM {PIECES})"
+                 '\"\"') FROM {})",
+                pieces()
             )
         })
         .collect::<Vec<_>>()
@@ -131,7 +256,16 @@ pub(super) fn pieces_query(words: &[&str]) -> Option<PiecesQuery> {
 }
 
 /// The vocabulary's pieces holding a word, given as its trigram phrase and as
-/// itself: the trigram index finds the candidates, folding case as it does, and
-/// `instr` keeps those that hold the word as the text's check does.
-const PIECES: &str = "search_words w WHERE w.id IN (SELECT rowid FROM search_words_fts \
-     WHERE search_words_fts MATCH ?) AND instr(w.word, ?) > 0";
+/// itself, up to one more than [`MAX_PIECES`], as the table `w`: the trigram index
+/// finds the candidates, folding case as it does, and `instr` keeps those that
+/// hold the word as the text's check does. Read in the trigram index's order and
+/// cut at the bound: a vocabulary grows with every distinct piece written, and a
+/// word inside many of them (`art`, in 53,000 of 600,000 pieces) cost 20 ms at
+/// each of a search's lookups, read whole, against 0.05 ms so.
+fn pieces() -> String {
+    format!(
+        "(SELECT w.word FROM search_words_fts f CROSS JOIN search_words w ON w.id = f.rowid \
+         WHERE search_words_fts MATCH ? AND instr(w.word, ?) > 0 LIMIT {}) w",
+        MAX_PIECES + 1
+    )
+}

@@ -3,8 +3,6 @@
 //! of symbols and of short words beside them), and the checks on each event's own
 //! row that a candidate must pass.
 
-use std::collections::BTreeMap;
-
 use sea_query::{Alias, Cond, Expr, ExprTrait, Query, SelectStatement, SimpleExpr};
 
 use crate::domain::event::EventFilter;
@@ -106,6 +104,12 @@ pub const SEARCH_KEY_TRIGGERS: [&str; 5] = [
     "event_symbols_delete",
 ];
 
+/// Whether the trigram index reads `word` as the trigrams it makes with the
+/// characters next to it ([`Served::Neighbours`]).
+pub(super) fn by_neighbours(backend: Backend, word: &str) -> bool {
+    served(backend, word) == Served::Neighbours
+}
+
 fn served(backend: Backend, word: &str) -> Served {
     if backend == Backend::Postgres && word.chars().any(is_symbol) {
         return Served::Symbols;
@@ -137,8 +141,8 @@ fn is_symbol(c: char) -> bool {
 /// else through `LIKE` on every event.
 pub(super) fn matching_events(backend: Backend, eq: &EventFilter, word: &str) -> SelectStatement {
     let words = [word.to_string()];
-    if served(backend, word) != Served::No {
-        return words_matches(backend, &words, &eq.search_pieces).expect("the word is served");
+    if served(backend, word) != Served::No && !eq.search_unindexed.contains(word) {
+        return words_matches(backend, &words, eq).expect("the word is served");
     }
     let mut q = Query::select();
     q.column((Posts::Table, Posts::Id))
@@ -153,20 +157,23 @@ pub(super) fn matching_events(backend: Backend, eq: &EventFilter, word: &str) ->
 /// particular order and one at a time: `None` when it serves no word. Words the
 /// index cannot serve are the caller's.
 pub(super) fn index_matches(backend: Backend, eq: &EventFilter) -> Option<SelectStatement> {
-    words_matches(backend, &eq.search_words, &eq.search_pieces)
+    words_matches(backend, &eq.search_words, eq)
 }
 
-/// [`index_matches`] of `words`, with the pieces PostgreSQL's index of whole words
-/// reads for some of them (`EventFilter::search_pieces`).
+/// [`index_matches`] of `words`, with what was looked up for them before the list's
+/// statements: the pieces PostgreSQL's index of whole words reads for some
+/// (`EventFilter::search_pieces`), and the short words SQLite's is not read for
+/// (`EventFilter::search_unindexed`).
 fn words_matches(
     backend: Backend,
     words: &[String],
-    pieces: &BTreeMap<String, Vec<String>>,
+    looked_up: &EventFilter,
 ) -> Option<SelectStatement> {
+    let pieces = &looked_up.search_pieces;
     let words: Vec<(&String, Served)> = words
         .iter()
         .map(|w| (w, served(backend, w)))
-        .filter(|(_, s)| *s != Served::No)
+        .filter(|(w, s)| *s != Served::No && !looked_up.search_unindexed.contains(*w))
         .collect();
     if words.is_empty() {
         return None;
@@ -228,7 +235,7 @@ pub(super) fn dated_index_matches(
 pub(super) fn one_set(eq: &EventFilter) -> Option<SelectStatement> {
     let words = &eq.search_words;
     let long: Vec<String> = words.iter().filter(|w| indexed(w)).cloned().collect();
-    let mut set = words_matches(Backend::Postgres, &long, &eq.search_pieces)?;
+    let mut set = words_matches(Backend::Postgres, &long, eq)?;
     for word in words.iter().filter(|w| !indexed(w)) {
         set.and_where(text_holds(Backend::Postgres, "event_search", word));
     }
@@ -415,33 +422,20 @@ fn sqlite_phrase_matches(
 /// The FTS5 query of every word, AND-ed, as SQL and its values: a word of three
 /// characters or more is a phrase; a shorter one, the trigrams it makes with its
 /// neighbours (see [`Served::Neighbours`]), OR-ed (`""`, which matches nothing,
-/// when the text holds none). Beside a phrase, a character in many pairs is left
-/// out, to be checked on the rows of the phrase's matches as every short word is:
-/// its trigrams' OR reads most of the index (`jazz e`: 2.3 s, 290 ms with the
-/// index's pages cached).
+/// when the text holds none). A short word whose neighbours make too many trigrams
+/// is not given here (`word_index::with_lookups`), and is checked on the rows.
 fn sqlite_match_query(words: &[(&String, Served)]) -> (String, Vec<String>) {
     let mut phrases = Vec::new();
     let mut others = Vec::new();
     let mut values = Vec::new();
     let mut other_values = Vec::new();
-    let beside_phrase = words.iter().any(|(_, s)| *s == Served::Phrase);
     for (word, served) in words {
         match served {
             Served::Neighbours if word.chars().count() == 1 => {
-                let pairs = "(SELECT replace(pair, '\"', '\"\"') AS q FROM search_pairs \
-                             WHERE instr(pair, ?) > 0)";
-                if beside_phrase {
-                    others.push(format!(
-                        "(CASE WHEN (SELECT COUNT(*) FROM search_pairs WHERE instr(pair, ?) > 0) \
-                         > {COMMON_CHAR_PAIRS} THEN NULL ELSE {} END)",
-                        neighbours(pairs)
-                    ));
-                    other_values.push(word.to_string());
-                    other_values.push(word.to_string());
-                } else {
-                    others.push(neighbours(pairs));
-                    other_values.push(word.to_string());
-                }
+                others.push(neighbours(&format!(
+                    "(SELECT replace(pair, '\"', '\"\"') AS q FROM ({PAIRS_HOLDING}))"
+                )));
+                other_values.extend([word.to_string(), word.to_string(), word.to_string()]);
             }
             Served::Neighbours => {
                 others.push(neighbours("(SELECT ? AS q)"));
@@ -453,23 +447,23 @@ fn sqlite_match_query(words: &[(&String, Served)]) -> (String, Vec<String>) {
             }
         }
     }
-    // The phrases first: a part left out (NULL) drops its ` AND ` with it.
-    let mut query = phrases.join(" || ' AND ' || ");
-    for part in others {
-        query = if query.is_empty() {
-            part
-        } else {
-            format!("{query} || COALESCE(' AND ' || {part}, '')")
-        };
-    }
+    let query = phrases
+        .into_iter()
+        .chain(others)
+        .collect::<Vec<_>>()
+        .join(" || ' AND ' || ");
     values.extend(other_values);
     (format!("({query})"), values)
 }
 
-/// How many of the text's pairs of characters a one-character word may be in and
-/// still be looked up beside a phrase (see [`sqlite_match_query`]): at a million
-/// events, `q` is in 4 (20 ms with `jazz`), `a` in 43 (160 ms).
-const COMMON_CHAR_PAIRS: i64 = 8;
+/// SQLite: the pairs of characters the text holds (`search_pairs`) that hold a
+/// character, given three times: those starting with it, a range of the table's
+/// key, and those ending with it, from its index by the second (migration 53). A
+/// pair of it twice comes twice: with a `UNION`, a count up to a limit read every
+/// pair first.
+pub(super) const PAIRS_HOLDING: &str = "SELECT pair FROM search_pairs \
+     WHERE pair >= ? AND pair <= ? || char(1114111) \
+     UNION ALL SELECT pair FROM search_pairs WHERE substr(pair, 2) = ?";
 
 /// The FTS5 query OR-ing each of `grams` (quoted for a phrase) with each character
 /// of the text after and before it.

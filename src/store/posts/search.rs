@@ -143,6 +143,7 @@ pub(super) async fn rare_pair(conn: &mut Conn, lq: &LinkedPostQuery) -> Result<P
             conn.query_one(&entries, |r| r.i64(0)).await? <= RARE_PAIR_ENTRIES
         }
         Backend::Postgres if !word.chars().all(served_in_pairs) => false,
+        Backend::Postgres if many_chars_past_ascii(conn).await? => false,
         Backend::Postgres => {
             // The type written out, for the partial index of its posts in list order
             // (migration 19): one of two constants.
@@ -204,6 +205,21 @@ fn candidates(backend: Backend, post_type: PostType, word: &str) -> SimpleExpr {
             ],
         ),
     }
+}
+
+/// PostgreSQL: whether the texts hold more characters past ASCII than a pair may be
+/// looked up beside (two `LIKE` patterns each, see [`pair_candidates`]; at most
+/// `events::POSTGRES_MAX_NEIGHBOURS`): a pair is then walked, through every venue or
+/// organizer at most, where the index's patterns would cost more, some 0.35 ms each.
+async fn many_chars_past_ascii(conn: &mut Conn) -> Result<bool, StoreError> {
+    let most = crate::store::events::POSTGRES_MAX_NEIGHBOURS / 2;
+    let q = Query::select()
+        .expr(Expr::cust(format!(
+            "(SELECT count(*) FROM (SELECT 1 FROM linked_search_chars LIMIT {}) c)",
+            most + 1
+        )))
+        .take();
+    Ok(conn.query_one(&q, |r| r.i64(0)).await? > most)
 }
 
 /// PostgreSQL: whether a pair of these characters is looked up in the trigram index
