@@ -63,8 +63,9 @@ const MAX_NEIGHBOUR_TRIGRAMS: i64 = 8_192;
 
 /// How many `LIKE` patterns PostgreSQL's trigram index may be given for a word of
 /// two letters or digits, two with each character of the text
-/// (`words::postgres_neighbours`), each read as its own trigram's entries: 10,000
-/// of them, for 5,000 distinct characters, took some 3.5 s.
+/// (`words::postgres_neighbours`), each read as its own trigram's entries: a search
+/// of `qx` among 5,000 distinct characters, 10,000 patterns, took 1.7 s in a calendar
+/// of 200 events.
 /// Venues' and organizers' pairs beside the characters past ASCII are looked up
 /// alike (`store::posts::search`).
 pub(in crate::store) const POSTGRES_MAX_NEIGHBOURS: i64 = 512;
@@ -156,9 +157,27 @@ async fn without_crowded<'a>(
     }))
 }
 
+/// PostgreSQL: the share of the events whose pieces hold some piece of `w`, as the
+/// index's statistics give it (`pg_stats` of `event_search_pieces`, the most
+/// common pieces' frequencies, summed; 0 for pieces rarer than those, or before the
+/// first `ANALYZE`).
+const PIECES_SHARE: &str = "(SELECT COALESCE(sum(f.freq), 0) FROM pg_stats s, \
+     unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS f(elem, freq) \
+     WHERE s.schemaname = current_schema() AND s.tablename = 'event_search_pieces' \
+     AND f.elem IN (SELECT word FROM w))";
+
+/// PostgreSQL: the largest share of the events a word's pieces may be in for it to
+/// be read through them. Every row the index's bitmap gives on a page it could not
+/// keep exact (past `work_mem`), and every row a plan reads without the index, is
+/// checked by computing its pieces again, some 90 µs each: `salsa`, in 42 % of a
+/// million events, counted to 10,000 took 2.1 s so, where the trigrams' check is a
+/// `LIKE` of the stored text. `carnival`, in 5 %, has an exact bitmap.
+const POSTGRES_MAX_PIECES_SHARE: f64 = 0.06;
+
 /// PostgreSQL: `eq` with the pieces of the vocabulary holding each of its search
 /// words that the index of whole words finds, in at most [`MAX_PIECES`] pieces,
-/// none longer than [`POSTGRES_MAX_PIECE_BYTES`] (`EventFilter::search_pieces`).
+/// none longer than [`POSTGRES_MAX_PIECE_BYTES`], in at most
+/// [`POSTGRES_MAX_PIECES_SHARE`] of the events (`EventFilter::search_pieces`).
 async fn with_pieces<'a>(
     conn: &mut Conn,
     eq: &'a EventFilter,
@@ -175,11 +194,12 @@ async fn with_pieces<'a>(
     for word in &words {
         q.expr(Expr::cust_with_values(
             format!(
-                "(SELECT CASE WHEN count(*) <= {MAX_PIECES} \
+                "(WITH w AS (SELECT word FROM search_words WHERE word LIKE $1 ESCAPE '\\' \
+                 LIMIT {MAX_PIECES} + 1) \
+                 SELECT CASE WHEN count(*) <= {MAX_PIECES} \
                  AND COALESCE(max(octet_length(w.word)), 0) <= {POSTGRES_MAX_PIECE_BYTES} \
-                 THEN COALESCE(string_agg(w.word, ' '), '') END \
-                 FROM (SELECT word FROM search_words WHERE word LIKE $1 ESCAPE '\\' \
-                 LIMIT {MAX_PIECES} + 1) w)"
+                 AND {PIECES_SHARE} <= {POSTGRES_MAX_PIECES_SHARE} \
+                 THEN COALESCE(string_agg(w.word, ' '), '') END FROM w)"
             ),
             [format!("%{}%", escape_like(word))],
         ));

@@ -210,7 +210,7 @@ fn candidates(backend: Backend, post_type: PostType, word: &str) -> SimpleExpr {
 /// PostgreSQL: whether the texts hold more characters past ASCII than a pair may be
 /// looked up beside (two `LIKE` patterns each, see [`pair_candidates`]; at most
 /// `events::POSTGRES_MAX_NEIGHBOURS`): a pair is then walked, through every venue or
-/// organizer at most, where the index's patterns would cost more, some 0.35 ms each.
+/// organizer at most, where the index's patterns would cost more, some 0.17 ms each.
 async fn many_chars_past_ascii(conn: &mut Conn) -> Result<bool, StoreError> {
     let most = crate::store::events::POSTGRES_MAX_NEIGHBOURS / 2;
     let q = Query::select()
