@@ -450,14 +450,6 @@ both!(a_long_token_is_searched_through, |app| async move {
     }
 });
 
-/// Text of `n` distinct Chinese characters from the `from`-th of the block on, each
-/// after `next_to` (none if empty) and before a space.
-fn chinese(from: u32, n: u32, next_to: &str) -> String {
-    (from..from + n)
-        .map(|i| format!("{next_to}{} ", char::from_u32(0x4E00 + i).unwrap()))
-        .collect()
-}
-
 both_with!(
     a_short_word_among_many_distinct_characters_is_found_on_the_rows,
     // The window's 200 events are more than a walk is tried for at this limit.

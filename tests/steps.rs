@@ -457,26 +457,28 @@ async fn restoring_a_venue_or_an_organizer_answers_after_the_same_steps_whatever
     assert_summaries_hold(&app, "venues and organizers restored").await;
 }
 
-/// Pieces `ovoq{from}` to `ovoq{to}` in the vocabulary of the index of whole words
-/// (migration 51), and in no event: written in one event's description, indexed with
-/// the next write after the queue's age limit, then deleted with the event. The
-/// vocabulary keeps every piece written.
-async fn pieces_of_a_deleted_event(app: &TestApp, from: usize, to: usize) {
-    let pieces: Vec<String> = (from..to).map(|i| format!("ovoq{i}")).collect();
+/// An event of 2029 with `description`, in the search indexes: the next write after
+/// the queue's age limit (another event of 2029) indexes it. Its ID.
+async fn indexed_in_2029(app: &TestApp, title: &str, description: &str) -> i64 {
     let body = json!({
-        "title": "Pieces",
-        "description": pieces.join(" "),
+        "title": title,
+        "description": description,
         "start_date": "2029-05-10 19:00:00",
         "end_date": "2029-05-10 21:00:00",
     });
     let id = app.post("events", body).await.assert(201).id();
     tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
-    let filler = json!({
-        "title": format!("Filler {to}"),
-        "start_date": "2029-06-10 19:00:00",
-        "end_date": "2029-06-10 21:00:00",
-    });
+    let filler = event("Filler", "2029-06-10 19:00:00", "2029-06-10 21:00:00");
     app.post("events", filler).await.assert(201);
+    id
+}
+
+/// Pieces `ovoq{from}` to `ovoq{to}` in the vocabulary of the index of whole words
+/// (migration 51), and in no event: written in one event's description, indexed,
+/// then deleted with the event. The vocabulary keeps every piece written.
+async fn pieces_of_a_deleted_event(app: &TestApp, from: usize, to: usize) {
+    let pieces: Vec<String> = (from..to).map(|i| format!("ovoq{i}")).collect();
+    let id = indexed_in_2029(app, "Pieces", &pieces.join(" ")).await;
     app.delete(&format!("events/{id}?force=true"))
         .await
         .assert(200);
@@ -519,14 +521,6 @@ async fn a_search_reads_as_much_of_the_vocabulary_whatever_it_holds() {
     );
 }
 
-/// Text of `n` distinct Chinese characters from the `from`-th of the block on, each
-/// after `next_to` and before a space.
-fn chinese(from: u32, n: u32, next_to: &str) -> String {
-    (from..from + n)
-        .map(|i| format!("{next_to}{} ", char::from_u32(0x4E00 + i).unwrap()))
-        .collect()
-}
-
 /// A search of one character, in a calendar whose text holds many distinct ones,
 /// takes as many steps whatever pairs of them hold it: its trigrams with each pair
 /// and each character would be too many to look up, and it is checked on the rows
@@ -547,21 +541,7 @@ async fn a_search_of_one_character_takes_as_many_steps_whatever_pairs_hold_it() 
         if n == 0 {
             description.push_str(&chinese(0, 300, ""));
         }
-        let body = json!({
-            "title": "Characters",
-            "description": description,
-            "start_date": "2029-05-10 19:00:00",
-            "end_date": "2029-05-10 21:00:00",
-        });
-        app.post("events", body).await.assert(201);
-        // Indexed by the next write after the queue's age limit.
-        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
-        let filler = json!({
-            "title": format!("Filler {n}"),
-            "start_date": "2029-06-10 19:00:00",
-            "end_date": "2029-06-10 21:00:00",
-        });
-        app.post("events", filler).await.assert(201);
+        indexed_in_2029(&app, "Characters", &description).await;
         let (count, r) = steps_of(app.get(path)).await;
         r.assert(200);
         assert_eq!(r.body["events"], json!([]), "no event of 2027 holds it");

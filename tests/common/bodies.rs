@@ -17,6 +17,15 @@ pub fn with(mut base: Value, extra: Value) -> Value {
     base
 }
 
+/// Text of `n` distinct Chinese characters from the `from`-th of the block on, each
+/// after `next_to` (none if empty) and before a space: a calendar of many distinct
+/// characters, as one written in Chinese holds.
+pub fn chinese(from: u32, n: u32, next_to: &str) -> String {
+    (from..from + n)
+        .map(|i| format!("{next_to}{} ", char::from_u32(0x4E00 + i).unwrap()))
+        .collect()
+}
+
 /// One ticket of 5 EUR: an event's `tickets` that makes it ticketed.
 pub fn tickets() -> Value {
     serde_json::json!([{"name": "GA", "url": "https://t.example.com/", "price": "5", "currency": "EUR"}])

@@ -30,7 +30,7 @@ mod resp;
 mod summaries;
 mod visible;
 #[allow(unused_imports)]
-pub use bodies::{event, event_ids, keys, listed_in_category, tickets, titles, with};
+pub use bodies::{chinese, event, event_ids, keys, listed_in_category, tickets, titles, with};
 #[allow(unused_imports)]
 pub use pages::{every_page, ids_of};
 #[allow(unused_imports)]
