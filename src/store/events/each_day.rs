@@ -29,11 +29,12 @@ pub async fn list_ids_each(
     };
     // The days' lists search the same words.
     let first = &*with_lookups(conn, first).await?;
-    let with_first_pieces = |eq: &EventFilter| EventFilter {
+    let with_first_lookups = |eq: &EventFilter| EventFilter {
         search_pieces: first.search_pieces.clone(),
+        search_unindexed: first.search_unindexed.clone(),
         ..eq.clone()
     };
-    let eqs: Vec<EventFilter> = eqs.iter().map(with_first_pieces).collect();
+    let eqs: Vec<EventFilter> = eqs.iter().map(with_first_lookups).collect();
     let eqs = &eqs[..];
     let Some((keys, terms)) = planned_keys(conn, first).await? else {
         return Ok(eqs.iter().map(|_| (Vec::new(), Total::exact(0))).collect());
