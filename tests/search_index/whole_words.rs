@@ -207,3 +207,98 @@ both_with!(
         );
     }
 );
+
+/// On PostgreSQL, the per mille of the events holding `piece`, as the statistics
+/// of the index of whole words give it (`word_index::PIECES_SHARE`).
+async fn pieces_per_mille(app: &TestApp, piece: &str) -> i64 {
+    app.scalar(&format!(
+        "(SELECT (COALESCE(sum(f.freq), 0) * 1000)::bigint FROM pg_stats s, \
+         unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) \
+         AS f(elem, freq) WHERE s.tablename = 'event_search_pieces' AND f.elem = '{piece}')"
+    ))
+    .await
+}
+
+both_with!(
+    a_common_word_beside_a_rare_one_is_found_on_the_rare_ones_rows,
+    // PostgreSQL reads `jazz` through its pieces and, as the statistics say half
+    // the events hold `salsa`, checks `salsa` on the rows they give. The probe
+    // reads the window's first two events, and the index the rest.
+    calendar_events::config::Settings {
+        search_count_limit: 4,
+        response_cache_bytes: 0,
+        ..settings()
+    },
+    |app| async move {
+        let mut created: Vec<(String, String)> = Vec::new();
+        let mut add = async |title: String, extra: serde_json::Value| {
+            let day = created.len() % 28 + 1;
+            let date = format!("2027-05-{day:02}");
+            let body = with(
+                event(
+                    &title,
+                    &format!("{date} 10:00:00"),
+                    &format!("{date} 11:00:00"),
+                ),
+                extra.clone(),
+            );
+            app.event(body).await;
+            let listed = extra.get("status").is_none() && extra.get("password").is_none();
+            let text = extra["description"].as_str().unwrap_or("").to_string();
+            if listed {
+                created.push((title, text));
+            }
+        };
+        for n in 0..48 {
+            add(format!("Salsa Social {n}"), json!({})).await;
+        }
+        for n in 0..56 {
+            add(format!("Quiet Evening {n}"), json!({})).await;
+        }
+        add("Jazz Café".into(), json!({})).await;
+        add("Salsa Night".into(), json!({"description": "a jazz band"})).await;
+        add("Jazzy Salsa".into(), json!({})).await;
+        add("Jazz Trio".into(), json!({})).await;
+        add(
+            "Salsa Draft".into(),
+            json!({"description": "jazz", "status": "draft"}),
+        )
+        .await;
+        add(
+            "Locked Salsa".into(),
+            json!({"description": "jazz", "password": "pw"}),
+        )
+        .await;
+        if app.backend() == Backend::Postgres {
+            let mut tx = app.store.pool.write().await.unwrap();
+            tx.conn().batch("ANALYZE event_search").await.unwrap();
+            tx.commit().await.unwrap();
+            let share = pieces_per_mille(&app, "salsa").await;
+            assert!(share > 60, "salsa is read through the trigrams: {share} ‰");
+        }
+        let created: Vec<(&str, &str)> = created
+            .iter()
+            .map(|(t, d)| (t.as_str(), d.as_str()))
+            .collect();
+        for words in [
+            "salsa jazz",
+            "jazz salsa",
+            "jazz social",
+            "salsa jazzy",
+            "jazz café",
+        ] {
+            let mut model = expected(&created, words.split(' ').next().unwrap());
+            let also = expected(&created, words.split(' ').nth(1).unwrap());
+            model.retain(|t| also.contains(t));
+            assert_eq!(
+                search(&app, &words.replace(' ', "%20")).await,
+                model,
+                "{words}"
+            );
+        }
+        assert_eq!(
+            search(&app, "salsa%20jazz").await,
+            ["Jazzy Salsa", "Salsa Night"]
+        );
+    }
+);

@@ -7,6 +7,7 @@ use sea_query::{Alias, Cond, Expr, ExprTrait, Query, SelectStatement, SimpleExpr
 
 use crate::domain::event::EventFilter;
 use crate::domain::post::{PostType, Visibility};
+use crate::domain::search_tokens::found_by_tokens;
 use crate::store::Backend;
 use crate::store::posts::{self, col, contains};
 use crate::store::schema::{EventSearch, Posts};
@@ -187,11 +188,23 @@ fn words_matches(
             Alias::new("id"),
         )
         .from(EventSearch::Table);
+        let by_pieces = words.iter().any(|(w, _)| pieces.contains_key(*w));
         for (word, served) in words {
             q.and_where(match (served, pieces.get(word)) {
+                (_, Some(pieces)) => holds_pieces(pieces),
+                // A word of the index of whole words it found too common (or inside
+                // too many pieces) is checked on the rows of the other words' pieces,
+                // not given to the trigram index: each row of the two bitmaps AND-ed
+                // is checked for every word, and the pieces' check computes the row's
+                // pieces again (see `word_index::POSTGRES_MAX_PIECES_SHARE`), 90 µs
+                // for each of `salsa jazz`'s thousands (bench/HISTORY.md, "2026-12-07,
+                // night"). Any other word's trigrams are AND-ed with the pieces: such a
+                // word may be rare, and its candidates few.
+                _ if by_pieces && found_by_tokens(word) => {
+                    text_holds(Backend::Postgres, "event_search", word)
+                }
                 (Served::Neighbours, _) => postgres_neighbours(word),
                 (Served::Symbols, _) => postgres_symbols(word),
-                (_, Some(pieces)) => holds_pieces(pieces),
                 _ => Expr::col((EventSearch::Table, EventSearch::Haystack)).like(like(word)),
             });
         }
