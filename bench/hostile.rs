@@ -146,12 +146,14 @@ async fn hostile_values(url: &str, event_ids: &[String]) -> Result<Values> {
         ("include_many", vec![include_many.join(",")]),
         ("first_or_last", strings(&["1", "last"])),
         ("word", strings(&["the", "salsa"])),
-        // Two common words (a fifth of the events hold both), a rare word with a
-        // letter every event holds, a common word with one, and three words.
+        // Two common words (a fifth of the events hold both), a common word with a
+        // rare one, a rare word with a letter every event holds, a common word
+        // with one, and three words.
         (
             "words",
             strings(&[
                 "salsa+lantern",
+                "salsa+jazz",
                 "jazz+a",
                 "lantern+a",
                 "salsa+e",
