@@ -522,12 +522,6 @@ both!(
         index_everything(&app).await;
         let r = app.get("venues?search=qx").await;
         r.assert(200);
-        let ids: Vec<i64> = r.body["venues"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v["id"].as_i64().unwrap())
-            .collect();
-        assert_eq!(ids, [qx]);
+        assert_eq!(ids_of(&r, "venues"), [qx]);
     }
 );

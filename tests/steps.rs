@@ -175,7 +175,13 @@ fn assert_bounded(name: &str, few: u64, many: u64) {
 }
 
 async fn uncached_calendar() -> (TestApp, Calendar) {
-    let mut settings = common::settings();
+    uncached_calendar_with(common::settings()).await
+}
+
+/// [`uncached_calendar`] on `settings`.
+async fn uncached_calendar_with(
+    mut settings: calendar_events::config::Settings,
+) -> (TestApp, Calendar) {
     settings.response_cache_bytes = 0;
     let app = TestApp::sqlite_with(settings).await;
     let calendar = Calendar::new(&app).await;
@@ -482,13 +488,9 @@ async fn pieces_of_a_deleted_event(app: &TestApp, from: usize, to: usize) {
     app.delete(&format!("events/{id}?force=true"))
         .await
         .assert(200);
-    let mut conn = app.store.pool.read().await.unwrap();
-    let q = sea_query::Query::select()
-        .expr(sea_query::Expr::cust("COUNT(*)"))
-        .from(sea_query::Alias::new("search_words"))
-        .and_where(sea_query::Expr::cust("word LIKE 'ovoq%'"))
-        .to_owned();
-    let held = conn.query_one(&q, |row| row.i64(0)).await.unwrap();
+    let held = app
+        .scalar("(SELECT COUNT(*) FROM search_words WHERE word LIKE 'ovoq%')")
+        .await;
     assert_eq!(held, i64::try_from(to).unwrap(), "the vocabulary's pieces");
 }
 
@@ -499,11 +501,11 @@ async fn pieces_of_a_deleted_event(app: &TestApp, from: usize, to: usize) {
 /// (more than the search's probe reads) do not hold.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_search_reads_as_much_of_the_vocabulary_whatever_it_holds() {
-    let mut settings = common::settings();
-    settings.response_cache_bytes = 0;
-    settings.search_count_limit = 4;
-    let app = TestApp::sqlite_with(settings).await;
-    let mut calendar = Calendar::new(&app).await;
+    let (app, mut calendar) = uncached_calendar_with(calendar_events::config::Settings {
+        search_count_limit: 4,
+        ..common::settings()
+    })
+    .await;
     calendar.grow_to(&app, 20).await;
     let path = "events?start_date=2027-01-01&end_date=2027-12-31&search=ovoq";
     let mut steps = Vec::new();
@@ -528,11 +530,11 @@ async fn a_search_reads_as_much_of_the_vocabulary_whatever_it_holds() {
 /// of 300 characters, then in 200.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_search_of_one_character_takes_as_many_steps_whatever_pairs_hold_it() {
-    let mut settings = common::settings();
-    settings.response_cache_bytes = 0;
-    settings.search_count_limit = 2;
-    let app = TestApp::sqlite_with(settings).await;
-    let mut calendar = Calendar::new(&app).await;
+    let (app, mut calendar) = uncached_calendar_with(calendar_events::config::Settings {
+        search_count_limit: 2,
+        ..common::settings()
+    })
+    .await;
     calendar.grow_to(&app, 100).await;
     let path = "events?start_date=2027-01-01&end_date=2027-12-31&search=%E9%BE%8D";
     let mut steps = Vec::new();
