@@ -132,6 +132,10 @@ pub struct EventFilter {
     /// up in its vocabulary before the list's statements, which are planned with
     /// them (`store::events::word_index`). Empty where no word is so read.
     pub search_pieces: BTreeMap<String, Vec<String>>,
+    /// PostgreSQL: the share of the events expected to hold every word of
+    /// [`search_pieces`](Self::search_pieces), as its index's statistics give each
+    /// word's (their product); 0 where no word is so read, or none is counted there.
+    pub search_pieces_share: f64,
     /// SQLite: the search words shorter than a trigram whose neighbours make more
     /// trigrams than its index is read for (`store::events::word_index`): checked on
     /// each event's row alone, as every short word is checked anyway. Empty where

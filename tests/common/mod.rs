@@ -497,6 +497,26 @@ impl TestApp {
         r.id()
     }
 
+    /// PostgreSQL: the statistics of the search table made now, as autovacuum
+    /// makes them once enough rows are written (its index of whole words gives
+    /// each piece's share of the events).
+    pub async fn analyze_event_search(&self) {
+        let mut tx = self.store.pool.write().await.unwrap();
+        tx.conn().batch("ANALYZE event_search").await.unwrap();
+        tx.commit().await.unwrap();
+    }
+
+    /// PostgreSQL: the per mille of the events holding `piece`, as the statistics
+    /// of the index of whole words give it (`word_index::PIECES_SHARE`).
+    pub async fn pieces_per_mille(&self, piece: &str) -> i64 {
+        self.scalar(&format!(
+            "(SELECT (COALESCE(sum(f.freq), 0) * 1000)::bigint FROM pg_stats s, \
+             unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) \
+             AS f(elem, freq) WHERE s.tablename = 'event_search_pieces' AND f.elem = '{piece}')"
+        ))
+        .await
+    }
+
     /// The integer the SQL expression `sql` gives (`SELECT {sql}`), read on one of
     /// the store's connections.
     pub async fn scalar(&self, sql: &str) -> i64 {

@@ -208,17 +208,6 @@ both_with!(
     }
 );
 
-/// On PostgreSQL, the per mille of the events holding `piece`, as the statistics
-/// of the index of whole words give it (`word_index::PIECES_SHARE`).
-async fn pieces_per_mille(app: &TestApp, piece: &str) -> i64 {
-    app.scalar(&format!(
-        "(SELECT (COALESCE(sum(f.freq), 0) * 1000)::bigint FROM pg_stats s, \
-         unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) \
-         AS f(elem, freq) WHERE s.tablename = 'event_search_pieces' AND f.elem = '{piece}')"
-    ))
-    .await
-}
-
 both_with!(
     a_common_word_beside_a_rare_one_is_found_on_the_rare_ones_rows,
     // PostgreSQL reads `jazz` through its pieces and, as the statistics say half
@@ -271,10 +260,8 @@ both_with!(
         )
         .await;
         if app.backend() == Backend::Postgres {
-            let mut tx = app.store.pool.write().await.unwrap();
-            tx.conn().batch("ANALYZE event_search").await.unwrap();
-            tx.commit().await.unwrap();
-            let share = pieces_per_mille(&app, "salsa").await;
+            app.analyze_event_search().await;
+            let share = app.pieces_per_mille("salsa").await;
             assert!(share > 60, "salsa is read through the trigrams: {share} ‰");
         }
         let created: Vec<(&str, &str)> = created

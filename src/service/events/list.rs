@@ -390,6 +390,7 @@ fn filter(q: &EventQuery, r: Resolved, asking: Asking<'_>) -> EventFilter {
         count_limit: SEARCH_COUNT_LIMIT,
         // Looked up by the store, which knows its index.
         search_pieces: Default::default(),
+        search_pieces_share: 0.0,
         search_unindexed: Default::default(),
     }
 }

@@ -31,6 +31,7 @@ pub async fn list_ids_each(
     let first = &*with_lookups(conn, first).await?;
     let with_first_lookups = |eq: &EventFilter| EventFilter {
         search_pieces: first.search_pieces.clone(),
+        search_pieces_share: first.search_pieces_share,
         search_unindexed: first.search_unindexed.clone(),
         ..eq.clone()
     };

@@ -177,7 +177,9 @@ const POSTGRES_MAX_PIECES_SHARE: f64 = 0.06;
 /// PostgreSQL: `eq` with the pieces of the vocabulary holding each of its search
 /// words that the index of whole words finds, in at most [`MAX_PIECES`] pieces,
 /// none longer than [`POSTGRES_MAX_PIECE_BYTES`], in at most
-/// [`POSTGRES_MAX_PIECES_SHARE`] of the events (`EventFilter::search_pieces`).
+/// [`POSTGRES_MAX_PIECES_SHARE`] of the events (`EventFilter::search_pieces`), and
+/// the share of the events expected to hold them all
+/// (`EventFilter::search_pieces_share`).
 async fn with_pieces<'a>(
     conn: &mut Conn,
     eq: &'a EventFilter,
@@ -192,37 +194,56 @@ async fn with_pieces<'a>(
     }
     let mut q = Query::select();
     for word in &words {
+        let held = || format!("%{}%", escape_like(word));
         q.expr(Expr::cust_with_values(
             format!(
-                "(WITH w AS (SELECT word FROM search_words WHERE word LIKE $1 ESCAPE '\\' \
-                 LIMIT {MAX_PIECES} + 1) \
-                 SELECT CASE WHEN count(*) <= {MAX_PIECES} \
+                "({} SELECT CASE WHEN count(*) <= {MAX_PIECES} \
                  AND COALESCE(max(octet_length(w.word)), 0) <= {POSTGRES_MAX_PIECE_BYTES} \
                  AND {PIECES_SHARE} <= {POSTGRES_MAX_PIECES_SHARE} \
-                 THEN COALESCE(string_agg(w.word, ' '), '') END FROM w)"
+                 THEN COALESCE(string_agg(w.word, ' '), '') END FROM w)",
+                holding()
             ),
-            [format!("%{}%", escape_like(word))],
+            [held()],
+        ))
+        .expr(Expr::cust_with_values(
+            format!(
+                "({} SELECT CAST({PIECES_SHARE} AS DOUBLE PRECISION))",
+                holding()
+            ),
+            [held()],
         ));
     }
     let n = words.len();
     let found = conn
         .query_one(&q, |r| {
             (0..n)
-                .map(|i| r.opt_string(i))
-                .collect::<Result<Vec<_>, _>>()
+                .map(|i| Ok((r.opt_string(2 * i)?, r.opt_f64(2 * i + 1)?)))
+                .collect::<Result<Vec<_>, StoreError>>()
         })
         .await?;
     let mut pieces = BTreeMap::new();
-    for (word, found) in words.into_iter().zip(found) {
+    let mut share = 1.0;
+    for (word, (found, word_share)) in words.into_iter().zip(found) {
         if let Some(found) = found {
             let held = found.split(' ').filter(|p| !p.is_empty());
             pieces.insert(word.clone(), held.map(str::to_string).collect());
+            share *= word_share.unwrap_or(0.0);
         }
     }
     Ok(Cow::Owned(EventFilter {
+        search_pieces_share: if pieces.is_empty() { 0.0 } else { share },
         search_pieces: pieces,
         ..eq.clone()
     }))
+}
+
+/// PostgreSQL: the vocabulary's pieces holding a word (`$1`, a `LIKE` pattern), up
+/// to one more than [`MAX_PIECES`], as the table `w`.
+fn holding() -> String {
+    format!(
+        "WITH w AS (SELECT word FROM search_words WHERE word LIKE $1 ESCAPE '\\' \
+         LIMIT {MAX_PIECES} + 1)"
+    )
 }
 
 /// A search's words looked up in the index of whole words, as SQL and its values.

@@ -202,6 +202,11 @@ pub(super) async fn page(
         Way::Walk => walk_count(conn, &search).await?,
         Way::Walked(total) => Counted::Walked(total),
         Way::Index { matches, window } => {
+            if conn.backend() == Backend::Postgres
+                && let Some(found) = first_days::counted(conn, &search, window).await?
+            {
+                return Ok(found);
+            }
             index_count_or_walk(conn, &search, matches, window).await?
         }
     };
