@@ -85,6 +85,10 @@ const KINDS: &[Kind] = &[
         "events?post_parent={event_id}&categories={category_big}&search={word}&{all}",
     ),
     anon(
+        "flag_search_all_dates",
+        "events?featured=1&search={word_festival}&{all}&per_page=50&page={first_or_last}",
+    ),
+    anon(
         "include_many_unset_flags",
         "events?include={include_many}&featured=0&ticketed=0&search={word}&{all}&per_page=50",
     ),
@@ -146,6 +150,9 @@ async fn hostile_values(url: &str, event_ids: &[String]) -> Result<Values> {
         ("include_many", vec![include_many.join(",")]),
         ("first_or_last", strings(&["1", "last"])),
         ("word", strings(&["the", "salsa"])),
+        // A flag's events and a word's, each some 5 % of the events, checked one
+        // against the other: no index holds both.
+        ("word_festival", strings(&["carnival"])),
         // Two common words (a fifth of the events hold both), a common word with a
         // rare one, a rare word with a letter every event holds, a common word
         // with one, and three words.

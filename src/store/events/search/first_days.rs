@@ -1,5 +1,6 @@
 //! PostgreSQL: the page of a search whose words the window's first events do not
-//! hold, from the index's matches among the window's first days.
+//! hold, from the index's matches among the window's first days, and its total
+//! too when those days are expected to hold more matches than it counts.
 
 use super::index::{Index, index_page, listed_page};
 use super::{Found, Search, all_in_dates, counted_window, every_status, index_keys};
