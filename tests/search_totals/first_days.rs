@@ -76,6 +76,32 @@ async fn festival(app: &TestApp, days: RangeInclusive<u32>, each_day: u32) -> Ve
     ordered.into_iter().map(|(_, _, id)| id).collect()
 }
 
+/// The festival's search over the window: its total the count limit, a floor, and
+/// its pages `carnival`, the events a visitor sees, in list order. On PostgreSQL
+/// with the search table's statistics made, which expect the word in the window's
+/// first days more often than the search counts: those days are read for the
+/// total first, and the count goes on as usual where they hold fewer.
+async fn counted_to_the_limit(app: &TestApp, carnival: &[i64]) {
+    assert!(carnival.len() as u64 > COUNT_LIMIT);
+    if app.backend() == Backend::Postgres {
+        app.analyze_event_search().await;
+        let first_days_events = i64::try_from(COUNT_LIMIT * 30).unwrap();
+        let expected = app.pieces_per_mille("carnival").await * first_days_events / 1000;
+        let limit = i64::try_from(COUNT_LIMIT).unwrap();
+        assert!(
+            expected > limit,
+            "{expected} matches expected in the first days"
+        );
+    }
+    let query = format!("{WINDOW}&search=carnival");
+    let r = app.get(&format!("events?{query}")).await;
+    r.assert(200);
+    assert_eq!(r.body["total"], COUNT_LIMIT, "{}", r.text);
+    assert_eq!(floor_header(&r), Some("at-least"));
+    assert_eq!(event_ids(&r), carnival[..10]);
+    every_page_finds(app, &query, &Auth::None, carnival).await;
+}
+
 both_with!(
     a_word_past_the_windows_first_events_is_paged_from_its_first_days,
     Settings {
@@ -85,14 +111,7 @@ both_with!(
     |app| async move {
         fillers(&app).await;
         let carnival = festival(&app, FESTIVAL_DAYS, FESTIVAL_EACH_DAY).await;
-        assert!(carnival.len() as u64 > COUNT_LIMIT);
-        let query = format!("{WINDOW}&search=carnival");
-        let r = app.get(&format!("events?{query}")).await;
-        r.assert(200);
-        assert_eq!(r.body["total"], COUNT_LIMIT, "{}", r.text);
-        assert_eq!(floor_header(&r), Some("at-least"));
-        assert_eq!(event_ids(&r), carnival[..10]);
-        every_page_finds(&app, &query, &Auth::None, &carnival).await;
+        counted_to_the_limit(&app, &carnival).await;
     }
 );
 
@@ -103,9 +122,9 @@ const EARLY_FESTIVAL_EACH_DAY: u32 = 8;
 
 both_with!(
     a_word_held_more_often_than_counted_in_the_first_days_is_counted_there,
-    // PostgreSQL's statistics say the word is in more of the first days' events
-    // than the search counts: its total and its pages within the count come from
-    // the first days' matches, sorted, without counting the window's.
+    // The first days hold more matches than the search counts: on PostgreSQL its
+    // total and its pages within the count come from them, sorted, without
+    // counting the window's.
     Settings {
         search_count_limit: COUNT_LIMIT,
         ..settings()
@@ -113,21 +132,6 @@ both_with!(
     |app| async move {
         fillers(&app).await;
         let carnival = festival(&app, EARLY_FESTIVAL_DAYS, EARLY_FESTIVAL_EACH_DAY).await;
-        if app.backend() == Backend::Postgres {
-            app.analyze_event_search().await;
-            let first_days_events = i64::try_from(COUNT_LIMIT * 30).unwrap();
-            let expected = app.pieces_per_mille("carnival").await * first_days_events / 1000;
-            assert!(
-                expected > 50,
-                "{expected} matches expected in the first days"
-            );
-        }
-        let query = format!("{WINDOW}&search=carnival");
-        let r = app.get(&format!("events?{query}")).await;
-        r.assert(200);
-        assert_eq!(r.body["total"], COUNT_LIMIT, "{}", r.text);
-        assert_eq!(floor_header(&r), Some("at-least"));
-        assert_eq!(event_ids(&r), carnival[..10]);
-        every_page_finds(&app, &query, &Auth::None, &carnival).await;
+        counted_to_the_limit(&app, &carnival).await;
     }
 );
