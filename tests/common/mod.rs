@@ -497,7 +497,7 @@ impl TestApp {
         r.id()
     }
 
-    /// PostgreSQL: the statistics of the search table made now, as autovacuum
+    /// PostgreSQL: the statistics of the search table made at once, as autovacuum
     /// makes them once enough rows are written (its index of whole words gives
     /// each piece's share of the events).
     pub async fn analyze_event_search(&self) {

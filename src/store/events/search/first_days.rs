@@ -32,20 +32,20 @@ pub(super) async fn page(conn: &mut Conn, s: &Search<'_>) -> Result<Option<Vec<i
     Ok(page.filter(|page| u64::try_from(page.len()).unwrap_or(u64::MAX) >= s.eq.per_page))
 }
 
-/// A search's total and page counted among the window's first days, before the
-/// index's matches of the whole window are: when the words are expected there
-/// more often than the search counts, and the page is among the matches counted.
-/// The first days' matches, sorted, give both: a festival's word three weeks into
-/// the default dates at a million events was counted among the window's 49,000
-/// matches (11 ms), then paged among the first days' (10 ms). `None` when the
-/// words are not so expected, or the first days hold no more than the limit: the
-/// count goes on as usual.
+/// A search's total and page counted among the window's first days, ahead of the
+/// index's matches of the whole window: when the words are expected there more
+/// often than the search counts, and the page is among the matches counted. The
+/// first days' matches, sorted, give both, where the count reads the whole
+/// window's (a festival's word three weeks into the default dates at a million
+/// events: its 49,000 matches, 11 ms) and the page the first days' (10 ms). `None`
+/// when the words are not so expected, or the first days hold no more than the
+/// limit: the count goes on as usual.
 ///
 /// Expected as PostgreSQL's statistics of the index of whole words give the words'
 /// share of the events (`EventFilter::search_pieces_share`), of the list's share of
 /// the first days' events: its `window`'s rows (the per-day counts of its driver)
-/// among every event of its dates. A category of a third of the events with a
-/// festival's word reads its first days for a third of the matches.
+/// among every event of its dates: a category of a third of the events expects a
+/// third of a festival's matches there.
 pub(super) async fn counted(
     conn: &mut Conn,
     s: &Search<'_>,
