@@ -295,6 +295,16 @@ pub(crate) fn event_search_terms_fill_sql() -> Result<&'static str> {
     )
 }
 
+/// Migration 54's flags among the terms of `event_search`, for a load whose rebuild of
+/// that table (migration 29's) wrote the term keys' values alone.
+pub(crate) fn flags_among_search_terms_fill_sql() -> Result<&'static str> {
+    section(
+        include_str!("../src/store/migrations/postgres/0054_flags_among_search_terms.sql"),
+        "flags_among_search_terms",
+        54,
+    )
+}
+
 /// Migration 52's index of whole words on PostgreSQL's `event_search`, its
 /// vocabulary and the triggers that keep it, for a load that rebuilt the table
 /// (migration 29's rebuild leaves them with the old one).
@@ -353,12 +363,13 @@ pub(crate) const EVENT_KEYS_TRIGGERS: [(&str, &str); 18] = [
 pub(crate) const SQLITE_KEYS_TRIGGERS: [(&str, &str); 1] =
     [("event_keys", "event_keys_flag_bits_own")];
 
-/// PostgreSQL's triggers writing each event's terms into `event_search` (SQLite has
-/// none): off during the load too, migration 29's rebuild of that table fills them
+/// PostgreSQL's triggers writing each event's terms and flags into `event_search`
+/// (SQLite has none): off during the load too, migration 29's rebuild of that table fills them
 /// once the keys are in.
-pub(crate) const POSTGRES_KEYS_TRIGGERS: [(&str, &str); 2] = [
+pub(crate) const POSTGRES_KEYS_TRIGGERS: [(&str, &str); 3] = [
     ("event_keys", "event_search_terms_insert"),
     ("event_keys", "event_search_terms_delete"),
+    ("event_keys", "event_search_terms_update"),
 ];
 
 pub(crate) async fn load_postgres(
@@ -468,6 +479,9 @@ async fn pg_fill_derived(client: &tokio_postgres::Client, now: i64) -> Result<()
         .batch_execute(&event_keys_fill_sql(Backend::Postgres)?)
         .await?;
     client.batch_execute(event_search_terms_fill_sql()?).await?;
+    client
+        .batch_execute(flags_among_search_terms_fill_sql()?)
+        .await?;
     client.batch_execute(search_pieces_fill_sql()?).await?;
     pg_key_triggers(client, "ENABLE").await?;
     for sql in search_grams_fill(Backend::Postgres) {

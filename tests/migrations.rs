@@ -364,13 +364,18 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
     assert!(listed.iter().all(|r| r.get::<_, bool>(0)));
     // Migration 29 wrote beside it the event's terms, as its term keys give them
     // (a subcategory's event holds its parent too), and a search in a category
-    // finds them there.
+    // finds them there; migration 54 added the set flags among them, featured as -4
+    // and ticketed as -5.
     let terms = client
         .query(
-            "SELECT s.terms = COALESCE((SELECT array_agg(k.value ORDER BY k.value)
-                                        FROM event_keys k
-                                        WHERE k.event_id = s.id AND k.kind = 1), '{}'),
-                    cardinality(s.terms)
+            "SELECT s.terms = COALESCE((SELECT array_agg(t.held ORDER BY t.held)
+                                        FROM (SELECT k.value AS held FROM event_keys k
+                                              WHERE k.event_id = s.id AND k.kind = 1
+                                              UNION ALL
+                                              SELECT -k.kind FROM event_keys k
+                                              WHERE k.event_id = s.id AND k.kind IN (4, 5)
+                                                AND k.value = 1) t), '{}'),
+                    cardinality(s.terms), -4 = ANY (s.terms)
              FROM event_search s",
             &[],
         )
@@ -379,6 +384,10 @@ async fn a_version_2_postgres_database_upgrades_with_its_events_counted() {
     assert_eq!(terms.len(), texts.len());
     assert!(terms.iter().all(|r| r.get::<_, bool>(0)));
     assert!(terms.iter().any(|r| r.get::<_, i32>(1) >= 2));
+    assert!(
+        terms.iter().any(|r| r.get::<_, bool>(2)),
+        "the featured event"
+    );
     // Migrations 32, 34 and 37 wrote each event's term bits on its own key and on
     // each of its term keys alike.
     let bits = client

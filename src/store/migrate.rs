@@ -277,6 +277,11 @@ const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("migrations/sqlite/0053_search_pairs_by_char.sql"),
         postgres: include_str!("migrations/postgres/0053_search_pairs_by_char.sql"),
     },
+    Migration {
+        version: 54,
+        sqlite: include_str!("migrations/sqlite/0054_flags_among_search_terms.sql"),
+        postgres: include_str!("migrations/postgres/0054_flags_among_search_terms.sql"),
+    },
 ];
 
 /// Applies every migration the database has not seen, each in its own transaction.

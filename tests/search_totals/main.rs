@@ -11,6 +11,7 @@ mod common;
 
 mod clustered;
 mod first_days;
+mod flags;
 mod index;
 mod terms;
 mod words;

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use sea_query::{Alias, Cond, Expr, ExprTrait, Query, SelectStatement, SimpleExpr};
 
 use crate::domain::event::EventFilter;
+use crate::domain::event_keys::{KeyFilter, KeyKind};
 use crate::domain::post::{PostType, Visibility};
 use crate::domain::search_tokens::found_by_tokens;
 use crate::store::Backend;
@@ -282,10 +283,29 @@ pub(super) fn with_listed_columns(mut matches: SelectStatement) -> SelectStateme
     matches
 }
 
-/// PostgreSQL: the event holds one of `terms` or a term below one, as its row of
-/// `event_search` says (migration 29): checked by the trigram index, whose entries
-/// of each event hold its terms beside its text's trigrams.
-pub(super) fn holds_terms(terms: &[i64]) -> SimpleExpr {
+/// PostgreSQL: the event meets `key` as its row of `event_search` says, where the row
+/// holds what the key filters on: a term (or a term below one), a flag set or unset
+/// among those the row holds beside its terms (migration 54), or a term's flagged
+/// key, both. Checked by the indexes of the row, whose entries of each event hold its
+/// terms beside its text's, so that a flag set narrows the candidates as a term does.
+pub(super) fn held_on_row(key: &KeyFilter) -> Option<SimpleExpr> {
+    let flag = |kind: KeyKind| holds_terms(&[-super::keys::code(kind)]);
+    match key.kind {
+        KeyKind::Term => Some(holds_terms(&key.values)),
+        KeyKind::Featured | KeyKind::Ticketed => match key.values[..] {
+            [1] => Some(flag(key.kind)),
+            [0] => Some(flag(key.kind).not()),
+            _ => None,
+        },
+        KeyKind::FeaturedTerm => Some(holds_terms(&key.values).and(flag(KeyKind::Featured))),
+        KeyKind::TicketedTerm => Some(holds_terms(&key.values).and(flag(KeyKind::Ticketed))),
+        KeyKind::Every | KeyKind::Venue | KeyKind::Organizer | KeyKind::Located => None,
+    }
+}
+
+/// PostgreSQL: the event holds one of `terms` or a term below one (or a flag's
+/// negated code), as its row of `event_search` says (migrations 29 and 54).
+fn holds_terms(terms: &[i64]) -> SimpleExpr {
     // One array literal, of integers only: sea-query writes a bracketed `ARRAY[…]`
     // as it stands, leaving placeholders in it unnumbered.
     let terms: Vec<String> = terms.iter().map(i64::to_string).collect();

@@ -308,9 +308,10 @@ pub(super) fn keyed_with(
 
 /// Whether PostgreSQL checks the search index's candidates of a list read by
 /// `keys` on their own rows of `event_search` ([`listed_matches`]): a list driven
-/// by every event's key or by terms, which those rows hold (migrations 28 and 29).
+/// by every event's key, by terms or by a flag among those the rows hold with the
+/// terms (migrations 28, 29 and 54).
 pub(super) fn listed_on_rows(keys: &[KeyFilter]) -> bool {
-    matches!(keys[0].kind, KeyKind::Every | KeyKind::Term)
+    keys[0].kind == KeyKind::Every || super::words::held_on_row(&keys[0]).is_some()
 }
 
 /// PostgreSQL: the index's `matches` of a list read by `keys` (see
@@ -335,10 +336,12 @@ pub(super) fn listed_matches(
     for key in keys {
         match key.kind {
             KeyKind::Every => {}
-            KeyKind::Term => {
-                matches.and_where(super::words::holds_terms(&key.values));
-            }
-            _ => probed.push(key.clone()),
+            _ => match super::words::held_on_row(key) {
+                Some(held) => {
+                    matches.and_where(held);
+                }
+                None => probed.push(key.clone()),
+            },
         }
     }
     matches.offset(0);
