@@ -89,6 +89,14 @@ const KINDS: &[Kind] = &[
         "events?featured=1&search={word_festival}&{all}&per_page=50&page={first_or_last}",
     ),
     anon(
+        "unset_flags_search",
+        "events?featured=0&ticketed=0&search={word_rare}&per_page=50&page={first_or_last}",
+    ),
+    anon(
+        "category_unset_flag_search",
+        "events?categories={category_big}&featured=0&search={word_rare}&{all}&per_page=50&page={first_or_last}",
+    ),
+    anon(
         "include_many_unset_flags",
         "events?include={include_many}&featured=0&ticketed=0&search={word}&{all}&per_page=50",
     ),
@@ -150,8 +158,9 @@ async fn hostile_values(url: &str, event_ids: &[String]) -> Result<Values> {
         ("include_many", vec![include_many.join(",")]),
         ("first_or_last", strings(&["1", "last"])),
         ("word", strings(&["the", "salsa"])),
-        // A flag's events and a word's, each some 5 % of the events, checked one
-        // against the other: no index holds both.
+        // A flag's events and a word's, each some 5 % of the events: on SQLite,
+        // each of the word's matches looked up for the flag's key; on PostgreSQL,
+        // both read from the index of whole words (migration 54).
         ("word_festival", strings(&["carnival"])),
         // Two common words (a fifth of the events hold both), a common word with a
         // rare one, a rare word with a letter every event holds, a common word

@@ -19,6 +19,13 @@ both_with!(
     },
     |app| async move {
         let music = app.category("Music", None).await;
+        let paris = app
+            .post(
+                "venues",
+                json!({"venue": "Paris", "geo_lat": 48.8566, "geo_lng": 2.3522}),
+            )
+            .await
+            .id();
         let fillers = (0..1800u32).map(|n| {
             let app = &app;
             let flags = if n % 2 == 0 {
@@ -33,7 +40,12 @@ both_with!(
             let app = &app;
             async move { create(app, title, n, 10, flags).await }
         };
-        let featured = okapi("Okapi featured", 205, json!({"featured": true})).await;
+        let featured = okapi(
+            "Okapi featured",
+            205,
+            json!({"featured": true, "venue": paris}),
+        )
+        .await;
         let both = okapi(
             "Okapi featured with tickets",
             206,
@@ -41,7 +53,12 @@ both_with!(
         )
         .await;
         let ticketed = okapi("Okapi tickets", 207, json!({"tickets": tickets()})).await;
-        let plain = okapi("Okapi plain", 208, json!({"categories": [music]})).await;
+        let plain = okapi(
+            "Okapi plain",
+            208,
+            json!({"categories": [music], "venue": paris}),
+        )
+        .await;
         let unfeatured = okapi("Okapi unfeatured", 209, json!({"featured": true})).await;
         let given = okapi("Okapi given tickets", 210, json!({"categories": [music]})).await;
         let trashed = okapi(
@@ -74,6 +91,10 @@ both_with!(
             (format!("categories={music}&featured=1"), vec![both, given]),
             (format!("categories={music}&featured=0"), vec![plain]),
             (format!("categories={music}&ticketed=1"), vec![both, given]),
+            // The located flag is not among the rows' terms.
+            (format!("categories={music}&geoloc=1"), vec![plain]),
+            ("geoloc=1&featured=0".to_string(), vec![plain]),
+            ("geoloc=1&featured=1".to_string(), vec![featured]),
         ] {
             let query = format!("events?{window}&{filter}&search=okapi");
             let r = app.get(&query).await;
